@@ -1,0 +1,69 @@
+"""The plugin module named by the ``spdgraph`` entry point.
+
+It implements two hooks, exactly as spdgraph's built-in plugins do:
+
+* ``spdgraph_register_generators``: adds ``"example-scaled-identity"``;
+* ``spdgraph_adapt_graph``: teaches spdgraph the :class:`EdgeList` type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+import spdgraph
+
+
+@dataclass(frozen=True)
+class EdgeList:
+    """A minimal graph container: node labels and undirected edges between them."""
+
+    nodes: Sequence[Hashable]
+    edges: Sequence[tuple[Hashable, Hashable]]
+
+
+def scaled_identity(
+    adjacency: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    entries: spdgraph.EntrySampler,
+    offset: float = 1.0,
+) -> np.ndarray:
+    """``c * I`` with ``c = offset + |entry|``: SPD and zero off the diagonal."""
+    p = adjacency.shape[0]
+    c = offset + abs(float(entries(rng, (1,))[0]))
+    return c * np.eye(p)
+
+
+@spdgraph.hookimpl
+def spdgraph_register_generators() -> list[spdgraph.Generator]:
+    """Register the example generator."""
+    return [
+        spdgraph.Generator(
+            name="example-scaled-identity",
+            function=scaled_identity,
+            description="EXAMPLE plugin: c * I, a toy showing how plugins register",
+            options={"offset": 1.0},
+        )
+    ]
+
+
+@spdgraph.hookimpl
+def spdgraph_adapt_graph(graph: object) -> spdgraph.GraphData | None:
+    """Adapt an :class:`EdgeList`; return None for anything else."""
+    if not isinstance(graph, EdgeList):
+        return None
+    labels = list(graph.nodes)
+    index = {node: i for i, node in enumerate(labels)}
+    adjacency = np.zeros((len(labels), len(labels)), dtype=bool)
+    for u, v in graph.edges:
+        if u not in index or v not in index:
+            raise spdgraph.GraphError(
+                f"EdgeList edge ({u!r}, {v!r}) names a node that is not in nodes; "
+                "list every node first."
+            )
+        if u != v:
+            adjacency[index[u], index[v]] = adjacency[index[v], index[u]] = True
+    return spdgraph.GraphData(adjacency=adjacency, labels=labels)

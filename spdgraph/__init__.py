@@ -1,0 +1,54 @@
+"""spdgraph: SPD covariance and concentration matrices with an exact graph zero pattern.
+
+>>> import spdgraph
+>>> from spdgraph.graphs import erdos_renyi
+>>> cov = spdgraph.sample(erdos_renyi(20, 0.2, seed=1), method="po", seed=2)
+>>> cov.name, cov.shape
+('covariance', (20, 20))
+"""
+
+from spdgraph import graphs
+from spdgraph._types import EntrySampler, Generator, GraphData
+from spdgraph._version import __version__
+from spdgraph.core import adapt_graph, methods, sample
+from spdgraph.errors import (
+    FactorError,
+    GeneratorOutputError,
+    GraphError,
+    GraphTypeError,
+    InvalidOptionError,
+    NumericalError,
+    PluginError,
+    SpdgraphError,
+    TooLargeError,
+    UnknownMethodError,
+    UnknownOptionError,
+)
+from spdgraph.hookspecs import hookimpl, hookspec
+from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
+
+__all__ = [
+    "EntrySampler",
+    "FactorError",
+    "Generator",
+    "GeneratorOutputError",
+    "GraphData",
+    "GraphError",
+    "GraphTypeError",
+    "InvalidOptionError",
+    "NumericalError",
+    "PluginError",
+    "SpdgraphError",
+    "TooLargeError",
+    "UnknownMethodError",
+    "UnknownOptionError",
+    "__version__",
+    "adapt_graph",
+    "get_plugin_manager",
+    "graphs",
+    "hookimpl",
+    "hookspec",
+    "methods",
+    "reset_plugin_manager",
+    "sample",
+]

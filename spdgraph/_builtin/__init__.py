@@ -1,0 +1,1 @@
+"""Built-in plugins, registered exactly as third-party plugins are."""

@@ -1,0 +1,47 @@
+"""Built-in adapter plugin: networkx graphs (labels are the node names)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from spdgraph._types import GraphData
+from spdgraph.errors import GraphError
+from spdgraph.hookspecs import hookimpl
+
+
+@hookimpl
+def spdgraph_adapt_graph(graph: object) -> GraphData | None:
+    """Adapt an undirected ``networkx.Graph`` or ``MultiGraph`` without parallel edges.
+
+    Node order is ``list(graph.nodes)``; self-loops are ignored.
+    """
+    nx = sys.modules.get("networkx")
+    if nx is None or not isinstance(graph, nx.Graph):
+        return None  # networkx not imported: graph cannot be a networkx graph
+    if graph.is_directed():
+        raise GraphError(
+            f"got a directed networkx graph ({type(graph).__name__}); spdgraph needs an "
+            "undirected graph. Use graph.to_undirected() (an edge in either direction "
+            "becomes an undirected edge)."
+        )
+    labels = list(graph.nodes)
+    p = len(labels)
+    if p == 0:
+        raise GraphError("the graph has no nodes; a graph needs at least one node.")
+    if graph.is_multigraph():
+        for u, v in graph.edges():
+            if u != v and graph.number_of_edges(u, v) > 1:
+                raise GraphError(
+                    f"the multigraph has parallel edges between {u!r} and {v!r}; a graph "
+                    "matrix has one entry per pair. Use networkx.Graph(multigraph) to "
+                    "merge them."
+                )
+    index = {node: i for i, node in enumerate(labels)}
+    adjacency = np.zeros((p, p), dtype=bool)
+    for u, v in graph.edges():
+        if u != v:  # self-loops are ignored
+            i, j = index[u], index[v]
+            adjacency[i, j] = adjacency[j, i] = True
+    return GraphData(adjacency=adjacency, labels=labels)

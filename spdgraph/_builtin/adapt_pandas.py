@@ -1,0 +1,35 @@
+"""Built-in adapter plugin: pandas adjacency DataFrames (labels from the index)."""
+
+from __future__ import annotations
+
+import sys
+
+from spdgraph._types import GraphData
+from spdgraph.adjacency import adjacency_from_array
+from spdgraph.errors import GraphError
+from spdgraph.hookspecs import hookimpl
+
+
+@hookimpl
+def spdgraph_adapt_graph(graph: object) -> GraphData | None:
+    """Adapt a square DataFrame whose index and columns hold the same labels."""
+    pd = sys.modules.get("pandas")
+    if pd is None or not isinstance(graph, pd.DataFrame):
+        return None
+    index, columns = graph.index, graph.columns
+    if not index.is_unique:
+        raise GraphError(
+            "adjacency DataFrame has duplicate index labels "
+            f"{list(index[index.duplicated()].unique())[:5]}; node labels must be unique."
+        )
+    if len(index) != len(columns) or set(index) != set(columns):
+        raise GraphError(
+            "adjacency DataFrame must have the same labels on its index and columns "
+            f"(got {len(index)} index labels and {len(columns)} columns); build it as "
+            "DataFrame(A, index=labels, columns=labels)."
+        )
+    if not columns.is_unique:
+        raise GraphError("adjacency DataFrame has duplicate column labels; make them unique.")
+    ordered = graph.loc[:, list(index)]
+    adjacency = adjacency_from_array(ordered.to_numpy(), what="adjacency DataFrame")
+    return GraphData(adjacency=adjacency, labels=list(index))

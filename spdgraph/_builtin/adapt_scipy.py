@@ -1,0 +1,19 @@
+"""Built-in adapter plugin: scipy.sparse matrices and arrays."""
+
+from __future__ import annotations
+
+import sys
+
+from spdgraph._types import GraphData
+from spdgraph.adjacency import adjacency_from_array
+from spdgraph.hookspecs import hookimpl
+
+
+@hookimpl
+def spdgraph_adapt_graph(graph: object) -> GraphData | None:
+    """Adapt a scipy.sparse adjacency; nodes are labelled ``0..p-1``."""
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is None or not sparse.issparse(graph):
+        return None  # scipy.sparse not imported: graph cannot be one of its objects
+    adjacency = adjacency_from_array(graph.toarray(), what="sparse adjacency matrix")
+    return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))

@@ -1,0 +1,1 @@
+"""Private numerical kernels: arrays in, arrays out; no xarray, no pluggy."""

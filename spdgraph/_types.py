@@ -1,0 +1,79 @@
+"""Plain data types shared by the core, the hooks and the plugins."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+__all__ = ["EntrySampler", "Generator", "GraphData"]
+
+
+class EntrySampler(Protocol):
+    """Draws the random entries a generator needs.
+
+    ``entries(rng, shape)`` returns a float64 array of the given shape drawn
+    from the distribution the user chose with ``sample(entries=...)``, using
+    only the given :class:`numpy.random.Generator`.
+    """
+
+    def __call__(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class GraphData:
+    """Canonical form of an undirected graph, as returned by adapters.
+
+    Parameters
+    ----------
+    adjacency
+        Boolean ``(p, p)`` array, symmetric, with a ``False`` diagonal:
+        ``adjacency[i, j]`` is True when nodes ``i`` and ``j`` are linked.
+    labels
+        The ``p`` node labels, in the order of the rows of ``adjacency``.
+    """
+
+    adjacency: np.ndarray
+    labels: Sequence[Hashable]
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A named generator strategy, registered by a plugin.
+
+    Parameters
+    ----------
+    name
+        The value users pass as ``spdgraph.sample(..., method=name)``.
+    function
+        ``function(adjacency, *, rng, entries, **options) -> ndarray`` returns
+        one ``(p, p)`` float64 matrix for the boolean adjacency, drawing all
+        randomness from ``rng`` (a :class:`numpy.random.Generator`) and its
+        random entries through ``entries(rng, shape)``. When
+        ``accepts_factor`` is true, it also receives ``factor=`` (a ``(p, p)``
+        array or None).
+    description
+        One line shown by :func:`spdgraph.methods`.
+    options
+        The method options the generator accepts, mapped to their defaults.
+        Anything else passed to :func:`spdgraph.sample` is rejected before any
+        work is done.
+    accepts_factor
+        Whether the generator understands an explicit initial ``factor``.
+    batch_function
+        Optional ``batch_function(adjacency, *, rngs, entries, factors,
+        **options) -> ndarray`` computing a whole ``(n, p, p)`` stack at once
+        (``rngs`` is a list of n generators, one per matrix; ``factors`` an
+        ``(n, p, p)`` array or None). Matrix ``k`` must depend only on
+        ``rngs[k]`` (or ``factors[k]``) so that results do not depend on the
+        batch size. When absent, the core calls ``function`` once per matrix.
+    """
+
+    name: str
+    function: Callable[..., np.ndarray]
+    description: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    accepts_factor: bool = False
+    batch_function: Callable[..., np.ndarray] | None = None

@@ -1,0 +1,80 @@
+"""Exception hierarchy of spdgraph.
+
+Every error spdgraph raises on purpose derives from :class:`SpdgraphError`, and
+also from the builtin exception a Python user would expect (``ValueError`` for a
+bad value, ``TypeError`` for an object of the wrong kind), so both
+``except spdgraph.SpdgraphError`` and ``except ValueError`` work.
+
+Messages name the problem and say what to do about it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FactorError",
+    "GeneratorOutputError",
+    "GraphError",
+    "GraphTypeError",
+    "InvalidOptionError",
+    "NumericalError",
+    "PluginError",
+    "SpdgraphError",
+    "TooLargeError",
+    "UnknownMethodError",
+    "UnknownOptionError",
+]
+
+
+class SpdgraphError(Exception):
+    """Base class of every error raised by spdgraph."""
+
+
+class GraphError(SpdgraphError, ValueError):
+    """The graph is of a supported type but its content is invalid.
+
+    Examples: a directed graph, parallel edges, a non-symmetric adjacency
+    array, NaN in an adjacency array, a graph with no nodes.
+    """
+
+
+class GraphTypeError(SpdgraphError, TypeError):
+    """No registered adapter recognises the graph object."""
+
+
+class UnknownMethodError(SpdgraphError, ValueError):
+    """The requested generator method is not registered."""
+
+
+class UnknownOptionError(SpdgraphError, TypeError):
+    """A keyword option is not accepted by the chosen method."""
+
+
+class InvalidOptionError(SpdgraphError, ValueError):
+    """An argument has an invalid value (size, seed, kind, entries, ...)."""
+
+
+class FactorError(InvalidOptionError):
+    """The explicit ``factor`` has the wrong shape, non-finite values or is rank deficient."""
+
+
+class TooLargeError(SpdgraphError, MemoryError):
+    """The request would need more memory than this machine has."""
+
+
+class PluginError(SpdgraphError, RuntimeError):
+    """A plugin is misbehaving (duplicate names, invalid registrations)."""
+
+
+class GeneratorOutputError(PluginError):
+    """A generator returned a matrix that is not a valid SPD graph matrix.
+
+    The message names the generator and the plugin that registered it.
+    """
+
+
+class NumericalError(SpdgraphError, ArithmeticError):
+    """A computation lost the accuracy spdgraph guarantees.
+
+    Raised, for example, when partial orthogonalization leaves a residual on a
+    non-edge that is larger than rounding level instead of silently zeroing it.
+    """

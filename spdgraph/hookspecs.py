@@ -1,0 +1,68 @@
+"""Hook specifications: the contract between spdgraph and its plugins.
+
+spdgraph's built-in adapters and generators are plugins themselves, registered
+exactly as third-party plugins are. A plugin is a module (or any object) with
+functions decorated by :data:`spdgraph.hookimpl` whose names match the hooks
+below. Third-party plugins are found through the ``spdgraph`` entry point
+group::
+
+    [project.entry-points.spdgraph]
+    myplugin = "my_package.spdgraph_plugin"
+
+Set the environment variable ``SPDGRAPH_DISABLE_PLUGIN_AUTOLOAD`` to any
+non-empty value to skip entry-point loading (built-in plugins still load).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pluggy
+
+from spdgraph._types import Generator, GraphData
+
+__all__ = ["hookimpl", "hookspec"]
+
+hookspec = pluggy.HookspecMarker("spdgraph")
+hookimpl = pluggy.HookimplMarker("spdgraph")
+
+
+@hookspec(firstresult=True)
+def spdgraph_adapt_graph(graph: object) -> GraphData | None:
+    """Turn a graph object into a canonical adjacency plus node labels.
+
+    Called for every graph given to :func:`spdgraph.sample`; the first
+    implementation returning a non-None result wins. Implementations registered
+    later (third-party plugins) are tried before the built-in ones, so a plugin
+    can take over a type spdgraph already knows.
+
+    :param graph: whatever the user passed as ``graph``.
+    :return: a :class:`spdgraph.GraphData` when the adapter recognises the
+        object, or ``None`` to let other adapters try.
+
+    An adapter that recognises the object but finds it invalid (directed,
+    parallel edges, non-symmetric, NaN...) raises :class:`spdgraph.GraphError`
+    with a message saying how to fix the input. Self-loops are ignored, never
+    an error: the diagonal of a graph matrix is always non-zero. The core
+    validates the result (square boolean symmetric adjacency, one unique label
+    per node, at least one node).
+    """
+
+
+@hookspec
+def spdgraph_register_generators() -> Sequence[Generator]:
+    """Register named generator strategies.
+
+    Called once per :func:`spdgraph.methods`/:func:`spdgraph.sample` call on
+    every plugin; each returns the :class:`spdgraph.Generator` objects it
+    provides. Two plugins registering the same name is an error naming both.
+
+    :return: a sequence of :class:`spdgraph.Generator`.
+
+    The core validates every matrix a generator returns (shape, float64 dtype,
+    finite values, exact symmetry, exact zeros on non-edges, positive
+    definiteness by Cholesky) and raises :class:`spdgraph.GeneratorOutputError`
+    naming the plugin when any check fails. Normalization to unit diagonal,
+    labelling and provenance are done by the core, uniformly for all
+    generators.
+    """
