@@ -7,6 +7,7 @@
 ('covariance', (20, 20))
 """
 
+from spdgraph import accessor as _accessor  # registers the ``da.spd`` accessor
 from spdgraph import graphs
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
@@ -17,6 +18,7 @@ from spdgraph.errors import (
     GraphError,
     GraphTypeError,
     InvalidOptionError,
+    MatrixError,
     NumericalError,
     PluginError,
     SpdgraphError,
@@ -36,6 +38,7 @@ __all__ = [
     "GraphError",
     "GraphTypeError",
     "InvalidOptionError",
+    "MatrixError",
     "NumericalError",
     "PluginError",
     "SpdgraphError",

@@ -16,6 +16,7 @@ __all__ = [
     "GraphError",
     "GraphTypeError",
     "InvalidOptionError",
+    "MatrixError",
     "NumericalError",
     "PluginError",
     "SpdgraphError",
@@ -55,6 +56,17 @@ class InvalidOptionError(SpdgraphError, ValueError):
 
 class FactorError(InvalidOptionError):
     """The explicit ``factor`` has the wrong shape, non-finite values or is rank deficient."""
+
+
+class MatrixError(SpdgraphError, ValueError):
+    """An array is not the SPD graph matrix an operation needs.
+
+    Raised by ``da.spd.check()`` and the other ``da.spd`` methods: wrong dims,
+    labels that differ between ``node`` and ``node_2``, no ``adjacency``
+    coordinate, an unknown kind, inexact symmetry, a non-zero entry on a
+    non-edge, or a matrix that is not positive definite. The message names the
+    matrix and the entry.
+    """
 
 
 class TooLargeError(SpdgraphError, MemoryError):
