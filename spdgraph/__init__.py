@@ -14,11 +14,13 @@ from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
 from spdgraph.errors import (
     FactorError,
+    FileError,
     GeneratorOutputError,
     GraphError,
     GraphTypeError,
     InvalidOptionError,
     MatrixError,
+    MissingDependencyError,
     NumericalError,
     PluginError,
     SpdgraphError,
@@ -27,11 +29,13 @@ from spdgraph.errors import (
     UnknownOptionError,
 )
 from spdgraph.hookspecs import hookimpl, hookspec
+from spdgraph.io import open, save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 
 __all__ = [
     "EntrySampler",
     "FactorError",
+    "FileError",
     "Generator",
     "GeneratorOutputError",
     "GraphData",
@@ -39,6 +43,7 @@ __all__ = [
     "GraphTypeError",
     "InvalidOptionError",
     "MatrixError",
+    "MissingDependencyError",
     "NumericalError",
     "PluginError",
     "SpdgraphError",
@@ -51,7 +56,9 @@ __all__ = [
     "graphs",
     "hookimpl",
     "hookspec",
+    "open",
     "methods",
     "reset_plugin_manager",
     "sample",
+    "save",
 ]
