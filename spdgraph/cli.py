@@ -71,6 +71,10 @@ def _stderr_is_tty() -> bool:
         return False
 
 
+#: Seconds a computation runs before its progress bar appears.
+PROGRESS_DELAY = 0.5
+
+
 class _Bar:
     """A progress bar on stderr: tqdm when installed, else a simple text bar.
 
@@ -78,10 +82,10 @@ class _Bar:
     seconds, so short runs show nothing.
     """
 
-    def __init__(self, desc: str, *, enabled: bool, delay: float = 0.5) -> None:
+    def __init__(self, desc: str, *, enabled: bool, delay: float | None = None) -> None:
         self.enabled = enabled
         self.desc = desc
-        self.delay = delay
+        self.delay = PROGRESS_DELAY if delay is None else delay
         self.done = 0
         self.total = 0
         self._start = time.monotonic()
@@ -94,7 +98,9 @@ class _Bar:
             except ImportError:
                 pass
             else:
-                self._tqdm = tqdm(total=0, desc=desc, file=sys.stderr, delay=delay, unit="task")
+                self._tqdm = tqdm(
+                    total=0, desc=desc, file=sys.stderr, delay=self.delay, unit="task"
+                )
 
     def set(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -325,11 +331,11 @@ AUTO_CHUNK_COUNT = 50
 
 
 def _extra_sample_parameters() -> list[inspect.Parameter]:
-    from spdgraph.core import sample
+    import spdgraph
 
     return [
         param
-        for name, param in inspect.signature(sample).parameters.items()
+        for name, param in inspect.signature(spdgraph.sample).parameters.items()
         if param.kind is inspect.Parameter.KEYWORD_ONLY and name not in _SAMPLE_EXPLICIT
     ]
 

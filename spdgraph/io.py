@@ -282,7 +282,8 @@ def _restore(da: xr.DataArray) -> xr.DataArray:
     for name in list(da.coords):
         coord = da.coords[name]
         if coord.dtype.kind in "OT" and all(isinstance(x, str) for x in coord.values.ravel()):
-            da = da.assign_coords({name: coord.astype(str)})
+            values = np.array(coord.values.tolist(), dtype=str).reshape(coord.shape)
+            da = da.assign_coords({name: (coord.dims, values, coord.attrs)})
     da.attrs = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in da.attrs.items()}
     return da
 
