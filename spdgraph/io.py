@@ -259,20 +259,22 @@ def _save(
     return path
 
 
+def _rename(src: Path, dst: Path) -> None:
+    """``os.replace`` (atomic within a folder; a directory only onto a missing name)."""
+    os.replace(src, dst)
+
+
 def _move_into_place(tmp: Path, path: Path) -> None:
-    if not tmp.is_dir():
-        os.replace(tmp, path)
-        return
-    if not path.exists():
-        os.rename(tmp, path)
+    if not tmp.is_dir() or not path.exists():
+        _rename(tmp, path)
         return
     # a directory cannot atomically replace a non-empty one: swap through a backup
     backup = path.parent / f".{path.name}.{uuid.uuid4().hex}.old"
-    os.rename(path, backup)
+    _rename(path, backup)
     try:
-        os.rename(tmp, path)
+        _rename(tmp, path)
     except BaseException:
-        os.rename(backup, path)
+        _rename(backup, path)
         raise
     shutil.rmtree(backup, ignore_errors=True)
 
