@@ -407,6 +407,10 @@ def _add_methods_parser(sub: Any) -> None:
 # --------------------------------------------------------------------------- sample
 
 
+#: How long ``--scheduler`` waits for the scheduler to answer.
+SCHEDULER_TIMEOUT = "10s"
+
+
 def _connect(address: str) -> Any:
     try:
         from distributed import Client
@@ -417,7 +421,7 @@ def _connect(address: str) -> Any:
             '--scheduler needs dask.distributed; install it with pip install "spdgraph[dask]".'
         ) from None
     try:
-        return Client(address, timeout="10s", set_as_default=False)
+        return Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise InvalidOptionError(
             f"cannot connect to the dask scheduler at {address!r} ({exc}); start one with "
