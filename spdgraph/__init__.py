@@ -7,7 +7,7 @@
 ('covariance', (20, 20))
 """
 
-from spdgraph import accessor as _accessor  # registers the ``da.spd`` accessor
+from spdgraph import accessor as _accessor  # noqa: F401 - registers ``da.spd``
 from spdgraph import graphs
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
@@ -56,8 +56,8 @@ __all__ = [
     "graphs",
     "hookimpl",
     "hookspec",
-    "open",
     "methods",
+    "open",
     "reset_plugin_manager",
     "sample",
     "save",

@@ -35,7 +35,7 @@ def require_dask(what: str) -> None:
         import dask.array  # noqa: F401
     except ImportError:
         raise MissingDependencyError(
-            f"{what} needs dask; install it with pip install \"spdgraph[dask]\" (or call "
+            f'{what} needs dask; install it with pip install "spdgraph[dask]" (or call '
             "without chunks for an in-memory result)."
         ) from None
 
@@ -68,7 +68,13 @@ def _seeded_chunk(
 
     rngs = [core.child_generator(root, int(k)) for k in ks]
     return core.generate_block(
-        graph, gen, plugin, rngs=rngs, factors=None, entries=entries, options=options,
+        graph,
+        gen,
+        plugin,
+        rngs=rngs,
+        factors=None,
+        entries=entries,
+        options=options,
         normalize=normalize,
     )
 
@@ -86,8 +92,14 @@ def _factor_chunk(
     from spdgraph import core
 
     return core.generate_block(
-        graph, gen, plugin, rngs=None, factors=np.array(factors, dtype=np.float64),
-        entries=entries, options=options, normalize=normalize,
+        graph,
+        gen,
+        plugin,
+        rngs=None,
+        factors=np.array(factors, dtype=np.float64),
+        entries=entries,
+        options=options,
+        normalize=normalize,
     )
 
 
@@ -115,16 +127,18 @@ def lazy_block(
     name = f"spdgraph-sample-{gen.name}-{uuid.uuid4().hex}"
     meta = np.empty((0, 0, 0), dtype=np.float64)
     common: dict[str, Any] = {
-        "graph": graph, "gen": gen, "plugin": plugin, "entries": entries,
-        "options": dict(options), "normalize": normalize,
+        "graph": graph,
+        "gen": gen,
+        "plugin": plugin,
+        "entries": entries,
+        "options": dict(options),
+        "normalize": normalize,
     }
     if n == 0:
         return da.zeros((0, p, p), dtype=np.float64, chunks=(chunks, p, p))
     if factors is not None:
         source = da.from_array(factors, chunks=(chunks, p, p), name=f"{name}-factors")
-        return source.map_blocks(
-            _factor_chunk, dtype=np.float64, meta=meta, name=name, **common
-        )
+        return source.map_blocks(_factor_chunk, dtype=np.float64, meta=meta, name=name, **common)
     if root is None:  # pragma: no cover - sample always passes one without factors
         raise InvalidOptionError("a lazy stack needs a seed root or factors.")
     ks = da.arange(n, chunks=chunks, dtype=np.int64)

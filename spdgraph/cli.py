@@ -167,7 +167,7 @@ def _distributed_progress(future: Any, bar: _Bar) -> None:
     from distributed.diagnostics.progressbar import TextProgressBar
 
     class _Progress(TextProgressBar):  # type: ignore[misc]
-        def _draw_bar(self, remaining: int, all: int, **kwargs: Any) -> None:  # noqa: A002
+        def _draw_bar(self, remaining: int, all: int, **kwargs: Any) -> None:
             bar.set(all - remaining, all)
 
         def _draw_stop(self, **kwargs: Any) -> None:
@@ -524,45 +524,63 @@ def _add_sample_parser(sub: Any) -> None:
     )
     sample.add_argument("-m", "--method", default="po", help="generator (default po)")
     sample.add_argument(
-        "--size", type=_non_negative_int, default=None,
+        "--size",
+        type=_non_negative_int,
+        default=None,
         help="number of matrices (a stack); default: one matrix",
     )
     sample.add_argument(
-        "--seed", type=_non_negative_int, default=None,
+        "--seed",
+        type=_non_negative_int,
+        default=None,
         help="seed (default: fresh entropy, recorded in the file)",
     )
     sample.add_argument(
-        "--kind", default="covariance", choices=["covariance", "precision", "concentration"],
+        "--kind",
+        default="covariance",
+        choices=["covariance", "precision", "concentration"],
         help="how to read the matrix (default covariance)",
     )
     sample.add_argument(
-        "--normalize", action=argparse.BooleanOptionalAction, default=True,
+        "--normalize",
+        action=argparse.BooleanOptionalAction,
+        default=True,
         help="rescale to unit diagonal (default: yes)",
     )
     sample.add_argument(
-        "--entries", default="normal", choices=["normal", "uniform"],
+        "--entries",
+        default="normal",
+        choices=["normal", "uniform"],
         help="distribution of the random entries (default normal)",
     )
     sample.add_argument("--factor", metavar="FILE.npy", help="explicit initial factor(s) (po)")
     sample.add_argument(
-        "--option", metavar="KEY=VALUE", action="append", type=_key_value,
+        "--option",
+        metavar="KEY=VALUE",
+        action="append",
+        type=_key_value,
         help="method option, VALUE a Python literal (repeatable), e.g. "
         "--option residual_tolerance=1e-6",
     )
     for param in _extra_sample_parameters():
         sample.add_argument(
-            f"--{param.name.replace('_', '-')}", dest=f"extra_{param.name}", type=_literal,
-            default=argparse.SUPPRESS, metavar="VALUE",
-            help=f"sample(..., {param.name}=VALUE), a Python literal "
-            f"(default {param.default!r})",
+            f"--{param.name.replace('_', '-')}",
+            dest=f"extra_{param.name}",
+            type=_literal,
+            default=argparse.SUPPRESS,
+            metavar="VALUE",
+            help=f"sample(..., {param.name}=VALUE), a Python literal (default {param.default!r})",
         )
     sample.add_argument(
-        "--chunks", type=_positive_int, default=None,
+        "--chunks",
+        type=_positive_int,
+        default=None,
         help=f"matrices per dask chunk (default: about {AUTO_CHUNK_COUNT} chunks when dask is "
         f"installed and --size >= {AUTO_CHUNK_MIN_SIZE}, else in memory)",
     )
     sample.add_argument(
-        "--scheduler", metavar="ADDRESS",
+        "--scheduler",
+        metavar="ADDRESS",
         help="address of a dask.distributed scheduler to compute on (e.g. tcp://host:8786)",
     )
     sample.add_argument("--no-progress", action="store_true", help="never show a progress bar")
@@ -678,8 +696,11 @@ def _print_info(da: Any, args: argparse.Namespace, fmt: str) -> int:
     if problems:
         print("  check: FAILED (" + "; ".join(problems) + ")")
         return 1
-    print("  check: ok (exactly symmetric" + (", exact zeros" if structural else "")
-          + (", positive definite)" if kind != "partial_correlation" else ")"))
+    print(
+        "  check: ok (exactly symmetric"
+        + (", exact zeros" if structural else "")
+        + (", positive definite)" if kind != "partial_correlation" else ")")
+    )
     return 0
 
 

@@ -646,8 +646,16 @@ def sample(
     # 4. generate, validate, normalize, label
     if chunks is not None:  # lazily: one generate_block task per chunk (spdgraph._dask)
         lazy = lazy_block(
-            graph_data, gen, plugin, n=n, chunks=chunks, root=root, factors=factors,
-            entries=sampler, options=options, normalize=normalize,
+            graph_data,
+            gen,
+            plugin,
+            n=n,
+            chunks=chunks,
+            root=root,
+            factors=factors,
+            entries=sampler,
+            options=options,
+            normalize=normalize,
         )
         return build_dataarray(lazy, graph_data, kind=kind, stacked=stacked, attrs=attrs)
     block = generate_block(

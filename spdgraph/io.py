@@ -149,7 +149,9 @@ def _looks_like_zarr(path: Path) -> bool:
 def _check_target(path: Path, fmt: str, overwrite: bool) -> None:
     parent = path.parent
     if not parent.is_dir():
-        raise FileError(f"cannot write {os.fspath(path)!r}: folder {os.fspath(parent)!r} does not exist.")
+        raise FileError(
+            f"cannot write {os.fspath(path)!r}: folder {os.fspath(parent)!r} does not exist."
+        )
     if not (path.exists() or path.is_symlink()):
         return
     if not overwrite:
@@ -290,7 +292,7 @@ def _restore(da: xr.DataArray) -> xr.DataArray:
     return da
 
 
-def open(  # noqa: A001 - spdgraph.open mirrors builtins.open on purpose
+def open(
     path: str | os.PathLike[str],
     *,
     chunks: int | dict[str, int] | None = None,
@@ -363,4 +365,3 @@ def _open(
             "spdgraph.save writes."
         ) from exc
     return _restore(da)
-

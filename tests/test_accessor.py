@@ -194,8 +194,7 @@ def test_draw_is_reproducible_and_independent_of_stack_size():
     assert not np.array_equal(a, small.spd.draw(10, seed=4).values)
     # matrix k keeps its stream when selected out of the stack
     np.testing.assert_array_equal(large.isel(sample=3).spd.draw(10, seed=3).values, b[3])
-    np.testing.assert_array_equal(large.isel(sample=[1, 4]).spd.draw(10, seed=3).values,
-                                  b[[1, 4]])
+    np.testing.assert_array_equal(large.isel(sample=[1, 4]).spd.draw(10, seed=3).values, b[[1, 4]])
 
 
 def test_draw_streams_differ_from_sample_streams():
@@ -337,7 +336,9 @@ def test_accessor_works_on_dask_backed_arrays():
     lazy = spdgraph.sample(LABELLED, seed=5, size=4, chunks=2, kind="precision")
     eager = spdgraph.sample(LABELLED, seed=5, size=4, kind="precision")
     np.testing.assert_array_equal(lazy.spd.inverse().values, eager.spd.inverse().values)
-    np.testing.assert_array_equal(lazy.spd.draw(3, seed=1).values, eager.spd.draw(3, seed=1).values)
+    np.testing.assert_array_equal(
+        lazy.spd.draw(3, seed=1).values, eager.spd.draw(3, seed=1).values
+    )
     lazy.spd.check()
 
 
@@ -356,9 +357,5 @@ def test_readme_round_trip_is_the_doctested_one_in_docs():
     docs = (ROOT / "docs" / "data.md").read_text()
     doc_block = docs.split("## The round trip", 1)[1].split("\n## ", 1)[0]
     (doctest_block,) = _code_blocks(doc_block, "python")
-    code = [
-        line[4:]
-        for line in doctest_block.splitlines()
-        if line.startswith((">>> ", "... "))
-    ]
+    code = [line[4:] for line in doctest_block.splitlines() if line.startswith((">>> ", "... "))]
     assert [line.rstrip() for line in snippet.strip().splitlines()] == code

@@ -46,9 +46,7 @@ def test_lazy_is_bit_for_bit_the_eager_result(chunks, kwargs):
     eager = spdgraph.sample(G, size=13, **kwargs)
     lazy = spdgraph.sample(G, size=13, chunks=chunks, **kwargs)
     assert lazy.chunks is not None
-    assert lazy.chunks[0] == tuple(
-        min(chunks, 13 - s) for s in range(0, 13, chunks)
-    )
+    assert lazy.chunks[0] == tuple(min(chunks, 13 - s) for s in range(0, 13, chunks))
     computed = lazy.compute()
     assert computed.identical(eager)
     np.testing.assert_array_equal(computed.values.view(np.uint64), eager.values.view(np.uint64))
@@ -208,7 +206,10 @@ def client():
 
 
 def test_local_cluster_gives_the_eager_result(client):
-    for kwargs in ({"method": "po", "seed": 11}, {"method": "dd", "seed": 12, "kind": "precision"}):
+    for kwargs in (
+        {"method": "po", "seed": 11},
+        {"method": "dd", "seed": 12, "kind": "precision"},
+    ):
         eager = spdgraph.sample(G, size=10, **kwargs)
         lazy = spdgraph.sample(G, size=10, chunks=3, **kwargs)
         future = client.compute(lazy.data)
@@ -236,8 +237,20 @@ def test_cli_on_a_scheduler_address(client, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
     address = client.scheduler.address
     out = tmp_path / "out.nc"
-    argv = ["sample", str(tmp_path / "g.txt"), "--size", "12", "--seed", "1", "--chunks", "4",
-            "--scheduler", address, "-o", str(out)]
+    argv = [
+        "sample",
+        str(tmp_path / "g.txt"),
+        "--size",
+        "12",
+        "--seed",
+        "1",
+        "--chunks",
+        "4",
+        "--scheduler",
+        address,
+        "-o",
+        str(out),
+    ]
     assert cli.main(argv) == 0
     captured = capsys.readouterr()
     assert "wrote 12 covariance matrices" in captured.out
@@ -245,8 +258,14 @@ def test_cli_on_a_scheduler_address(client, tmp_path, monkeypatch, capsys):
     eager = spdgraph.sample(nx.path_graph(["a", "b", "c", "d"]), size=12, seed=1)
     np.testing.assert_array_equal(spdgraph.open(out).values, eager.values)
     monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", "1s")
-    bad = ["sample", str(tmp_path / "g.txt"), "--scheduler", "tcp://127.0.0.1:1",
-           "-o", str(tmp_path / "x.nc")]
+    bad = [
+        "sample",
+        str(tmp_path / "g.txt"),
+        "--scheduler",
+        "tcp://127.0.0.1:1",
+        "-o",
+        str(tmp_path / "x.nc"),
+    ]
     assert cli.main(bad) == 2
     assert "cannot connect" in capsys.readouterr().err
     assert not (tmp_path / "x.nc").exists()

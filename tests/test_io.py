@@ -26,10 +26,10 @@ def _assert_same(back, da):
     assert back.identical(da)
     assert back.name == da.name and back.dims == da.dims
     assert back.dtype == da.dtype
-    np.testing.assert_array_equal(back.values.view(np.uint64) if back.dtype == np.float64
-                                  else back.values,
-                                  da.values.view(np.uint64) if da.dtype == np.float64
-                                  else da.values)  # bit for bit
+    np.testing.assert_array_equal(
+        back.values.view(np.uint64) if back.dtype == np.float64 else back.values,
+        da.values.view(np.uint64) if da.dtype == np.float64 else da.values,
+    )  # bit for bit
     for name in da.coords:
         assert back[name].dtype == da[name].dtype, name
         np.testing.assert_array_equal(back[name].values, da[name].values)
@@ -98,7 +98,9 @@ def test_overwrite_replaces_only_when_complete(tmp_path, suffix):
 def _snapshot(path):
     if path.is_dir():
         return {
-            str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()
+            str(p.relative_to(path)): p.read_bytes()
+            for p in sorted(path.rglob("*"))
+            if p.is_file()
         }
     return path.read_bytes()
 
@@ -166,8 +168,9 @@ def test_zarr_swap_failure_restores_the_old_store(tmp_path, monkeypatch):
 
 
 def test_unstorable_content_is_refused_before_writing(tmp_path):
-    tuples = spdgraph.sample(nx.relabel_nodes(nx.path_graph(3), {0: (0, 1), 1: (1, 2), 2: (2, 3)}),
-                             seed=0)
+    tuples = spdgraph.sample(
+        nx.relabel_nodes(nx.path_graph(3), {0: (0, 1), 1: (1, 2), 2: (2, 3)}), seed=0
+    )
     with pytest.raises(spdgraph.InvalidOptionError, match="relabel the nodes"):
         spdgraph.save(tuples, tmp_path / "t.nc")
     da = spdgraph.sample(STRINGS, seed=0)
@@ -181,7 +184,7 @@ def test_unstorable_content_is_refused_before_writing(tmp_path):
 
 def test_path_errors(tmp_path):
     da = spdgraph.sample(STRINGS, seed=0)
-    with pytest.raises(spdgraph.FileError, match="suffix '.h5'"):
+    with pytest.raises(spdgraph.FileError, match=r"suffix '\.h5'"):
         spdgraph.save(da, tmp_path / "m.h5")
     with pytest.raises(spdgraph.FileError, match="does not exist"):
         spdgraph.save(da, tmp_path / "missing" / "m.nc")
