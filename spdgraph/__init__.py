@@ -32,6 +32,8 @@ from spdgraph.hookspecs import hookimpl, hookspec
 from spdgraph.io import open, save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 
+# ``open`` is public (spdgraph.open) but kept out of __all__ so that
+# ``from spdgraph import *`` never shadows the builtin open.
 __all__ = [
     "EntrySampler",
     "FactorError",

@@ -182,7 +182,7 @@ def test_ten_thousand_matrices_hold_only_a_few_chunks(counting):
 
 @pytest.mark.slow
 def test_ten_thousand_po_matrices_hold_only_a_few_chunks(counting):
-    _check_bounded_memory("po", 10_000, 50, 250, counting)
+    _check_bounded_memory("po", 10_000, 50, 100, counting)
 
 
 # ------------------------------------------------------------------ a real cluster
