@@ -421,7 +421,8 @@ def _connect(address: str) -> Any:
             '--scheduler needs dask.distributed; install it with pip install "spdgraph[dask]".'
         ) from None
     try:
-        return Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
+        # the default scheduler while it lives, so that xarray picks a cluster-wide write lock
+        return Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=True)
     except (OSError, TimeoutError, ValueError) as exc:
         raise InvalidOptionError(
             f"cannot connect to the dask scheduler at {address!r} ({exc}); start one with "

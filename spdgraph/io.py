@@ -23,7 +23,7 @@ import shutil
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import xarray as xr
@@ -47,7 +47,7 @@ def file_format(path: str | os.PathLike[str]) -> str:
     return FORMATS[suffix]
 
 
-def _netcdf_engine() -> str:
+def _netcdf_engine() -> Literal["netcdf4", "h5netcdf"]:
     try:
         import netCDF4  # noqa: F401
 
@@ -242,12 +242,17 @@ def _save(
     lazy = compute is not None and prepared.chunks is not None
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
     try:
-        if fmt == "netcdf":
-            result = prepared.to_netcdf(tmp, engine=_netcdf_engine(), compute=not lazy)
+        result: Any
+        if fmt == "netcdf" and lazy:
+            result = prepared.to_netcdf(tmp, engine=_netcdf_engine(), compute=False)
+        elif fmt == "netcdf":
+            result = prepared.to_netcdf(tmp, engine=_netcdf_engine())
+        elif lazy:
+            result = prepared.to_zarr(tmp, mode="w-", consolidated=False, compute=False)
         else:
-            result = prepared.to_zarr(tmp, mode="w-", consolidated=False, compute=not lazy)
-        if lazy:
-            compute(result)  # type: ignore[misc]
+            result = prepared.to_zarr(tmp, mode="w-", consolidated=False)
+        if lazy and compute is not None:
+            compute(result)
         if fmt == "netcdf":
             fd = os.open(tmp, os.O_RDONLY)
             try:
