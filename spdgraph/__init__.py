@@ -8,10 +8,10 @@
 """
 
 from spdgraph import graphs, spectrum
+from spdgraph._diagnostics import diagnostics
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
-from spdgraph._diagnostics import diagnostics
 from spdgraph.errors import (
     FactorError,
     GeneratorOutputError,

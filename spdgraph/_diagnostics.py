@@ -127,7 +127,7 @@ def diagnostics(da: xr.DataArray, *, kind: str | None = None) -> xr.Dataset:
     """
     values, adjacency, stacked = _matrices(da)
     kind = _kind(da, kind)
-    n, p, _ = values.shape
+    n = values.shape[0]
     rows, cols = np.nonzero(np.triu(adjacency, 1))
     nonedge = ~adjacency
     np.fill_diagonal(nonedge, False)
