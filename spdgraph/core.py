@@ -275,6 +275,13 @@ def _resolve_base_entries(entries: object) -> tuple[EntrySampler, str]:
             f"unknown entries distribution {entries!r}; use 'normal', 'uniform', a frozen "
             "scipy.stats distribution or a callable (rng, shape) -> ndarray."
         )
+    if hasattr(entries, "rvs") and hasattr(entries, "freeze") and not hasattr(entries, "dist"):
+        name = getattr(entries, "name", "dist")
+        raise InvalidOptionError(
+            f"entries is the scipy.stats distribution {name!r} itself, not a frozen one; "
+            f"freeze it with its parameters, e.g. scipy.stats.{name}() or "
+            f"scipy.stats.{name}(loc=0, scale=2)."
+        )
     if hasattr(entries, "rvs") and hasattr(entries, "dist") and not isinstance(entries, type):
         # a frozen scipy.stats distribution (duck-typed: scipy.stats is not imported here)
         frozen: Any = entries

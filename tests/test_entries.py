@@ -101,6 +101,8 @@ def test_negative_share_with_factor_is_an_error():
 
 
 def test_bad_entries_objects():
+    with pytest.raises(spdgraph.InvalidOptionError, match=r"freeze it.*scipy\.stats\.norm\(\)"):
+        spdgraph.sample(G, seed=0, entries=scipy.stats.norm)
     with pytest.raises(spdgraph.InvalidOptionError, match="frozen scipy"):
         spdgraph.sample(G, seed=0, entries=3)
     with pytest.raises(spdgraph.InvalidOptionError, match="unknown entries"):
