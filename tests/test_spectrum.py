@@ -223,3 +223,53 @@ def test_property_condition_number_and_zeros(p, d, k0, seed, method):
     nonedge = ~adjacency & ~np.eye(p, dtype=bool)
     assert np.all(m[nonedge] == 0) and np.array_equal(m, m.T)
     assert np.all(np.diag(m) == 1.0)
+
+
+def test_generate_block_applies_targets_for_chunked_callers():
+    """generate_block (the per-chunk unit of work) returns a plain block by default."""
+    from spdgraph.core import (
+        _find_generator,
+        adapt_graph,
+        child_generator,
+        generate_block,
+        resolve_entries,
+        seed_sequence,
+    )
+
+    graph = adapt_graph(G)
+    gen, plugin = _find_generator("po")
+    sampler, _ = resolve_entries("normal")
+    root = seed_sequence(1)
+    kw = dict(
+        rngs=[child_generator(root, k) for k in range(2)],
+        factors=None,
+        entries=sampler,
+        options=dict(gen.options),
+        normalize=True,
+        condition_number=25.0,
+    )
+    block = generate_block(graph, gen, plugin, **kw)
+    assert isinstance(block, np.ndarray) and block.shape == (2, 25, 25)
+    kw["rngs"] = [child_generator(root, k) for k in range(2)]
+    again, lmin, lmax = generate_block(graph, gen, plugin, return_spectrum=True, **kw)
+    np.testing.assert_array_equal(block, again)
+    np.testing.assert_allclose(lmax / lmin, 25.0, rtol=RELATIVE_TOLERANCE)
+    np.testing.assert_array_equal(spdgraph.sample(G, seed=1, size=2, condition_number=25.0), block)
+
+
+@given(
+    p=st.integers(2, 12),
+    d=st.floats(0.1, 1.0),
+    eps=st.floats(1e-4, 0.99),
+    seed=st.integers(0, 2**32),
+    normalize=st.booleans(),
+)
+def test_property_min_eigenvalue_and_zeros(p, d, eps, seed, normalize):
+    adjacency = random_adjacency(p, d, np.random.default_rng(seed))
+    if not adjacency.any():
+        adjacency[0, 1] = adjacency[1, 0] = True
+    m = spdgraph.sample(adjacency, "dd", seed=seed, min_eigenvalue=eps, normalize=normalize).values
+    lo, _ = _eig(m)
+    assert eps <= lo <= eps * (1 + RELATIVE_TOLERANCE)
+    nonedge = ~adjacency & ~np.eye(p, dtype=bool)
+    assert np.all(m[nonedge] == 0) and np.array_equal(m, m.T)
