@@ -7,7 +7,8 @@
 ('covariance', (20, 20))
 """
 
-from spdgraph import graphs
+from spdgraph import graphs, spectrum
+from spdgraph._diagnostics import diagnostics
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
@@ -44,6 +45,7 @@ __all__ = [
     "UnknownOptionError",
     "__version__",
     "adapt_graph",
+    "diagnostics",
     "get_plugin_manager",
     "graphs",
     "hookimpl",
@@ -51,4 +53,5 @@ __all__ = [
     "methods",
     "reset_plugin_manager",
     "sample",
+    "spectrum",
 ]
