@@ -21,9 +21,11 @@ import pluggy
 
 from spdgraph._types import Generator, GraphData
 
-__all__ = ["hookimpl", "hookspec"]
+__all__ = ["hookimpl", "hookspec", "spdgraph_adapt_graph", "spdgraph_register_generators"]
 
+#: Marker of spdgraph's hook specifications (used in this module only).
 hookspec = pluggy.HookspecMarker("spdgraph")
+#: Marker for plugin functions implementing a hook: ``@spdgraph.hookimpl``.
 hookimpl = pluggy.HookimplMarker("spdgraph")
 
 
