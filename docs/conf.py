@@ -158,6 +158,6 @@ def _on_source_read(app, docname: str, source: list[str]) -> None:
         source[0] = complete_root_toctree(source[0], set(app.env.found_docs), docname)
 
 
-def setup(app):  # noqa: D103 - Sphinx hook
+def setup(app):  # the Sphinx extension hook of this conf.py
     app.connect("source-read", _on_source_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
