@@ -15,6 +15,7 @@ This file must stay importable without Sphinx (pytest collects ``docs/``).
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import sys
 from pathlib import Path
@@ -121,6 +122,14 @@ def complete_root_toctree(text: str, found_docs: set[str], root: str = "index") 
     a
     ```
     <BLANKLINE>
+    >>> globbed = "```{toctree}\\n:glob:\\n\\nperf*\\n```"
+    >>> print(complete_root_toctree(globbed, {"index", "performance", "zoo"}))
+    ```{toctree}
+    :glob:
+    <BLANKLINE>
+    perf*
+    zoo
+    ```
     """
     blocks = list(_TOCTREE_RE.finditer(text))
     if not blocks:
@@ -135,7 +144,9 @@ def complete_root_toctree(text: str, found_docs: set[str], root: str = "index") 
             is_option = entry.startswith(":")
             if entry and not is_option:
                 target = re.sub(r"^.*<(.+)>$", r"\1", entry).removesuffix(".md")
-                if target not in found_docs and target != "self" and "://" not in target:
+                if any(c in target for c in "*?["):  # a glob pattern: Sphinx expands it
+                    listed.update(fnmatch.filter(found_docs, target))
+                elif target not in found_docs and target != "self" and "://" not in target:
                     continue  # a page that does not exist (yet): skip it quietly
                 listed.add(target)
             if is_option and entry == f":caption: {CATCH_ALL_CAPTION}":
