@@ -8,7 +8,8 @@
 """
 
 from spdgraph import accessor as _accessor  # noqa: F401 - registers ``da.spd``
-from spdgraph import graphs
+from spdgraph import graphs, spectrum
+from spdgraph._diagnostics import diagnostics
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
@@ -29,7 +30,8 @@ from spdgraph.errors import (
     UnknownOptionError,
 )
 from spdgraph.hookspecs import hookimpl, hookspec
-from spdgraph.io import open, save
+from spdgraph.io import open as open  # public, but not in __all__ (see below)
+from spdgraph.io import save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
@@ -54,13 +56,14 @@ __all__ = [
     "UnknownOptionError",
     "__version__",
     "adapt_graph",
+    "diagnostics",
     "get_plugin_manager",
     "graphs",
     "hookimpl",
     "hookspec",
     "methods",
-    "open",
     "reset_plugin_manager",
     "sample",
     "save",
+    "spectrum",
 ]

@@ -63,6 +63,7 @@ def _seeded_chunk(
     entries: EntrySampler,
     options: Mapping[str, Any],
     normalize: bool,
+    block_kw: Mapping[str, Any],
 ) -> np.ndarray:
     from spdgraph import core
 
@@ -76,6 +77,7 @@ def _seeded_chunk(
         entries=entries,
         options=options,
         normalize=normalize,
+        **block_kw,
     )
 
 
@@ -88,6 +90,7 @@ def _factor_chunk(
     entries: EntrySampler,
     options: Mapping[str, Any],
     normalize: bool,
+    block_kw: Mapping[str, Any],
 ) -> np.ndarray:
     from spdgraph import core
 
@@ -100,6 +103,7 @@ def _factor_chunk(
         entries=entries,
         options=options,
         normalize=normalize,
+        **block_kw,
     )
 
 
@@ -115,11 +119,14 @@ def lazy_block(
     entries: EntrySampler,
     options: Mapping[str, Any],
     normalize: bool,
+    **block_kw: Any,
 ) -> dask.array.Array:
     """The ``(n, p, p)`` stack as a dask array of ``chunks`` matrices per chunk.
 
     Matrix ``k`` comes from ``child_generator(root, k)`` (or ``factors[k]``),
-    as in the eager :func:`spdgraph.sample`.
+    as in the eager :func:`spdgraph.sample`; ``block_kw`` (e.g. the spectrum
+    targets) is passed on to :func:`spdgraph.core.generate_block`. Eager-only
+    results (the achieved spectrum attrs) are not computed.
     """
     import dask.array as da
 
@@ -133,6 +140,7 @@ def lazy_block(
         "entries": entries,
         "options": dict(options),
         "normalize": normalize,
+        "block_kw": {k: v for k, v in block_kw.items() if v is not None},
     }
     if n == 0:
         return da.zeros((0, p, p), dtype=np.float64, chunks=(chunks, p, p))

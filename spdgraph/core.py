@@ -9,6 +9,7 @@ unit diagonal when asked, and build the labelled :class:`xarray.DataArray`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import numbers
 import os
@@ -32,6 +33,7 @@ from spdgraph.errors import (
     UnknownOptionError,
 )
 from spdgraph.plugins import generators, get_plugin_manager
+from spdgraph.spectrum import check_targets, control_spectrum, spectrum_attrs
 
 __all__ = ["adapt_graph", "methods", "sample"]
 
@@ -206,13 +208,64 @@ def _check_normalize(normalize: object) -> bool:
     return bool(normalize)
 
 
-def resolve_entries(entries: object) -> tuple[EntrySampler, str]:
+def resolve_entries(entries: object, negative_share: object = None) -> tuple[EntrySampler, str]:
     """Turn the ``entries`` argument into a validated sampler and a description.
 
     ``"normal"`` draws N(0, 1), ``"uniform"`` draws U(0, 1) (the paper's
     choice); a callable ``(rng, shape) -> array`` is wrapped so that its output
-    is checked for shape and finiteness.
+    is checked for shape and finiteness; a frozen :mod:`scipy.stats`
+    distribution (e.g. ``scipy.stats.norm(0, 2)``) is drawn with
+    ``dist.rvs(size=shape, random_state=rng)`` and described as
+    ``"scipy.stats:norm(0, 2)"``.
+
+    With ``negative_share=s`` (a float in [0, 1]) the sampler first draws the
+    values as above, then, from the same generator, one U(0, 1) number ``u``
+    per value (same shape, C order), and returns ``-|v|`` where ``u < s`` and
+    ``|v|`` elsewhere: each entry is negative with probability ``s``, its
+    magnitude distributed as ``|v|``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spdgraph.core import resolve_entries
+    >>> sampler, label = resolve_entries("normal", negative_share=0.0)
+    >>> label, bool((sampler(np.random.default_rng(0), (3, 3)) >= 0).all())
+    ('normal', True)
     """
+    base, label = _resolve_base_entries(entries)
+    if negative_share is None:
+        return base, label
+    share = _check_negative_share(negative_share)
+
+    def signed(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        magnitude = np.abs(base(rng, shape))
+        u = rng.random(magnitude.shape)
+        return np.where(u < share, -magnitude, magnitude)
+
+    return signed, label
+
+
+def _check_negative_share(negative_share: object) -> float:
+    if (
+        isinstance(negative_share, bool)
+        or not isinstance(negative_share, numbers.Real)
+        or not 0.0 <= float(negative_share) <= 1.0
+    ):
+        raise InvalidOptionError(
+            "negative_share must be None (signs as drawn) or a number in [0, 1] (the "
+            f"probability that each entry is negative), got {negative_share!r}."
+        )
+    return float(negative_share)
+
+
+def _frozen_label(dist: Any) -> str:
+    name = getattr(getattr(dist, "dist", None), "name", type(dist).__name__)
+    parts = [repr(a) for a in getattr(dist, "args", ())]
+    parts += [f"{k}={v!r}" for k, v in sorted(getattr(dist, "kwds", {}).items())]
+    return f"scipy.stats:{name}({', '.join(parts)})"
+
+
+def _resolve_base_entries(entries: object) -> tuple[EntrySampler, str]:
     if isinstance(entries, str):
         name = entries.lower()
         if name == "normal":
@@ -220,31 +273,50 @@ def resolve_entries(entries: object) -> tuple[EntrySampler, str]:
         if name == "uniform":
             return (lambda rng, shape: rng.random(shape)), "uniform"
         raise InvalidOptionError(
-            f"unknown entries distribution {entries!r}; use 'normal', 'uniform' or a "
-            "callable (rng, shape) -> ndarray."
+            f"unknown entries distribution {entries!r}; use 'normal', 'uniform', a frozen "
+            "scipy.stats distribution or a callable (rng, shape) -> ndarray."
         )
+    if hasattr(entries, "rvs") and hasattr(entries, "freeze") and not hasattr(entries, "dist"):
+        name = getattr(entries, "name", "dist")
+        raise InvalidOptionError(
+            f"entries is the scipy.stats distribution {name!r} itself, not a frozen one; "
+            f"freeze it with its parameters, e.g. scipy.stats.{name}() or "
+            f"scipy.stats.{name}(loc=0, scale=2)."
+        )
+    if hasattr(entries, "rvs") and hasattr(entries, "dist") and not isinstance(entries, type):
+        # a frozen scipy.stats distribution (duck-typed: scipy.stats is not imported here)
+        frozen: Any = entries
+        label = _frozen_label(frozen)
+
+        def draw(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+            return frozen.rvs(size=shape, random_state=rng)
+
+        return _checked(draw, label), label
     if callable(entries):
-        label = getattr(entries, "__qualname__", None) or type(entries).__name__
-
-        def sampler(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-            values = np.asarray(entries(rng, shape), dtype=np.float64)
-            if values.shape != tuple(shape):
-                raise InvalidOptionError(
-                    f"the entries callable {label} returned shape {values.shape} when asked "
-                    f"for {tuple(shape)}; it must return an array of exactly that shape."
-                )
-            if not np.all(np.isfinite(values)):
-                raise InvalidOptionError(
-                    f"the entries callable {label} returned non-finite values; it must "
-                    "return finite numbers."
-                )
-            return values
-
-        return sampler, f"callable:{label}"
+        name = getattr(entries, "__qualname__", None) or type(entries).__name__
+        return _checked(entries, name), f"callable:{name}"
     raise InvalidOptionError(
-        f"entries must be 'normal', 'uniform' or a callable (rng, shape) -> ndarray, "
+        "entries must be 'normal', 'uniform', a frozen scipy.stats distribution (e.g. "
+        "scipy.stats.norm(0, 2)) or a callable (rng, shape) -> ndarray, "
         f"got {type(entries).__name__}."
     )
+
+
+def _checked(draw: Callable[..., Any], label: str) -> EntrySampler:
+    def sampler(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        values = np.asarray(draw(rng, shape), dtype=np.float64)
+        if values.shape != tuple(shape):
+            raise InvalidOptionError(
+                f"the entries {label} returned shape {values.shape} when asked "
+                f"for {tuple(shape)}; it must return an array of exactly that shape."
+            )
+        if not np.all(np.isfinite(values)):
+            raise InvalidOptionError(
+                f"the entries {label} returned non-finite values; it must return finite numbers."
+            )
+        return values
+
+    return sampler
 
 
 def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
@@ -434,12 +506,20 @@ def generate_block(
     entries: EntrySampler,
     options: Mapping[str, Any],
     normalize: bool,
-) -> np.ndarray:
-    """Generate, validate and (optionally) normalize an ``(n, p, p)`` block.
+    min_eigenvalue: float | None = None,
+    condition_number: float | None = None,
+    return_spectrum: bool = False,
+) -> Any:
+    """Generate, validate, (optionally) normalize and control an ``(n, p, p)`` block.
 
     This is the unit of work that a batch, a chunk of a dask array or a
     worker process computes. ``rngs`` has one generator per matrix (or
-    ``factors`` one factor per matrix).
+    ``factors`` one factor per matrix). ``min_eigenvalue`` and
+    ``condition_number`` (checked with :func:`spdgraph.spectrum.check_targets`)
+    are applied by :func:`spdgraph.spectrum.control_spectrum` after the
+    normalization. Returns the block, or ``(block, lmin, lmax)`` with the
+    achieved extreme eigenvalues per matrix when ``return_spectrum`` (computed
+    once, however the block was made).
     """
     adjacency = graph.adjacency
     p = adjacency.shape[0]
@@ -469,11 +549,30 @@ def generate_block(
             block[k] = _validate_matrix(m, adjacency, k, gen, plugin)
     if normalize and n:
         block = normalize_to_unit_diagonal(block)
+    if return_spectrum or min_eigenvalue is not None or condition_number is not None:
+        block, lmin, lmax = control_spectrum(
+            block,
+            normalized=normalize,
+            min_eigenvalue=min_eigenvalue,
+            condition_number=condition_number,
+        )
+        if return_spectrum:
+            return block, lmin, lmax
     return block
 
 
+def _json_default(value: Any) -> Any:
+    """JSON fallback: numpy scalars as numbers, arrays as a reproducible summary."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()[:16]
+        return f"ndarray(shape={value.shape}, dtype={value.dtype}, sha256={digest})"
+    return repr(value)
+
+
 def _json_options(options: Mapping[str, Any]) -> str:
-    return json.dumps(dict(sorted(options.items())), default=repr)
+    return json.dumps(dict(sorted(options.items())), default=_json_default)
 
 
 def build_dataarray(
@@ -513,8 +612,11 @@ def sample(
     seed: SeedLike = None,
     kind: str = "covariance",
     normalize: bool = True,
-    entries: str | Callable[[np.random.Generator, tuple[int, ...]], np.ndarray] = "normal",
+    entries: str | Callable[[np.random.Generator, tuple[int, ...]], np.ndarray] | Any = "normal",
     factor: np.ndarray | None = None,
+    min_eigenvalue: float | None = None,
+    condition_number: float | None = None,
+    negative_share: float | None = None,
     chunks: int | None = None,
     **method_options: Any,
 ) -> xr.DataArray:
@@ -550,12 +652,25 @@ def sample(
         ``False`` returns the raw matrix (as in the paper's experiments).
     entries
         Distribution of the random entries: ``"normal"`` (N(0, 1)),
-        ``"uniform"`` (U(0, 1), the paper's) or a callable ``(rng, shape) ->
-        ndarray``.
+        ``"uniform"`` (U(0, 1), the paper's), a frozen :mod:`scipy.stats`
+        distribution (``scipy.stats.t(df=3)``, drawn with
+        ``.rvs(size=shape, random_state=rng)``) or a callable ``(rng, shape)
+        -> ndarray``. See ``docs/controlled.md`` for how each generator uses them.
     factor
         PO only: an explicit initial ``(p, p)`` factor, or ``(size, p, p)``
         stack, whose rows are the node vectors in node order. No random draw
         happens then. Must be finite with linearly independent rows.
+    min_eigenvalue
+        Target smallest eigenvalue ``eps > 0`` of every returned matrix
+        (``eps < 1`` with ``normalize=True``); see :mod:`spdgraph.spectrum`.
+    condition_number
+        Target condition number ``k0 > 1`` of every returned matrix. With
+        ``normalize=False`` it can be combined with ``min_eigenvalue``.
+    negative_share
+        Sign control: each random entry is made negative with this
+        probability (in [0, 1]) and positive otherwise, keeping its
+        magnitude; the signs are drawn from the same stream right after the
+        values. ``None`` keeps the signs as drawn.
     chunks
         ``None`` (default) computes the result in memory. An int returns a
         lazy dask-backed DataArray with that many matrices per chunk, computed
@@ -574,7 +689,8 @@ def sample(
         ``node`` and ``node_2``, a boolean ``adjacency`` coordinate and
         provenance attrs (``method``, ``method_options`` as JSON, ``plugin``,
         ``seed``, ``kind``, ``normalize`` as 0/1, ``entries``,
-        ``spdgraph_version``).
+        ``spdgraph_version``), and the achieved ``min_eigenvalue`` and
+        ``condition_number`` (floats; lists along ``sample`` for a stack).
 
     Raises
     ------
@@ -604,7 +720,8 @@ def sample(
     kind = _check_kind(kind)
     size = _check_size(size)
     normalize = _check_normalize(normalize)
-    sampler, entries_label = resolve_entries(entries)
+    sampler, entries_label = resolve_entries(entries, negative_share)
+    eps, k0 = check_targets(min_eigenvalue, condition_number, normalize)
     gen, plugin = _find_generator(method)
     options = _check_options(gen, plugin, method_options)
     chunks = check_chunks(chunks)
@@ -613,6 +730,11 @@ def sample(
         raise InvalidOptionError(
             f"method {method!r} does not take an explicit factor; factor is only for "
             f"{', '.join(map(repr, explicit)) or 'no installed method'}."
+        )
+    if factor is not None and negative_share is not None:
+        raise InvalidOptionError(
+            "negative_share controls the signs of random entries, but with an explicit "
+            "factor nothing is drawn; set the signs in the factor instead."
         )
     # 2. the graph
     graph_data = adapt_graph(graph)
@@ -626,6 +748,10 @@ def sample(
         "normalize": int(normalize),
         "spdgraph_version": __version__,
     }
+    if eps is not None:
+        attrs["min_eigenvalue_target"] = eps
+    if k0 is not None:
+        attrs["condition_number_target"] = k0
     if factor is not None:
         factors, n, stacked = _check_factor(factor, p, size)
         check_memory(n if chunks is None else min(n, chunks), p)
@@ -640,6 +766,8 @@ def sample(
         rngs = [child_generator(root, k) for k in range(n)] if chunks is None else None
         factors = None
         attrs["entries"] = entries_label
+        if negative_share is not None:
+            attrs["negative_share"] = float(negative_share)
         attrs["seed"] = str(root.entropy)
         if root.spawn_key:
             attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
@@ -656,9 +784,11 @@ def sample(
             entries=sampler,
             options=options,
             normalize=normalize,
+            min_eigenvalue=eps,
+            condition_number=k0,
         )
         return build_dataarray(lazy, graph_data, kind=kind, stacked=stacked, attrs=attrs)
-    block = generate_block(
+    block, lmin, lmax = generate_block(
         graph_data,
         gen,
         plugin,
@@ -667,5 +797,9 @@ def sample(
         entries=sampler,
         options=options,
         normalize=normalize,
+        min_eigenvalue=eps,
+        condition_number=k0,
+        return_spectrum=True,
     )
+    attrs.update(spectrum_attrs(lmin, lmax, stacked=stacked))
     return build_dataarray(block, graph_data, kind=kind, stacked=stacked, attrs=attrs)

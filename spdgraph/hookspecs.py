@@ -21,9 +21,11 @@ import pluggy
 
 from spdgraph._types import Generator, GraphData
 
-__all__ = ["hookimpl", "hookspec"]
+__all__ = ["hookimpl", "hookspec", "spdgraph_adapt_graph", "spdgraph_register_generators"]
 
+#: Marker of spdgraph's hook specifications (used in this module only).
 hookspec = pluggy.HookspecMarker("spdgraph")
+#: Marker for plugin functions implementing a hook: ``@spdgraph.hookimpl``.
 hookimpl = pluggy.HookimplMarker("spdgraph")
 
 
@@ -36,16 +38,23 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     later (third-party plugins) are tried before the built-in ones, so a plugin
     can take over a type spdgraph already knows.
 
-    :param graph: whatever the user passed as ``graph``.
-    :return: a :class:`spdgraph.GraphData` when the adapter recognises the
-        object, or ``None`` to let other adapters try.
-
     An adapter that recognises the object but finds it invalid (directed,
     parallel edges, non-symmetric, NaN...) raises :class:`spdgraph.GraphError`
     with a message saying how to fix the input. Self-loops are ignored, never
     an error: the diagonal of a graph matrix is always non-zero. The core
     validates the result (square boolean symmetric adjacency, one unique label
-    per node, at least one node).
+    per node, at least one node). See the plugin author guide (docs/plugins.md).
+
+    Parameters
+    ----------
+    graph
+        Whatever the user passed as ``graph``.
+
+    Returns
+    -------
+    GraphData or None
+        A :class:`spdgraph.GraphData` when the adapter recognises the object,
+        or ``None`` to let other adapters try.
     """
 
 
@@ -57,12 +66,15 @@ def spdgraph_register_generators() -> Sequence[Generator]:
     every plugin; each returns the :class:`spdgraph.Generator` objects it
     provides. Two plugins registering the same name is an error naming both.
 
-    :return: a sequence of :class:`spdgraph.Generator`.
-
     The core validates every matrix a generator returns (shape, float64 dtype,
     finite values, exact symmetry, exact zeros on non-edges, positive
     definiteness by Cholesky) and raises :class:`spdgraph.GeneratorOutputError`
     naming the plugin when any check fails. Normalization to unit diagonal,
     labelling and provenance are done by the core, uniformly for all
-    generators.
+    generators. See the plugin author guide (docs/plugins.md).
+
+    Returns
+    -------
+    Sequence[Generator]
+        The :class:`spdgraph.Generator` objects this plugin provides.
     """

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
+from typing import Any
 
 import pluggy
 
@@ -106,7 +107,7 @@ def generators() -> dict[str, tuple[Generator, str]]:
     # Call each implementation on its own so every generator is tied to the
     # plugin that registered it (for error messages that name the culprit).
     for impl in pm.hook.spdgraph_register_generators.get_hookimpls():  # registration order
-        registered = impl.function()
+        registered: Any = impl.function()  # validated item by item below
         if registered is None:
             continue
         if isinstance(registered, Generator):

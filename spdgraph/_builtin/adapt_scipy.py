@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from spdgraph._types import GraphData
 from spdgraph.adjacency import adjacency_from_array
@@ -15,5 +16,6 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     sparse = sys.modules.get("scipy.sparse")
     if sparse is None or not sparse.issparse(graph):
         return None  # scipy.sparse not imported: graph cannot be one of its objects
-    adjacency = adjacency_from_array(graph.toarray(), what="sparse adjacency matrix")
+    matrix: Any = graph  # a scipy.sparse matrix or array: issparse said so
+    adjacency = adjacency_from_array(matrix.toarray(), what="sparse adjacency matrix")
     return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))

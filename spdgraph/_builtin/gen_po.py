@@ -6,7 +6,7 @@ import numpy as np
 
 from spdgraph._kernels import po_numpy
 from spdgraph._types import EntrySampler, Generator
-from spdgraph.errors import NumericalError
+from spdgraph.errors import InvalidOptionError, NumericalError
 from spdgraph.hookspecs import hookimpl
 
 #: Default largest accepted relative residual ``|m_ij|/sqrt(m_ii m_jj)`` on non-edges.
@@ -28,7 +28,12 @@ def generate_po(
     (relative to the diagonal) and then set to exactly 0.
     """
     p = adjacency.shape[0]
-    q = factor if factor is not None else entries(rng, (p, p))
+    if factor is not None:
+        q = factor
+    elif rng is not None:
+        q = entries(rng, (p, p))
+    else:
+        raise InvalidOptionError("po needs a random generator (rng) when no factor is given.")
     processed = po_numpy.partial_orthogonalize(adjacency, q)
     m = po_numpy.gram_matrix(processed)
     return zero_nonedges_checked(m, adjacency, residual_tolerance)
