@@ -323,11 +323,12 @@ def _non_negative_int(text: str) -> int:
 #: parameter of :func:`spdgraph.sample` gets a generic ``--name VALUE`` option.
 _SAMPLE_EXPLICIT = {"size", "seed", "kind", "normalize", "entries", "factor", "chunks"}
 
-#: Default chunking of ``spdgraph sample`` when dask is installed: at least
-#: this many matrices make the run lazy and chunked (for a progress bar and
-#: bounded memory); results are identical either way.
-AUTO_CHUNK_MIN_SIZE = 100
-AUTO_CHUNK_COUNT = 50
+#: With ``--scheduler`` but no ``--chunks``, the run is split into about this many chunks.
+SCHEDULER_CHUNK_COUNT = 50
+
+#: An in-memory run of at least this many matrices on a terminal prints a hint
+#: about ``--chunks`` (which gives a progress bar and bounded memory).
+LARGE_RUN = 1000
 
 
 def _extra_sample_parameters() -> list[inspect.Parameter]:
@@ -430,14 +431,6 @@ def _connect(address: str) -> Any:
         ) from exc
 
 
-def _dask_available() -> bool:
-    try:
-        import dask.array  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _save_output(da: Any, output: str, *, client: Any, args: argparse.Namespace) -> None:
     from spdgraph import io
 
@@ -478,8 +471,14 @@ def _cmd_sample(args: argparse.Namespace) -> int:
         )
     chunks = args.chunks
     n = args.size if args.size is not None else 1
-    if chunks is None and (args.scheduler or n >= AUTO_CHUNK_MIN_SIZE) and _dask_available():
-        chunks = max(1, math.ceil(n / AUTO_CHUNK_COUNT))
+    if chunks is None and args.scheduler:
+        chunks = max(1, math.ceil(n / SCHEDULER_CHUNK_COUNT))
+    if chunks is None and n >= LARGE_RUN and not args.no_progress and _stderr_is_tty():
+        print(
+            f"spdgraph: sampling {n} matrices in memory; pass --chunks N for a progress bar "
+            "and bounded memory.",
+            file=sys.stderr,
+        )
     client = _connect(args.scheduler) if args.scheduler else None
     try:
         da = spdgraph.sample(
@@ -576,8 +575,9 @@ def _add_sample_parser(sub: Any) -> None:
         "--chunks",
         type=_positive_int,
         default=None,
-        help=f"matrices per dask chunk (default: about {AUTO_CHUNK_COUNT} chunks when dask is "
-        f"installed and --size >= {AUTO_CHUNK_MIN_SIZE}, else in memory)",
+        help="matrices per dask chunk: compute lazily, chunk by chunk, with a progress bar "
+        "(default: in memory, as spdgraph.sample; about "
+        f"{SCHEDULER_CHUNK_COUNT} chunks with --scheduler)",
     )
     sample.add_argument(
         "--scheduler",

@@ -32,6 +32,9 @@ from spdgraph.errors import FileError, InvalidOptionError, MissingDependencyErro
 
 __all__ = ["open", "save"]
 
+#: Attribute (in files only) naming the attrs that were Python lists.
+LIST_ATTRS = "spdgraph_list_attrs"
+
 #: File suffixes spdgraph reads and writes, and their format.
 FORMATS = {".nc": "netcdf", ".nc4": "netcdf", ".zarr": "zarr"}
 
@@ -107,6 +110,11 @@ def _prepare(da: object, fmt: str) -> xr.DataArray:
         _check_attr(str(name), value)
     out = da.copy(deep=False)
     out.encoding = {}
+    # netCDF turns lists into arrays (and one-element lists into scalars): note which
+    # attrs were lists so that open() gives them back as lists
+    lists = [str(k) for k, v in da.attrs.items() if isinstance(v, list | tuple)]
+    if lists:
+        out.attrs[LIST_ATTRS] = ",".join(lists)
     if out.dtype.kind == "f":
         out.encoding["_FillValue"] = None  # no NaN masking: values come back bit for bit
     for name in list(out.coords):
@@ -293,7 +301,18 @@ def _restore(da: xr.DataArray) -> xr.DataArray:
         if coord.dtype.kind in "OT" and all(isinstance(x, str) for x in coord.values.ravel()):
             values = np.array(coord.values.tolist(), dtype=str).reshape(coord.shape)
             da = da.assign_coords({name: (coord.dims, values, coord.attrs)})
-    da.attrs = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in da.attrs.items()}
+    attrs = dict(da.attrs)
+    lists = set(str(attrs.pop(LIST_ATTRS, "")).split(",")) - {""}
+    da.attrs = {
+        k: (
+            np.atleast_1d(v).tolist()
+            if k in lists
+            else v.item()
+            if isinstance(v, np.generic)
+            else v
+        )
+        for k, v in attrs.items()
+    }
     return da
 
 

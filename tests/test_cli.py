@@ -160,7 +160,7 @@ def test_factor_file(tmp_path, capsys):
     assert spdgraph.open(tmp_path / "f.nc").identical(spdgraph.sample(_graph(), factor=factors))
 
 
-def test_chunked_and_auto_chunked_runs_are_identical(tmp_path, capsys, monkeypatch):
+def test_in_memory_and_chunked_runs(tmp_path, capsys, monkeypatch):
     pytest.importorskip("dask.array")
     _write_graph_files(tmp_path)
     ref = spdgraph.sample(_graph(), size=120, seed=4)
@@ -172,16 +172,25 @@ def test_chunked_and_auto_chunked_runs_are_identical(tmp_path, capsys, monkeypat
         return real(*args, **kwargs)
 
     monkeypatch.setattr(spdgraph, "sample", spy)
-    for extra, chunks in ([], 3), (["--chunks", "7"], 7):
-        out = tmp_path / f"c{chunks}.nc"
-        code, _, err = _run(
-            ["sample", tmp_path / "edges.txt", "--size", "120", "--seed", "4", *extra, "-o", out],
-            capsys,
-        )
-        assert code == 0, err
-        assert err == ""  # stderr is not a terminal: no progress bar
-        assert spdgraph.open(out).identical(ref)
-    assert calls == [3, 7]  # 120 matrices: about 50 chunks by default
+    base = ["sample", tmp_path / "edges.txt", "--size", "120", "--seed", "4"]
+    code, _, err = _run([*base, "-o", tmp_path / "eager.nc"], capsys)
+    assert code == 0 and err == ""  # stderr is not a terminal: no bar, no hint
+    assert spdgraph.open(tmp_path / "eager.nc").identical(ref)  # exactly the library's result
+    code, _, err = _run([*base, "--chunks", "7", "-o", tmp_path / "lazy.nc"], capsys)
+    assert code == 0 and err == ""
+    lazy = spdgraph.open(tmp_path / "lazy.nc")
+    np.testing.assert_array_equal(lazy.values, ref.values)
+    assert {k: v for k, v in ref.attrs.items() if k in lazy.attrs} == lazy.attrs
+    assert calls == [None, 7]
+
+
+def test_large_in_memory_run_on_a_terminal_suggests_chunks(tmp_path, capsys, monkeypatch):
+    _write_graph_files(tmp_path)
+    monkeypatch.setattr(cli, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(cli, "LARGE_RUN", 10)
+    argv = ["sample", tmp_path / "edges.txt", "--size", "10", "-o", tmp_path / "o.nc"]
+    code, _, err = _run(argv, capsys)
+    assert code == 0 and "pass --chunks N for a progress bar" in err
 
 
 @pytest.mark.parametrize("tqdm_installed", [True, False])
