@@ -148,7 +148,7 @@ def _compute(delayed: Any, *, client: Any, progress: bool, desc: str) -> None:
             import dask
             from dask.callbacks import Callback
 
-            class _Progress(Callback):  # type: ignore[misc]
+            class _Progress(Callback):
                 def _start_state(self, dsk: Any, state: Any) -> None:
                     total = sum(len(state[k]) for k in ("ready", "waiting", "running"))
                     bar.set(len(state["finished"]), total + len(state["finished"]))
@@ -166,7 +166,7 @@ def _distributed_progress(future: Any, bar: _Bar) -> None:
     """Drive ``bar`` from the scheduler's progress reports until ``future`` is done."""
     from distributed.diagnostics.progressbar import TextProgressBar
 
-    class _Progress(TextProgressBar):  # type: ignore[misc]
+    class _Progress(TextProgressBar):
         def _draw_bar(self, remaining: int, all: int, **kwargs: Any) -> None:
             bar.set(all - remaining, all)
 
