@@ -642,17 +642,21 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _print_info(da: Any, args: argparse.Namespace, fmt: str) -> int:
-    print(f"file:       {args.input} ({'netCDF' if fmt == 'netcdf' else 'Zarr'})")
-    print(f"name:       {da.name}")
-    print("dims:       " + ", ".join(f"{d}: {n}" for d, n in da.sizes.items()))
-    if "node" in da.coords:
-        labels = da["node"].values.tolist()
-        print(f"labels:     {_format_labels(labels)} ({len(labels)} nodes, {da['node'].dtype})")
     first = ("kind", "method", "plugin", "method_options", "seed", "normalize", "entries")
     keys = [k for k in first if k in da.attrs] + [k for k in da.attrs if k not in first]
-    width = max([len(k) + 2 for k in keys] + [12])
+    width = max([len(str(k)) + 2 for k in keys] + [12])
+
+    def line(key: str, value: object) -> None:
+        print(f"{key + ':':<{width}}{value}")
+
+    line("file", f"{args.input} ({'netCDF' if fmt == 'netcdf' else 'Zarr'})")
+    line("name", da.name)
+    line("dims", ", ".join(f"{d}: {n}" for d, n in da.sizes.items()))
+    if "node" in da.coords:
+        labels = da["node"].values.tolist()
+        line("labels", f"{_format_labels(labels)} ({len(labels)} nodes, {da['node'].dtype})")
     for key in keys:
-        print(f"{key + ':':<{width}}{da.attrs[key]}")
+        line(key, da.attrs[key])
     matrix_dims = da.dims in (("node", "node_2"), ("sample", "node", "node_2"))
     if not matrix_dims or "adjacency" not in da.coords:
         return 0
@@ -660,7 +664,7 @@ def _print_info(da: Any, args: argparse.Namespace, fmt: str) -> int:
     p = adjacency.shape[0]
     edges = int(np.triu(adjacency, 1).sum())
     density = edges / (p * (p - 1) / 2) if p > 1 else 0.0
-    print(f"graph:      {edges} edges, density {density:.3g}")
+    line("graph", f"{edges} edges, density {density:.3g}")
     stacked = da.dims[0] == "sample"
     n = da.sizes["sample"] if stacked else 1
     parts: list[dict[str, np.ndarray]] = []

@@ -310,14 +310,14 @@ def test_sample_draw_info_round_trip(tmp_path, capsys):
     assert code == 0, err
     m = spdgraph.open(out)
     for expected in (
-        "dims:       sample: 3, node: 5, node_2: 5",
+        "sample: 3, node: 5, node_2: 5",
         "alpha, beta, gamma",
         "kind:",
         "precision",
         "method:",
         "po",
         "seed:",
-        "graph:      4 edges",
+        "4 edges, density 0.4",
         "diagnostics over 3 matrices",
         "max |non-edge|:      0 (must be 0)",
         "check: ok",

@@ -1,5 +1,6 @@
 """spdgraph.sample(..., chunks=c): lazy, bit-for-bit equal to the eager call, bounded memory."""
 
+import inspect
 import sys
 import tracemalloc
 
@@ -59,6 +60,19 @@ def test_lazy_is_bit_for_bit_the_eager_result(chunks, kwargs):
     lazy = spdgraph.sample(G, size=13, chunks=chunks, **kwargs)
     assert lazy.chunks is not None
     assert lazy.chunks[0] == tuple(min(chunks, 13 - s) for s in range(0, 13, chunks))
+    assert_matches_eager(lazy.compute(), eager)
+
+
+@pytest.mark.parametrize(
+    "targets",
+    [{"condition_number": 10.0}, {"min_eigenvalue": 0.2}, {"negative_share": 0.3}],
+)
+def test_lazy_applies_the_other_sample_parameters(targets):
+    params = inspect.signature(spdgraph.sample).parameters
+    if not set(targets) <= set(params):
+        pytest.skip("this spdgraph has no spectrum / sign control")
+    eager = spdgraph.sample(G, size=7, seed=21, **targets)
+    lazy = spdgraph.sample(G, size=7, seed=21, chunks=3, **targets)
     assert_matches_eager(lazy.compute(), eager)
 
 
