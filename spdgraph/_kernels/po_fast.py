@@ -30,12 +30,13 @@ The algorithm (see docs/performance.md for the derivation and costs):
    sparse graphs, about ``p^4 / 96`` flops for ``d = 0.5``.
 3. ``M = L L^T``.
 
-All loops are written out here; the only BLAS call is the matrix product
-inside the blocked Cholesky. OpenBLAS's own Cholesky (``dpotrf``) is not
-used on purpose: its rounding depends on the number of BLAS threads, and a
-matrix must come out bit-for-bit the same whatever the batch size or thread
-count. The matrix product (``dgemm``) and the QR (``dgeqrf``) do not have that
-problem (checked in the tests).
+All loops of step 2 are written out here, with no BLAS call: OpenBLAS's
+Cholesky (``dpotrf``) rounds differently with a different number of BLAS
+threads, and a matrix must come out bit-for-bit the same whatever the batch
+size or thread count; the many small BLAS calls were also slower than these
+loops, and pathologically slow with several BLAS threads on a busy machine.
+The QR of step 1 and the product of step 3 are single large LAPACK/BLAS calls
+whose result does not depend on the BLAS thread count (checked in the tests).
 
 This module imports Numba; import it lazily (the generator does) so that
 ``import spdgraph`` stays light.
@@ -44,17 +45,17 @@ This module imports Numba; import it lazily (the generator does) so that
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 _FASTMATH = {"reassoc", "contract"}
 #: Block size of the blocked Cholesky; sizes up to twice this use the plain loop.
-_BLOCK = 48
+_BLOCK = 32
 #: Relative residual (|m_ij| / sqrt(m_ii m_jj)) above which a direct-route row
 #: gets one more correction step.
 _REFINE_ABOVE = 1e-15
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH)
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _chol_columns(a, k0, k1, n):
     """Left-looking Cholesky of columns ``k0:k1`` of ``a[:n, :n]`` (lower, in place).
 
@@ -77,29 +78,52 @@ def _chol_columns(a, k0, k1, n):
     return True
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH)
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _cholesky(a, n):
     """Lower Cholesky factor of ``a[:n, :n]`` in place; False if not positive definite.
 
-    Blocked left-looking: the update of each block column is one matrix
-    product (BLAS ``dgemm`` through ``np.dot``), the rest plain loops.
+    Blocked left-looking: before a block column of ``_BLOCK`` columns is
+    factored, the contribution of all earlier columns is subtracted with a
+    2 x 2 register-blocked loop (dot products of contiguous rows, which stay in
+    cache for the whole block). Plain loops, no BLAS: the rounding is a fixed
+    function of the input.
     """
     if n <= 2 * _BLOCK:
         return _chol_columns(a, 0, n, n)
     for k in range(0, n, _BLOCK):
         kb = min(_BLOCK, n - k)
+        stop = k + kb
         if k > 0:
-            left = np.ascontiguousarray(a[k:n, :k])
-            upd = np.dot(left, np.ascontiguousarray(left[:kb].T))
-            for r in range(n - k):
-                for c in range(min(kb, r + 1)):
-                    a[k + r, k + c] -= upd[r, c]
-        if not _chol_columns(a, k, k + kb, n):
+            for r in range(k, n, 2):
+                r2 = min(r + 1, n - 1)
+                for c in range(k, min(stop, r2 + 1), 2):
+                    c2 = min(c + 1, stop - 1)
+                    t00 = 0.0
+                    t01 = 0.0
+                    t10 = 0.0
+                    t11 = 0.0
+                    for q in range(k):
+                        x0 = a[r, q]
+                        x1 = a[r2, q]
+                        y0 = a[c, q]
+                        y1 = a[c2, q]
+                        t00 += x0 * y0
+                        t01 += x0 * y1
+                        t10 += x1 * y0
+                        t11 += x1 * y1
+                    a[r, c] -= t00
+                    if c2 != c and c2 <= r:
+                        a[r, c2] -= t01
+                    if r2 != r:
+                        a[r2, c] -= t10
+                        if c2 != c:
+                            a[r2, c2] -= t11
+        if not _chol_columns(a, k, stop, n):
             return False
     return True
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH)
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _chol_solve(c, n, b):
     """Solve ``(C C^T) z = b`` in place for the lower factor ``c[:n, :n]``."""
     for r in range(n):
@@ -114,7 +138,7 @@ def _chol_solve(c, n, b):
             b[k] -= c[r, k] * t
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH)
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _solve_upper_t(lmat, i, v, stop):
     """``v[:i] <- L'^{-T} v[:i]`` for ``L' = lmat[:i, :i]``, computed for rows >= ``stop``.
 
@@ -128,7 +152,7 @@ def _solve_upper_t(lmat, i, v, stop):
             v[c] -= t * lmat[j, c]
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH)
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _row_dots(lmat, i, y, idx, n, out):
     """``out[a] = L[idx[a], :] . y`` (only the first ``idx[a] + 1`` entries are non-zero)."""
     for a in range(n):
@@ -139,7 +163,7 @@ def _row_dots(lmat, i, y, idx, n, out):
         out[a] = t
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH)
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _process(lmat, adjacency):
     """Partially orthogonalize the rows of lower-triangular ``lmat`` in place.
 
@@ -292,6 +316,16 @@ def lower_coordinates(factor: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.swapaxes(r, -1, -2))
 
 
+def process_coordinates(lmat: np.ndarray, adjacency: np.ndarray) -> np.ndarray:
+    """Run the compiled kernel on ``lmat`` (C-contiguous float64, lower triangular) in place.
+
+    Releases the GIL, so several matrices can be processed from several
+    threads. Returns ``lmat``.
+    """
+    _process(lmat, adjacency)
+    return lmat
+
+
 def partial_orthogonalize(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
     """Processed coordinates ``L`` (lower triangular) with ``Q' Q'^T = L L^T``.
 
@@ -306,8 +340,7 @@ def partial_orthogonalize(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarr
     row ``i`` in the orthonormal basis of the QR of ``factor^T``.
     """
     lmat = lower_coordinates(factor)
-    _process(lmat, np.ascontiguousarray(adjacency, dtype=np.bool_))
-    return lmat
+    return process_coordinates(lmat, np.ascontiguousarray(adjacency, dtype=np.bool_))
 
 
 def gram_matrix(lmat: np.ndarray) -> np.ndarray:
@@ -319,10 +352,3 @@ def gram_matrix(lmat: np.ndarray) -> np.ndarray:
 def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
     """Raw PO matrix ``Q' Q'^T`` (before the residual check and zeroing)."""
     return gram_matrix(partial_orthogonalize(adjacency, factor))
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _process_stack(lstack, adjacency):
-    """Run :func:`_process` on every matrix of an ``(n, p, p)`` stack, in parallel."""
-    for k in prange(lstack.shape[0]):
-        _process(lstack[k], adjacency)
