@@ -57,13 +57,14 @@ def generate_po_batch(
 ) -> np.ndarray:
     """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
 
-    The factors are drawn first, in order, one per generator; then the
-    matrices are computed in parallel by a pool of threads (the compiled
-    kernel releases the GIL), as many as :func:`numba.get_num_threads`.
+    The factors are drawn first, in order, one per generator, and reduced
+    to triangular coordinates by a QR (one BLAS thread); then the matrices
+    are computed in parallel by a pool of threads (the compiled kernel
+    releases the GIL), as many as :func:`numba.get_num_threads`.
     Each matrix goes through exactly the same code whatever the batch size
     or the number of threads, so matrix ``k`` is bit-for-bit the same.
     """
-    from spdgraph._kernels import po_fast  # noqa: PLC0415 - imports numba, keep it lazy
+    from spdgraph._kernels import po_fast  # imports numba: keep it lazy
 
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
     p = adjacency.shape[0]
@@ -73,12 +74,13 @@ def generate_po_batch(
         for k, rng in enumerate(rngs or ()):
             factors[k] = entries(rng, (p, p))
     n = factors.shape[0]
+    # QR of every factor in this thread (one BLAS thread, see lower_coordinates)
+    lstack = po_fast.lower_coordinates(factors)
     out = np.empty((n, p, p), dtype=np.float64)
 
     def one(k: int) -> None:
-        lmat = po_fast.lower_coordinates(factors[k])
-        po_fast.process_coordinates(lmat, adjacency)
-        out[k] = zero_nonedges_checked(po_fast.gram_matrix(lmat), adjacency, residual_tolerance)
+        m = po_fast.po_matrix_checked(adjacency, lstack[k], factors[k])
+        out[k] = zero_nonedges_checked(m, adjacency, residual_tolerance)
 
     workers = min(n, _worker_count())
     if workers <= 1:
@@ -93,7 +95,7 @@ def generate_po_batch(
 
 def _worker_count() -> int:
     """Threads for a batch: Numba's thread count (``NUMBA_NUM_THREADS``, ``set_num_threads``)."""
-    import numba  # noqa: PLC0415
+    import numba
 
     return int(numba.get_num_threads())
 

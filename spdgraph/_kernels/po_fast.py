@@ -53,6 +53,8 @@ _BLOCK = 32
 #: Relative residual (|m_ij| / sqrt(m_ii m_jj)) above which a direct-route row
 #: gets one more correction step.
 _REFINE_ABOVE = 1e-15
+#: Largest number of solves per row (the first solve and its corrections).
+_MAX_STEPS = 3
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
@@ -164,15 +166,122 @@ def _row_dots(lmat, i, y, idx, n, out):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
+def _direct(lmat, i, gram, adjacency, idx, y, r, work):
+    """Direct route for row ``i``: ``y <- x - L'_J^T a`` with ``M'_JJ a = L'_J x``.
+
+    ``y`` holds ``x`` on entry. Corrected with the measured residual
+    ``L'_J y`` (recomputed from the vectors, not from the Gram matrix) until
+    it is at rounding level, at most ``_MAX_STEPS - 1`` times. Returns the
+    number of corrections, or -1 if ``M'_JJ`` is not numerically positive
+    definite.
+    """
+    lii = lmat[i, i]
+    n = 0
+    for j in range(i):
+        if not adjacency[i, j]:
+            idx[n] = j
+            n += 1
+    for a in range(n):
+        for b in range(a + 1):
+            work[a, b] = gram[idx[a], idx[b]]
+    if not _cholesky(work, n):
+        return -1
+    _row_dots(lmat, i, y, idx, n, r)
+    for step in range(_MAX_STEPS):
+        _chol_solve(work, n, r)
+        for a in range(n):
+            j = idx[a]
+            t = r[a]
+            for c in range(j + 1):
+                y[c] -= t * lmat[j, c]
+        _row_dots(lmat, i, y, idx, n, r)
+        yy = lii * lii
+        for c in range(i):
+            yy += y[c] * y[c]
+        worst = 0.0
+        for a in range(n):
+            rel = abs(r[a]) / np.sqrt(gram[idx[a], idx[a]] * yy)
+            if rel > worst:
+                worst = rel
+        if not worst > _REFINE_ABOVE:
+            return step
+    return _MAX_STEPS - 1
+
+
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
+def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, work):
+    """Complement route for row ``i``: ``y = L'^{-1} E_K w``, ``S_KK w = (L'^{-T} x)_K``.
+
+    ``y`` holds ``x`` on entry. ``L'_J y = 0`` holds to rounding by
+    construction (forward substitution); the normal equations
+    ``Z^T (x - y) = 0`` (``Z = L'^{-1} E_K``) are corrected with their
+    residual, computed by substitution from the vectors, since ``S`` is only
+    accurate to about ``eps * cond(M')``. Returns the number of corrections,
+    or -1 if ``S_KK`` is not numerically positive definite or the correction
+    does not converge (the caller then takes the direct route).
+    """
+    lii = lmat[i, i]
+    n = 0
+    for j in range(i):
+        if adjacency[i, j]:
+            idx[n] = j
+            n += 1
+    first = idx[0]
+    for a in range(n):
+        for b in range(a + 1):
+            work[a, b] = inv_gram[idx[a], idx[b]]
+    if not _cholesky(work, n):
+        return -1
+    xx = lii * lii
+    for c in range(i):
+        xx += y[c] * y[c]
+        v[c] = y[c]  # x - y with y = 0
+        u[c] = y[c]  # keep x
+        y[c] = 0.0
+    for step in range(_MAX_STEPS + 1):
+        _solve_upper_t(lmat, i, v, first)
+        worst = 0.0
+        for a in range(n):
+            r[a] = v[idx[a]]
+            rel = abs(r[a]) / np.sqrt(inv_gram[idx[a], idx[a]] * xx)
+            if rel > worst:
+                worst = rel
+        if step > 0 and not worst > _REFINE_ABOVE:
+            return step - 1
+        if step == _MAX_STEPS:
+            break
+        _chol_solve(work, n, r)
+        # y += L'^{-1} E_K r (forward substitution from the first neighbour)
+        a = 0
+        for j in range(first, i):
+            t = 0.0
+            if a < n and idx[a] == j:
+                t = r[a]
+                a += 1
+            for c in range(first, j):
+                t -= lmat[j, c] * v[c]
+            v[j] = t / lmat[j, j]
+        for c in range(first, i):
+            y[c] += v[c]
+        for c in range(i):
+            v[c] = u[c] - y[c]
+    for c in range(i):
+        y[c] = u[c]  # restore x for the direct route
+    return -1
+
+
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _process(lmat, adjacency):
     """Partially orthogonalize the rows of lower-triangular ``lmat`` in place.
 
-    Returns ``(gram, refinements, max_direct)`` where ``gram`` is the Gram
-    matrix built along the way (lower triangle and diagonal only; the caller
-    recomputes ``L L^T`` for the final result), ``refinements`` the number of
-    extra correction steps taken and ``max_direct`` the largest direct-route
-    size ``|J|`` used. Raises nothing; a non positive definite subproblem
-    (only possible with a numerically singular factor) gives NaN rows.
+    Returns ``(gram, refinements, n_complement, ok)``: the Gram matrix built
+    along the way (lower triangle and diagonal; the caller recomputes
+    ``L L^T`` for the result), the number of correction steps taken, the
+    number of rows done by the complement route, and False if some row could
+    be done by neither route (its Gram subproblem is numerically singular:
+    only with a factor so ill-conditioned that squaring its condition number
+    exceeds 1/eps). Then that row is set to NaN and the work stops; the
+    caller falls back to the Householder version.
     """
     p = lmat.shape[0]
     n_nb = np.zeros(p, dtype=np.int64)
@@ -192,10 +301,11 @@ def _process(lmat, adjacency):
     idx = np.empty(p, dtype=np.int64)
     y = np.empty(p)
     v = np.empty(p)
+    u = np.empty(p)
     r = np.empty(p)
     work = np.empty((p, p)) if p > 1 else np.empty((1, 1))
     refinements = 0
-    max_direct = 0
+    n_complement = 0
     for i in range(p):
         lii = lmat[i, i]
         nk = n_nb[i]
@@ -207,75 +317,19 @@ def _process(lmat, adjacency):
         elif nk == 0:
             for c in range(i):
                 y[c] = 0.0  # orthogonal to every earlier row
-        elif nj <= nk:
-            # ---- direct route: project out span(L'_J)
-            n = 0
-            for j in range(i):
-                if not adjacency[i, j]:
-                    idx[n] = j
-                    n += 1
-            max_direct = max(max_direct, n)
-            for a in range(n):
-                for b in range(a + 1):
-                    work[a, b] = gram[idx[a], idx[b]]
-            if not _cholesky(work, n):
-                for c in range(i):
-                    y[c] = np.nan
-            else:
-                _row_dots(lmat, i, y, idx, n, r)
-                for step in range(3):
-                    _chol_solve(work, n, r)
-                    for a in range(n):
-                        j = idx[a]
-                        t = r[a]
-                        for c in range(j + 1):
-                            y[c] -= t * lmat[j, c]
-                    if step == 2:
-                        break
-                    # measured residual of the constraint L'_J y = 0
-                    _row_dots(lmat, i, y, idx, n, r)
-                    yy = lii * lii
-                    for c in range(i):
-                        yy += y[c] * y[c]
-                    worst = 0.0
-                    for a in range(n):
-                        rel = abs(r[a]) / np.sqrt(gram[idx[a], idx[a]] * yy)
-                        if rel > worst:
-                            worst = rel
-                    if not worst > _REFINE_ABOVE:
-                        break
-                    refinements += 1
         else:
-            # ---- complement route: y in span of columns K of L'^{-1}
-            n = 0
-            for j in range(i):
-                if adjacency[i, j]:
-                    idx[n] = j
-                    n += 1
-            first = idx[0]
-            for c in range(i):
-                v[c] = y[c]
-            _solve_upper_t(lmat, i, v, first)
-            for a in range(n):
-                r[a] = v[idx[a]]
-                for b in range(a + 1):
-                    work[a, b] = inv_gram[idx[a], idx[b]]
-            if not _cholesky(work, n):
+            steps = -1
+            if nk < nj:
+                steps = _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, work)
+                if steps >= 0:
+                    n_complement += 1
+            if steps < 0:
+                steps = _direct(lmat, i, gram, adjacency, idx, y, r, work)
+            if steps < 0:
                 for c in range(i):
-                    y[c] = np.nan
-            else:
-                _chol_solve(work, n, r)  # r = w, the new Gram row on K
-                for c in range(first):
-                    y[c] = 0.0
-                a = 0
-                for j in range(first, i):
-                    t = 0.0
-                    if a < n and idx[a] == j:
-                        t = r[a]
-                        a += 1
-                    for c in range(first, j):
-                        t -= lmat[j, c] * y[c]
-                    y[j] = t / lmat[j, j]
+                    lmat[i, c] = np.nan
+                return gram, refinements, n_complement, False
+            refinements += steps
         # ---- store the row and its Gram row
         for c in range(i):
             lmat[i, c] = y[c]
@@ -303,16 +357,34 @@ def _process(lmat, adjacency):
             for c in range(i):
                 inv_gram[i, c] = v[c] * inv
             inv_gram[i, i] = inv * inv
-    return gram, refinements, max_direct
+    return gram, refinements, n_complement, True
+
+
+_CONTROLLER = None
+
+
+def _one_blas_thread():
+    """Context manager limiting BLAS to one thread (threadpoolctl), made once and reused."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def lower_coordinates(factor: np.ndarray) -> np.ndarray:
     """``L0`` with ``factor = L0 U^T``, ``U`` orthonormal: ``R^T`` of the QR of ``factor^T``.
 
     Works on a ``(p, p)`` factor or an ``(n, p, p)`` stack (LAPACK ``dgeqrf``
-    through :func:`numpy.linalg.qr`, one matrix at a time).
+    through :func:`numpy.linalg.qr`, one matrix at a time). BLAS is limited to
+    one thread for the call: OpenBLAS's QR rounds differently with more
+    threads, and a matrix must not depend on the thread count. Not meant to be
+    called from several threads at once (the limit is process-wide).
     """
-    r = np.linalg.qr(np.swapaxes(np.asarray(factor, dtype=np.float64), -1, -2), mode="r")
+    f = np.swapaxes(np.asarray(factor, dtype=np.float64), -1, -2)
+    with _one_blas_thread():
+        r = np.linalg.qr(f, mode="r")
     return np.ascontiguousarray(np.swapaxes(r, -1, -2))
 
 
@@ -324,6 +396,33 @@ def process_coordinates(lmat: np.ndarray, adjacency: np.ndarray) -> np.ndarray:
     """
     _process(lmat, adjacency)
     return lmat
+
+
+#: Above this relative residual the kernel's result is not kept: the matrix is
+#: recomputed by the Householder version (``po_numpy``), which does not square
+#: the factor's condition number.
+FALLBACK_ABOVE = 1e-12
+
+
+def po_matrix_checked(adjacency: np.ndarray, lmat: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """Kernel on prepared coordinates ``lmat``, with the Householder fallback.
+
+    ``lmat`` is ``lower_coordinates(factor)`` (modified in place). Returns the
+    raw Gram matrix with the smaller non-edge residual of the two methods
+    (the kernel's when it is at rounding level, which is the rule for random
+    factors; see docs/performance.md).
+    """
+    from spdgraph._kernels import po_numpy
+
+    process_coordinates(lmat, adjacency)
+    m = gram_matrix(lmat)
+    residual = po_numpy.max_nonedge_residual(m, adjacency)
+    if residual <= FALLBACK_ABOVE:
+        return m
+    slow = po_numpy.gram_matrix(po_numpy.partial_orthogonalize(adjacency, factor))
+    if po_numpy.max_nonedge_residual(slow, adjacency) < residual:
+        return slow
+    return m
 
 
 def partial_orthogonalize(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
