@@ -98,12 +98,16 @@ def test_both_routes_and_special_rows(rng):
     dense = random_adjacency(p, 0.9, rng)  # direct route (few non-neighbours)
     adjacency[30:, 30:] |= dense[30:, 30:]
     adjacency[10, :10] = adjacency[:10, 10] = True  # row 10: only neighbours
+    adjacency[55:, 5:] = adjacency[5:, 55:] = True  # rows 55..59: direct route
     np.fill_diagonal(adjacency, False)
     factor = _factor(rng, p, "normal")
     raw, ref = _reference_gram(adjacency, factor)
     assert normalized_error(_zeroed(raw, adjacency), ref) <= 1e-10
     _, _, n_complement, ok = po_fast._process(po_fast.lower_coordinates(factor), adjacency)
-    assert ok and 10 < n_complement < 50  # rows 2..29 complement, the dense block direct
+    k = np.array([adjacency[i, :i].sum() for i in range(p)])
+    j = np.arange(p) - k
+    assert ok and n_complement == np.sum((k > 0) & (k < j)) > 10
+    assert np.sum((j > 0) & (j <= k)) > 3  # and the direct route
 
 
 def test_special_graphs(rng):
