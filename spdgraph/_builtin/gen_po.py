@@ -57,10 +57,11 @@ def generate_po_batch(
 ) -> np.ndarray:
     """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
 
-    The factors are drawn first, in order, one per generator, and reduced
-    to triangular coordinates by a QR (one BLAS thread); then the matrices
-    are computed in parallel by a pool of threads (the compiled kernel
-    releases the GIL), as many as :func:`numba.get_num_threads`.
+    The factors are drawn first, in order, one per generator; then the
+    matrices (QR, kernel, product, check) are computed in parallel by a pool
+    of threads (the compiled kernel releases the GIL), as many as
+    :func:`numba.get_num_threads`. BLAS is limited to one thread
+    during the call (see :func:`spdgraph._kernels.po_fast.one_blas_thread`).
     Each matrix goes through exactly the same code whatever the batch size
     or the number of threads, so matrix ``k`` is bit-for-bit the same.
     """
@@ -74,22 +75,22 @@ def generate_po_batch(
         for k, rng in enumerate(rngs or ()):
             factors[k] = entries(rng, (p, p))
     n = factors.shape[0]
-    # QR of every factor in this thread (one BLAS thread, see lower_coordinates)
-    lstack = po_fast.lower_coordinates(factors)
     out = np.empty((n, p, p), dtype=np.float64)
 
     def one(k: int) -> None:
-        m = po_fast.po_matrix_checked(adjacency, lstack[k], factors[k])
+        lmat = po_fast.lower_coordinates(factors[k])
+        m = po_fast.po_matrix_checked(adjacency, lmat, factors[k])
         out[k] = zero_nonedges_checked(m, adjacency, residual_tolerance)
 
-    workers = min(n, _worker_count())
-    if workers <= 1:
-        for k in range(n):
-            one(k)
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for future in [pool.submit(one, k) for k in range(n)]:
-                future.result()  # re-raises a NumericalError of any matrix
+    with po_fast.one_blas_thread():
+        workers = min(n, _worker_count())
+        if workers <= 1:
+            for k in range(n):
+                one(k)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for future in [pool.submit(one, k) for k in range(n)]:
+                    future.result()  # re-raises a NumericalError of any matrix
     return out
 
 

@@ -363,8 +363,15 @@ def _process(lmat, adjacency):
 _CONTROLLER = None
 
 
-def _one_blas_thread():
-    """Context manager limiting BLAS to one thread (threadpoolctl), made once and reused."""
+def one_blas_thread():
+    """Context manager limiting BLAS to one thread (threadpoolctl), for the whole process.
+
+    The QR and the final product run inside it: OpenBLAS's QR rounds
+    differently with more threads (a matrix must not depend on the thread
+    count), and small multi-threaded BLAS calls are pathologically slow on a
+    busy machine. Batches get their parallelism from threads over matrices.
+    Enter it from one thread only (the limit is process-wide).
+    """
     global _CONTROLLER
     if _CONTROLLER is None:
         from threadpoolctl import ThreadpoolController
@@ -377,14 +384,12 @@ def lower_coordinates(factor: np.ndarray) -> np.ndarray:
     """``L0`` with ``factor = L0 U^T``, ``U`` orthonormal: ``R^T`` of the QR of ``factor^T``.
 
     Works on a ``(p, p)`` factor or an ``(n, p, p)`` stack (LAPACK ``dgeqrf``
-    through :func:`numpy.linalg.qr`, one matrix at a time). BLAS is limited to
-    one thread for the call: OpenBLAS's QR rounds differently with more
-    threads, and a matrix must not depend on the thread count. Not meant to be
-    called from several threads at once (the limit is process-wide).
+    through :func:`numpy.linalg.qr`, one matrix at a time). Call it inside
+    :func:`one_blas_thread` for results that do not depend on the BLAS
+    thread count.
     """
     f = np.swapaxes(np.asarray(factor, dtype=np.float64), -1, -2)
-    with _one_blas_thread():
-        r = np.linalg.qr(f, mode="r")
+    r = np.linalg.qr(f, mode="r")
     return np.ascontiguousarray(np.swapaxes(r, -1, -2))
 
 
@@ -449,5 +454,6 @@ def gram_matrix(lmat: np.ndarray) -> np.ndarray:
 
 
 def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
-    """Raw PO matrix ``Q' Q'^T`` (before the residual check and zeroing)."""
-    return gram_matrix(partial_orthogonalize(adjacency, factor))
+    """Raw PO matrix ``Q' Q'^T`` (before the residual check and zeroing), one BLAS thread."""
+    with one_blas_thread():
+        return gram_matrix(partial_orthogonalize(adjacency, factor))
