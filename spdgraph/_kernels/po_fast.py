@@ -86,7 +86,7 @@ def _cholesky(a, n):
 
     Blocked left-looking: before a block column of ``_BLOCK`` columns is
     factored, the contribution of all earlier columns is subtracted with a
-    2 x 2 register-blocked loop (dot products of contiguous rows, which stay in
+    4 x 2 register-blocked loop (dot products of contiguous rows, which stay in
     cache for the whole block). Plain loops, no BLAS: the rounding is a fixed
     function of the input.
     """
@@ -96,30 +96,56 @@ def _cholesky(a, n):
         kb = min(_BLOCK, n - k)
         stop = k + kb
         if k > 0:
-            for r in range(k, n, 2):
-                r2 = min(r + 1, n - 1)
-                for c in range(k, min(stop, r2 + 1), 2):
-                    c2 = min(c + 1, stop - 1)
+            for r in range(k, n, 4):
+                r1 = min(r + 1, n - 1)
+                r2 = min(r + 2, n - 1)
+                r3 = min(r + 3, n - 1)
+                for c in range(k, min(stop, r3 + 1), 2):
+                    c1 = min(c + 1, stop - 1)
                     t00 = 0.0
                     t01 = 0.0
                     t10 = 0.0
                     t11 = 0.0
+                    t20 = 0.0
+                    t21 = 0.0
+                    t30 = 0.0
+                    t31 = 0.0
                     for q in range(k):
-                        x0 = a[r, q]
-                        x1 = a[r2, q]
                         y0 = a[c, q]
-                        y1 = a[c2, q]
+                        y1 = a[c1, q]
+                        x0 = a[r, q]
+                        x1 = a[r1, q]
+                        x2 = a[r2, q]
+                        x3 = a[r3, q]
                         t00 += x0 * y0
                         t01 += x0 * y1
                         t10 += x1 * y0
                         t11 += x1 * y1
-                    a[r, c] -= t00
-                    if c2 != c and c2 <= r:
-                        a[r, c2] -= t01
-                    if r2 != r:
-                        a[r2, c] -= t10
-                        if c2 != c:
-                            a[r2, c2] -= t11
+                        t20 += x2 * y0
+                        t21 += x2 * y1
+                        t30 += x3 * y0
+                        t31 += x3 * y1
+                    # write back the distinct entries of the lower triangle only
+                    two = c1 != c
+                    if c <= r:
+                        a[r, c] -= t00
+                    if two and c1 <= r:
+                        a[r, c1] -= t01
+                    if r1 != r:
+                        if c <= r1:
+                            a[r1, c] -= t10
+                        if two and c1 <= r1:
+                            a[r1, c1] -= t11
+                    if r2 != r1:
+                        if c <= r2:
+                            a[r2, c] -= t20
+                        if two and c1 <= r2:
+                            a[r2, c1] -= t21
+                    if r3 != r2:
+                        if c <= r3:
+                            a[r3, c] -= t30
+                        if two and c1 <= r3:
+                            a[r3, c1] -= t31
         if not _chol_columns(a, k, stop, n):
             return False
     return True
@@ -209,14 +235,16 @@ def _direct(lmat, i, gram, adjacency, idx, y, r, work):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, work):
+def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work):
     """Complement route for row ``i``: ``y = L'^{-1} E_K w``, ``S_KK w = (L'^{-T} x)_K``.
 
     ``y`` holds ``x`` on entry. ``L'_J y = 0`` holds to rounding by
     construction (forward substitution); the normal equations
     ``Z^T (x - y) = 0`` (``Z = L'^{-1} E_K``) are corrected with their
     residual, computed by substitution from the vectors, since ``S`` is only
-    accurate to about ``eps * cond(M')``. Returns the number of corrections,
+    accurate to about ``eps * cond(M')``. On success ``w[:|K|]`` holds the
+    total ``w`` (then ``L' y = E_K w``: the new Gram row is ``w`` on ``K`` and
+    0 on ``J``, and ``L'^{-T} y = S_{:,K} w``). Returns the number of corrections,
     or -1 if ``S_KK`` is not numerically positive definite or the correction
     does not converge (the caller then takes the direct route).
     """
@@ -233,6 +261,8 @@ def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, work):
     if not _cholesky(work, n):
         return -1
     xx = lii * lii
+    for a in range(n):
+        w[a] = 0.0
     for c in range(i):
         xx += y[c] * y[c]
         v[c] = y[c]  # x - y with y = 0
@@ -251,6 +281,8 @@ def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, work):
         if step == _MAX_STEPS:
             break
         _chol_solve(work, n, r)
+        for a in range(n):
+            w[a] += r[a]
         # y += L'^{-1} E_K r (forward substitution from the first neighbour)
         a = 0
         for j in range(first, i):
@@ -303,6 +335,7 @@ def _process(lmat, adjacency):
     v = np.empty(p)
     u = np.empty(p)
     r = np.empty(p)
+    w = np.empty(p)
     work = np.empty((p, p)) if p > 1 else np.empty((1, 1))
     refinements = 0
     n_complement = 0
@@ -312,17 +345,20 @@ def _process(lmat, adjacency):
         nj = i - nk
         for c in range(i):
             y[c] = lmat[i, c]
+        route = 0  # 0: y is x or came from the direct route; 1: y = 0; 2: complement
         if i == 0 or nj == 0:
             pass  # nothing to project out
         elif nk == 0:
+            route = 1
             for c in range(i):
                 y[c] = 0.0  # orthogonal to every earlier row
         else:
             steps = -1
             if nk < nj:
-                steps = _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, work)
+                steps = _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work)
                 if steps >= 0:
                     n_complement += 1
+                    route = 2
             if steps < 0:
                 steps = _direct(lmat, i, gram, adjacency, idx, y, r, work)
             if steps < 0:
@@ -330,32 +366,46 @@ def _process(lmat, adjacency):
                     lmat[i, c] = np.nan
                 return gram, refinements, n_complement, False
             refinements += steps
-        # ---- store the row and its Gram row
+        # ---- store the row and its Gram row L' y
         for c in range(i):
             lmat[i, c] = y[c]
         yy = lii * lii
         for c in range(i):
             yy += y[c] * y[c]
         gram[i, i] = yy
-        for j in range(i):
-            t = 0.0
-            for c in range(j + 1):
-                t += lmat[j, c] * y[c]
-            gram[i, j] = t
+        if route == 0:
+            for j in range(i):
+                t = 0.0
+                for c in range(j + 1):
+                    t += lmat[j, c] * y[c]
+                gram[i, j] = t
+        else:  # L' y = 0 (route 1) or E_K w (route 2)
+            for j in range(i):
+                gram[i, j] = 0.0
+            if route == 2:
+                for a in range(nk):
+                    gram[i, idx[a]] = w[a]
         # ---- inverse Gram S = L^{-T} L^{-1}, needed by later complement rows
         if i < last_complement:
-            for c in range(i):
-                v[c] = y[c]
-            _solve_upper_t(lmat, i, v, 0)
             inv = 1.0 / lii
-            for c in range(i):
-                v[c] = -v[c] * inv  # new row of L^{-1}
-            for a in range(i):
-                t = v[a]
-                for b in range(a + 1):
-                    inv_gram[a, b] += t * v[b]
-            for c in range(i):
-                inv_gram[i, c] = v[c] * inv
+            if route != 1:
+                # v = L'^{-T} y by substitution (S_{:,K} w would be cheaper after the
+                # complement route, but S is only accurate to ~eps cond(M'), and errors
+                # would compound)
+                for c in range(i):
+                    v[c] = y[c]
+                _solve_upper_t(lmat, i, v, 0)
+                for c in range(i):
+                    v[c] = -v[c] * inv  # new row of L^{-1}
+                for a in range(i):
+                    t = v[a]
+                    for b in range(a + 1):
+                        inv_gram[a, b] += t * v[b]
+                for c in range(i):
+                    inv_gram[i, c] = v[c] * inv
+            else:
+                for c in range(i):
+                    inv_gram[i, c] = 0.0
             inv_gram[i, i] = inv * inv
     return gram, refinements, n_complement, True
 
