@@ -8,8 +8,9 @@ For every (p, d) it prints the median time, over repeated runs, of
   Numba kernel, product, residual check, exact zeros);
 * ``numpy``: the readable NumPy version (``spdgraph._kernels.po_numpy``: a
   Householder QR per row), where it finishes under ``--cap`` seconds; once a
-  single run is above the cap the cell and the larger p of that density are
-  skipped (shown as ``>cap``);
+  single run is above the cap, or the cell's time predicted from the
+  previous p as ``O(p^4)`` is, the cell and the larger p of that density
+  are skipped (shown as ``>cap``; the ratio is then a lower bound);
 * ``dd``: one diagonal-dominance matrix;
 
 and the ratios ``po/floor1``, ``po/floorN`` and ``numpy/po``. All in the same
@@ -111,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("-" * len(header))
     numpy_skipped: set[float] = set()
+    numpy_last: dict[float, tuple[int, float]] = {}
     for p in ps:
         q = np.random.default_rng(p).standard_normal((p, p))
         floor_n = _median_time(lambda q=q: q @ q.T, max(repeats, 11))
@@ -130,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
             if args.no_numpy:
                 numpy_txt, ratio_txt = "-", "-"
-            elif d in numpy_skipped:
+            elif d in numpy_skipped or (
+                d in numpy_last and numpy_last[d][1] * (p / numpy_last[d][0]) ** 4 > cap  # O(p^4)
+            ):
+                numpy_skipped.add(d)
                 numpy_txt, ratio_txt = ">cap", f">{cap / t_po:.0f}"
             else:
 
@@ -140,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 with threadpool_limits(1):
                     t_np = _median_time(run_numpy, repeats, cap=cap)
+                numpy_last[d] = (p, t_np)
                 if t_np > cap:
                     numpy_skipped.add(d)
                 numpy_txt, ratio_txt = f"{t_np * 1e3:11.1f}", f"{t_np / t_po:9.1f}"
