@@ -49,7 +49,7 @@ from numba import njit
 
 _FASTMATH = {"reassoc", "contract"}
 #: Block size of the blocked Cholesky; sizes up to twice this use the plain loop.
-_BLOCK = 32
+_BLOCK = 8
 #: Relative residual (|m_ij| / sqrt(m_ii m_jj)) above which a direct-route row
 #: gets one more correction step.
 _REFINE_ABOVE = 1e-15
