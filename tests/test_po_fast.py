@@ -266,6 +266,28 @@ def test_blas_steps_do_not_depend_on_blas_threads(rng):
     np.testing.assert_array_equal(default, single)
 
 
+def test_concurrent_calls_share_the_blas_limit_and_restore_it():
+    """sample() from several threads at once (as dask's threaded scheduler does)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from concurrent.futures import ThreadPoolExecutor
+
+    g = spdgraph.graphs.erdos_renyi(120, 0.1, seed=2)
+    before = [lib["num_threads"] for lib in threadpoolctl.threadpool_info()]
+    expected = [spdgraph.sample(g, "po", seed=s, normalize=False).values for s in range(6)]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        got = list(pool.map(lambda s: spdgraph.sample(g, "po", seed=s, normalize=False), range(6)))
+    for a, b in zip(expected, got, strict=True):
+        np.testing.assert_array_equal(a, b.values)
+    assert [lib["num_threads"] for lib in threadpoolctl.threadpool_info()] == before
+
+
+def test_degenerate_entries_give_a_clear_error():
+    g = spdgraph.graphs.erdos_renyi(30, 0.3, seed=1)
+    for entries in (lambda rng, shape: np.ones(shape), lambda rng, shape: np.zeros(shape)):
+        with pytest.raises(spdgraph.NumericalError, match="residual"):
+            spdgraph.sample(g, "po", entries=entries, size=2)
+
+
 def test_residual_check_applies_to_batches():
     g = spdgraph.graphs.erdos_renyi(10, 0.2, seed=1)
     with pytest.raises(spdgraph.NumericalError, match="residual_tolerance"):

@@ -44,6 +44,9 @@ This module imports Numba; import it lazily (the generator does) so that
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+
 import numpy as np
 from numba import njit
 
@@ -410,9 +413,11 @@ def _process(lmat, adjacency):
     return gram, refinements, n_complement, True
 
 
-_CONTROLLER = None
+_BLAS_LOCK = threading.Lock()
+_BLAS_STATE: dict = {"controller": None, "depth": 0, "limiter": None}
 
 
+@contextmanager
 def one_blas_thread():
     """Context manager limiting BLAS to one thread (threadpoolctl), for the whole process.
 
@@ -420,14 +425,26 @@ def one_blas_thread():
     differently with more threads (a matrix must not depend on the thread
     count), and small multi-threaded BLAS calls are pathologically slow on a
     busy machine. Batches get their parallelism from threads over matrices.
-    Enter it from one thread only (the limit is process-wide).
+    The limit is process-wide, so overlapping uses (``sample`` called from
+    several threads, e.g. by dask) share it: the first one in sets it, the
+    last one out restores the original setting.
     """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
+    with _BLAS_LOCK:
+        if _BLAS_STATE["depth"] == 0:
+            if _BLAS_STATE["controller"] is None:
+                from threadpoolctl import ThreadpoolController
 
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
+                _BLAS_STATE["controller"] = ThreadpoolController()
+            _BLAS_STATE["limiter"] = _BLAS_STATE["controller"].limit(limits=1, user_api="blas")
+        _BLAS_STATE["depth"] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_STATE["depth"] -= 1
+            if _BLAS_STATE["depth"] == 0:
+                _BLAS_STATE["limiter"].restore_original_limits()
+                _BLAS_STATE["limiter"] = None
 
 
 def lower_coordinates(factor: np.ndarray) -> np.ndarray:
