@@ -18,13 +18,16 @@ The algorithm (see docs/performance.md for the derivation and costs):
 
    * direct route, when ``|J| <= |K|``: ``y = x - L'_J^T a`` with
      ``M'_JJ a = L'_J x`` (a Cholesky of the ``|J| x |J|`` principal
-     submatrix), then one more correction with the measured residual
-     ``L'_J y`` whenever it is above rounding level;
+     submatrix), then corrections with the measured residual ``L'_J y``
+     while it is above rounding level (at most two);
    * complement route, when ``|K| < |J|``: the complement of span(J) in
      ``R^i`` is spanned by the columns ``K`` of ``L'^{-1}``, so
      ``y = L'^{-1} E_K w`` with ``S_KK w = (L'^{-T} x)_K`` where
-     ``S = M'^{-1} = L'^{-T} L'^{-1}`` is kept by rank-one updates. The new
-     Gram row is then exactly ``w`` on ``K`` and 0 on ``J``.
+     ``S = M'^{-1} = L'^{-T} L'^{-1}`` is kept by rank-one updates, then
+     corrections of the normal equations with their residual. The new Gram
+     row is ``w`` on ``K`` and 0 on ``J``. If ``S_KK`` is not numerically
+     positive definite or the corrections do not converge, the row takes
+     the direct route.
 
    Each row costs ``O(i^2 + min(|J|, |K|)^3)``: ``O(p^3)`` in total for
    sparse graphs, about ``p^4 / 96`` flops for ``d = 0.5``.
@@ -35,8 +38,13 @@ Cholesky (``dpotrf``) rounds differently with a different number of BLAS
 threads, and a matrix must come out bit-for-bit the same whatever the batch
 size or thread count; the many small BLAS calls were also slower than these
 loops, and pathologically slow with several BLAS threads on a busy machine.
-The QR of step 1 and the product of step 3 are single large LAPACK/BLAS calls
-whose result does not depend on the BLAS thread count (checked in the tests).
+The QR of step 1 and the product of step 3 are single large LAPACK/BLAS calls,
+run with one BLAS thread (:func:`one_blas_thread`): OpenBLAS's QR rounds
+differently with more threads (the product does not, checked in the tests).
+If the kernel's non-edge residual is above ``FALLBACK_ABOVE`` (only for
+factors so ill-conditioned that the Gram subproblems are numerically
+singular), :func:`po_matrix_checked` recomputes the matrix with the
+Householder version ``po_numpy``.
 
 This module imports Numba; import it lazily (the generator does) so that
 ``import spdgraph`` stays light.
