@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
+from spdgraph._blas import one_blas_thread
 from spdgraph._dask import check_chunks, lazy_block
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
@@ -536,8 +537,9 @@ def generate_block(
                 f"generator {gen.name!r} (plugin {plugin!r}) batch function returned "
                 f"{getattr(out, 'shape', type(out).__name__)}, expected ({n}, {p}, {p})."
             )
-        for k in range(n):
-            _validate_matrix(out[k], adjacency, k, gen, plugin)
+        with one_blas_thread():
+            for k in range(n):
+                _validate_matrix(out[k], adjacency, k, gen, plugin)
         block = out
     else:
         block = np.empty((n, p, p), dtype=np.float64)
@@ -546,16 +548,20 @@ def generate_block(
                 factor_kw["factor"] = None if factors is None else factors[k].copy()
             rng = None if rngs is None else rngs[k]
             m = gen.function(adjacency.copy(), rng=rng, entries=entries, **factor_kw, **options)
-            block[k] = _validate_matrix(m, adjacency, k, gen, plugin)
+            with one_blas_thread():
+                block[k] = _validate_matrix(m, adjacency, k, gen, plugin)
     if normalize and n:
         block = normalize_to_unit_diagonal(block)
     if return_spectrum or min_eigenvalue is not None or condition_number is not None:
-        block, lmin, lmax = control_spectrum(
-            block,
-            normalized=normalize,
-            min_eigenvalue=min_eigenvalue,
-            condition_number=condition_number,
-        )
+        # the core's own LAPACK work runs on one BLAS thread: the same bits whatever
+        # the thread settings, and no oversubscription when batches run in threads
+        with one_blas_thread():
+            block, lmin, lmax = control_spectrum(
+                block,
+                normalized=normalize,
+                min_eigenvalue=min_eigenvalue,
+                condition_number=condition_number,
+            )
         if return_spectrum:
             return block, lmin, lmax
     return block

@@ -1,6 +1,15 @@
-"""Built-in generator plugin: partial orthogonalization (``method="po"``)."""
+"""Built-in generator plugin: partial orthogonalization (``method="po"``).
+
+The work is done by the compiled kernel :mod:`spdgraph._kernels.po_fast`
+(imported on first use, so that ``import spdgraph`` does not import Numba).
+:mod:`spdgraph._kernels.po_numpy` is the readable NumPy version of the same
+algorithm, kept for the tests and the benchmarks.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -27,16 +36,73 @@ def generate_po(
     Non-edge entries of the product are checked to be at rounding level
     (relative to the diagonal) and then set to exactly 0.
     """
+    factors = None if factor is None else np.asarray(factor, dtype=np.float64)[None]
+    rngs = None if rng is None else [rng]
+    return generate_po_batch(
+        adjacency,
+        rngs=rngs,
+        entries=entries,
+        factors=factors,
+        residual_tolerance=residual_tolerance,
+    )[0]
+
+
+def generate_po_batch(
+    adjacency: np.ndarray,
+    *,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: EntrySampler,
+    factors: np.ndarray | None = None,
+    residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
+) -> np.ndarray:
+    """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
+
+    The factors are drawn first, in order, one per generator; then the
+    matrices (QR, kernel, product, check) are computed in parallel by a pool
+    of threads (the compiled kernel releases the GIL), as many as
+    :func:`numba.get_num_threads`. BLAS is limited to one thread
+    during the call (see :func:`spdgraph._kernels.po_fast.one_blas_thread`).
+    Each matrix goes through exactly the same code whatever the batch size
+    or the number of threads, so matrix ``k`` is bit-for-bit the same.
+    """
+    from spdgraph._kernels import po_fast  # imports numba: keep it lazy
+
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
     p = adjacency.shape[0]
-    if factor is not None:
-        q = factor
-    elif rng is not None:
-        q = entries(rng, (p, p))
-    else:
-        raise InvalidOptionError("po needs a random generator (rng) when no factor is given.")
-    processed = po_numpy.partial_orthogonalize(adjacency, q)
-    m = po_numpy.gram_matrix(processed)
-    return zero_nonedges_checked(m, adjacency, residual_tolerance)
+    if factors is None and rngs is None:
+        raise InvalidOptionError(
+            "po needs a random generator (rng or rngs) when no factor is given."
+        )
+    if factors is None:
+        n = len(rngs or ())
+        factors = np.empty((n, p, p), dtype=np.float64)
+        for k, rng in enumerate(rngs or ()):
+            factors[k] = entries(rng, (p, p))
+    n = factors.shape[0]
+    out = np.empty((n, p, p), dtype=np.float64)
+
+    def one(k: int) -> None:
+        lmat = po_fast.lower_coordinates(factors[k])
+        m = po_fast.po_matrix_checked(adjacency, lmat, factors[k])
+        out[k] = zero_nonedges_checked(m, adjacency, residual_tolerance)
+
+    with po_fast.one_blas_thread():
+        workers = min(n, _worker_count())
+        if workers <= 1:
+            for k in range(n):
+                one(k)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for future in [pool.submit(one, k) for k in range(n)]:
+                    future.result()  # re-raises a NumericalError of any matrix
+    return out
+
+
+def _worker_count() -> int:
+    """Threads for a batch: Numba's thread count (``NUMBA_NUM_THREADS``, ``set_num_threads``)."""
+    import numba
+
+    return int(numba.get_num_threads())
 
 
 def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float) -> np.ndarray:
@@ -68,5 +134,6 @@ def spdgraph_register_generators() -> list[Generator]:
             ),
             options={"residual_tolerance": DEFAULT_RESIDUAL_TOLERANCE},
             accepts_factor=True,
+            batch_function=generate_po_batch,
         )
     ]
