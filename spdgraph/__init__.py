@@ -7,6 +7,7 @@
 ('covariance', (20, 20))
 """
 
+from spdgraph import accessor as _accessor  # noqa: F401 - registers ``da.spd``
 from spdgraph import graphs, spectrum
 from spdgraph._diagnostics import diagnostics
 from spdgraph._types import EntrySampler, Generator, GraphData
@@ -14,10 +15,13 @@ from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
 from spdgraph.errors import (
     FactorError,
+    FileError,
     GeneratorOutputError,
     GraphError,
     GraphTypeError,
     InvalidOptionError,
+    MatrixError,
+    MissingDependencyError,
     NumericalError,
     PluginError,
     SpdgraphError,
@@ -26,17 +30,24 @@ from spdgraph.errors import (
     UnknownOptionError,
 )
 from spdgraph.hookspecs import hookimpl, hookspec
+from spdgraph.io import open as open  # public, but not in __all__ (see below)
+from spdgraph.io import save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 
+# ``open`` is public (spdgraph.open) but kept out of __all__ so that
+# ``from spdgraph import *`` never shadows the builtin open.
 __all__ = [
     "EntrySampler",
     "FactorError",
+    "FileError",
     "Generator",
     "GeneratorOutputError",
     "GraphData",
     "GraphError",
     "GraphTypeError",
     "InvalidOptionError",
+    "MatrixError",
+    "MissingDependencyError",
     "NumericalError",
     "PluginError",
     "SpdgraphError",
@@ -53,5 +64,6 @@ __all__ = [
     "methods",
     "reset_plugin_manager",
     "sample",
+    "save",
     "spectrum",
 ]

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 __all__ = [
     "FactorError",
+    "FileError",
     "GeneratorOutputError",
     "GraphError",
     "GraphTypeError",
     "InvalidOptionError",
+    "MatrixError",
+    "MissingDependencyError",
     "NumericalError",
     "PluginError",
     "SpdgraphError",
@@ -55,6 +58,33 @@ class InvalidOptionError(SpdgraphError, ValueError):
 
 class FactorError(InvalidOptionError):
     """The explicit ``factor`` has the wrong shape, non-finite values or is rank deficient."""
+
+
+class MatrixError(SpdgraphError, ValueError):
+    """An array is not the SPD graph matrix an operation needs.
+
+    Raised by ``da.spd.check()`` and the other ``da.spd`` methods: wrong dims,
+    labels that differ between ``node`` and ``node_2``, no ``adjacency``
+    coordinate, an unknown kind, inexact symmetry, a non-zero entry on a
+    non-edge, or a matrix that is not positive definite. The message names the
+    matrix and the entry.
+    """
+
+
+class FileError(SpdgraphError, OSError):
+    """A file cannot be read or written as spdgraph data.
+
+    Examples: a missing file, an unsupported suffix, a file that is not
+    netCDF/Zarr, GraphML or another format spdgraph reads, or an output folder
+    that does not exist. Nothing is left half-written when this is raised.
+    """
+
+
+class MissingDependencyError(SpdgraphError, ImportError):
+    """An optional dependency needed for this feature is not installed.
+
+    The message names the ``pip install "spdgraph[extra]"`` command to run.
+    """
 
 
 class TooLargeError(SpdgraphError, MemoryError):

@@ -1,0 +1,607 @@
+"""The ``da.spd`` xarray accessor: from a sampled matrix to data, and back to its graph.
+
+Importing :mod:`spdgraph` registers the accessor, so every
+:class:`xarray.DataArray` has an ``spd`` attribute. It works on the arrays
+:func:`spdgraph.sample` returns (dims ``("node", "node_2")``, optionally a
+leading ``"sample"``, an ``adjacency`` coordinate and a ``kind`` attribute) and
+on arrays derived from them by the accessor itself.
+
+Kinds the accessor understands (``attrs["kind"]``, else the array's name):
+
+``covariance``
+    Sigma; data are drawn as N(0, Sigma).
+``precision`` (alias ``concentration``)
+    Omega = Sigma^{-1}; data are drawn without forming Sigma.
+``correlation``
+    A covariance with unit diagonal (what :meth:`SpdAccessor.correlation` returns).
+``partial_correlation``
+    What :meth:`SpdAccessor.partial_correlation` returns; it does not fix the
+    scale of the variables, so it can be checked and turned into a graph but
+    not inverted or drawn from.
+
+Two attributes record what the zeros mean: ``structural_zeros`` (1 when the
+off-diagonal zeros are exactly the non-edges of the ``adjacency`` coordinate,
+as for every sampled matrix; 0 after a transformation that fills them in, such
+as an inverse) and ``graph_kind`` (``covariance`` or ``precision``: which
+matrix the graph is the zero pattern of). ``transform`` lists the accessor
+operations applied, comma-separated. All other provenance attrs are kept.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import xarray as xr
+
+from spdgraph.core import SeedLike, child_generator, normalize_to_unit_diagonal, seed_sequence
+from spdgraph.errors import InvalidOptionError, MatrixError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
+__all__ = ["SpdAccessor"]
+
+MATRIX_DIMS = ("node", "node_2")
+STACK_DIMS = ("sample", "node", "node_2")
+
+#: Spawn-key entry separating the data streams of ``draw`` from the matrix
+#: streams of :func:`spdgraph.sample`, so that reusing one seed for both never
+#: reuses random numbers (ASCII "draw").
+DRAW_STREAM_DOMAIN = 0x64726177
+
+_KIND_ALIASES = {
+    "covariance": "covariance",
+    "precision": "precision",
+    "concentration": "precision",
+    "correlation": "correlation",
+    "partial_correlation": "partial_correlation",
+}
+_SIGMA_KINDS = ("covariance", "correlation")
+
+
+def _scalar(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+class SpdAccessor:
+    """SPD graph-matrix tools on any :class:`xarray.DataArray`, as ``da.spd``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import spdgraph
+    >>> prec = spdgraph.sample(nx.path_graph(["a", "b", "c"]), seed=1, kind="precision")
+    >>> cov = prec.spd.inverse()
+    >>> cov.name, cov.attrs["structural_zeros"]
+    ('covariance', 0)
+    >>> data = prec.spd.draw(500, seed=2)
+    >>> data.dims, data.shape
+    (('obs', 'node'), (500, 3))
+    >>> sorted(prec.spd.graph().edges())
+    [('a', 'b'), ('b', 'c')]
+    """
+
+    def __init__(self, da: xr.DataArray) -> None:
+        self._da = da
+
+    # ------------------------------------------------------------------ layout helpers
+
+    def _stacked(self) -> bool:
+        da = self._da
+        if da.dims == MATRIX_DIMS:
+            stacked = False
+        elif da.dims == STACK_DIMS:
+            stacked = True
+        else:
+            raise MatrixError(
+                f"expected a matrix with dims {MATRIX_DIMS} or a stack with dims {STACK_DIMS} "
+                f"(as spdgraph.sample returns), got dims {da.dims}."
+            )
+        if da.sizes["node"] != da.sizes["node_2"]:
+            raise MatrixError(
+                f"the matrix is not square: {da.sizes['node']} x {da.sizes['node_2']}."
+            )
+        if ("node" in da.coords) != ("node_2" in da.coords) or (
+            "node" in da.coords and not np.array_equal(da["node"].values, da["node_2"].values)
+        ):
+            raise MatrixError(
+                "the 'node' and 'node_2' coordinates differ; both dims must list the same "
+                "node labels in the same order."
+            )
+        return stacked
+
+    def _kind(self) -> str:
+        raw = self._da.attrs.get("kind", self._da.name)
+        kind = _KIND_ALIASES.get(raw.lower()) if isinstance(raw, str) else None
+        if kind is None:
+            raise MatrixError(
+                f"cannot tell what this matrix is (attrs['kind'] / name = {raw!r}); set "
+                "attrs['kind'] to 'covariance', 'precision', 'correlation' or "
+                "'partial_correlation'."
+            )
+        return kind
+
+    def _stack(self) -> np.ndarray:
+        """Values as an (n, p, p) float64 array (a copy-free view when possible)."""
+        stacked = self._stacked()
+        values = np.asarray(self._da.values, dtype=np.float64)
+        return values if stacked else values[None]
+
+    def _adjacency_values(self) -> np.ndarray:
+        da = self._da
+        if "adjacency" not in da.coords:
+            raise MatrixError(
+                "this array has no 'adjacency' coordinate, so its graph is unknown; use an "
+                "array spdgraph.sample returned (or assign_coords(adjacency=(('node', "
+                "'node_2'), bool_array)))."
+            )
+        adj = da.coords["adjacency"]
+        if adj.dims != MATRIX_DIMS:
+            raise MatrixError(
+                f"the 'adjacency' coordinate must have dims {MATRIX_DIMS}, got {adj.dims}."
+            )
+        values = np.asarray(adj.values)
+        if values.dtype != bool:
+            raise MatrixError(
+                f"the 'adjacency' coordinate must be boolean, got dtype {values.dtype}."
+            )
+        if values.diagonal().any() or not np.array_equal(values, values.T):
+            raise MatrixError(
+                "the 'adjacency' coordinate must be symmetric with a False diagonal."
+            )
+        return values
+
+    def _labels(self) -> list[Any]:
+        da = self._da
+        if "node" in da.coords:
+            return [_scalar(x) for x in da["node"].values]
+        return list(range(da.sizes["node"]))
+
+    def _graph_kind(self, kind: str) -> str:
+        graph_kind = self._da.attrs.get("graph_kind")
+        if graph_kind in ("covariance", "precision"):
+            return str(graph_kind)
+        return "precision" if kind in ("precision", "partial_correlation") else "covariance"
+
+    def _structural(self) -> bool:
+        return bool(int(self._da.attrs.get("structural_zeros", 1)))
+
+    def _derived(
+        self, values: np.ndarray, *, name: str, kind: str, structural: bool, step: str
+    ) -> xr.DataArray:
+        source_kind = self._kind()
+        stacked = self._stacked()
+        out = self._da.copy(data=values if stacked else values[0])
+        out.name = name
+        attrs = dict(self._da.attrs)
+        attrs["kind"] = kind
+        attrs["graph_kind"] = self._graph_kind(source_kind)
+        attrs["structural_zeros"] = int(structural)
+        previous = str(attrs.get("transform", ""))
+        attrs["transform"] = f"{previous},{step}" if previous else step
+        out.attrs = attrs
+        return out
+
+    def _cholesky(self, m: np.ndarray) -> np.ndarray:
+        """Lower Cholesky factors of a stack, naming the first matrix that is not PD."""
+        try:
+            return np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            for k in range(m.shape[0]):
+                try:
+                    np.linalg.cholesky(m[k])
+                except np.linalg.LinAlgError:
+                    raise MatrixError(
+                        f"matrix {k} is not positive definite (Cholesky failed)."
+                    ) from None
+            raise  # pragma: no cover - the batch failed, so one matrix must fail
+
+    def _require_scale(self, what: str) -> str:
+        kind = self._kind()
+        if kind == "partial_correlation":
+            raise MatrixError(
+                f"{what} needs a covariance, correlation or precision matrix; a partial "
+                "correlation matrix does not fix the variables' scales. Call it on the "
+                "matrix the partial correlations came from."
+            )
+        return kind
+
+    def _inverse_values(self, m: np.ndarray) -> np.ndarray:
+        from scipy.linalg import cho_solve
+
+        factors = self._cholesky(m)
+        eye = np.eye(m.shape[-1])
+        inv = np.empty_like(m)
+        for k in range(m.shape[0]):
+            inv[k] = cho_solve((factors[k], True), eye, check_finite=False)
+        # (a + b) * 0.5 == (b + a) * 0.5 in floating point: exactly symmetric
+        return (inv + np.swapaxes(inv, -1, -2)) * 0.5
+
+    # ------------------------------------------------------------------ conversions
+
+    def inverse(self) -> xr.DataArray:
+        """The inverse matrix: covariance <-> precision, by a Cholesky solve.
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``"precision"`` for a covariance (or correlation) input and
+            ``"covariance"`` for a precision, exactly symmetric, with the same
+            labels, ``adjacency`` coordinate and provenance attrs. Its zeros
+            are not structural: ``attrs["structural_zeros"]`` is 0 (the graph
+            is the zero pattern of the input, see ``attrs["graph_kind"]``).
+
+        Raises
+        ------
+        MatrixError
+            Wrong layout or kind, or a matrix that is not positive definite.
+
+        Examples
+        --------
+        >>> import networkx as nx, numpy as np, spdgraph
+        >>> cov = spdgraph.sample(nx.cycle_graph(4), seed=0)
+        >>> prec = cov.spd.inverse()
+        >>> prec.name, prec.attrs["graph_kind"]
+        ('precision', 'covariance')
+        >>> bool(np.allclose(prec.values @ cov.values, np.eye(4)))
+        True
+        """
+        kind = self._require_scale("inverse()")
+        values = self._inverse_values(self._stack())
+        new_kind = "covariance" if kind == "precision" else "precision"
+        return self._derived(
+            values, name=new_kind, kind=new_kind, structural=False, step="inverse"
+        )
+
+    def correlation(self) -> xr.DataArray:
+        """The correlation matrix of the distribution, with an exactly unit diagonal.
+
+        For a covariance Sigma this is ``D^{-1/2} Sigma D^{-1/2}`` and keeps
+        Sigma's exact zeros; for a precision it is the correlation of its
+        inverse (computed by a Cholesky solve), whose zeros are not structural.
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``"correlation"`` (``attrs["kind"] == "correlation"``).
+
+        Examples
+        --------
+        >>> import networkx as nx, spdgraph
+        >>> cov = spdgraph.sample(nx.path_graph(3), seed=0, normalize=False)
+        >>> corr = cov.spd.correlation()
+        >>> corr.values.diagonal().tolist(), float(corr[0, 2])
+        ([1.0, 1.0, 1.0], 0.0)
+        """
+        kind = self._require_scale("correlation()")
+        m = self._stack()
+        if kind == "precision":
+            sigma, structural = self._inverse_values(m), False
+        else:
+            sigma, structural = m, self._structural()
+        values = normalize_to_unit_diagonal(sigma)
+        return self._derived(
+            values,
+            name="correlation",
+            kind="correlation",
+            structural=structural,
+            step="correlation",
+        )
+
+    def partial_correlation(self) -> xr.DataArray:
+        """Partial correlations ``-omega_ij / sqrt(omega_ii omega_jj)``, unit diagonal.
+
+        For a precision Omega the exact zeros of Omega stay exact zeros; for a
+        covariance (or correlation) Omega is first obtained by a Cholesky
+        solve, and the zeros are then not structural.
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``"partial_correlation"``.
+
+        Examples
+        --------
+        >>> import networkx as nx, spdgraph
+        >>> prec = spdgraph.sample(nx.path_graph(3), seed=0, kind="precision")
+        >>> pc = prec.spd.partial_correlation()
+        >>> float(pc[0, 2]), float(pc[1, 1])
+        (0.0, 1.0)
+        >>> bool(pc[0, 1] == -prec[0, 1])  # unit-diagonal precision: just the sign flips
+        True
+        """
+        kind = self._require_scale("partial_correlation()")
+        m = self._stack()
+        if kind == "precision":
+            omega, structural = m, self._structural()
+        else:
+            omega, structural = self._inverse_values(m), False
+        # 0.0 - x turns exact zeros into +0.0 (not -0.0)
+        values = 0.0 - normalize_to_unit_diagonal(omega)
+        idx = np.arange(values.shape[-1])
+        values[..., idx, idx] = 1.0
+        return self._derived(
+            values,
+            name="partial_correlation",
+            kind="partial_correlation",
+            structural=structural,
+            step="partial_correlation",
+        )
+
+    # ------------------------------------------------------------------ data
+
+    def draw(self, n_obs: int, seed: SeedLike = None) -> xr.DataArray:
+        """Draw Gaussian data X ~ N(0, Sigma) from the matrix (or from each of a stack).
+
+        Sigma is the array itself for a covariance or correlation, and the
+        inverse for a precision Omega: with Omega = L L^T, ``x = L^{-T} z``
+        by a triangular solve, so Sigma is never formed.
+
+        Parameters
+        ----------
+        n_obs
+            Number of observations per matrix.
+        seed
+            As for :func:`spdgraph.sample`. The observations of matrix ``k``
+            (``k`` its ``sample`` coordinate when that is a non-negative
+            integer, else its position) come from their own stream, so they
+            do not depend on the stack size: ``da.isel(sample=[k]).spd.draw``
+            gives the same rows as ``da.spd.draw`` at ``k``. The streams are
+            distinct from those :func:`spdgraph.sample` draws matrices from,
+            even with the same seed.
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``"data"``, dims ``("obs", "node")`` (``("sample", "obs",
+            "node")`` for a stack), node labels kept. ``attrs["seed"]`` records
+            the root entropy (replay with ``seed=int(attrs["seed"])``);
+            the matrix's provenance is kept with a ``matrix_`` prefix.
+
+        Examples
+        --------
+        >>> import networkx as nx, numpy as np, spdgraph
+        >>> cov = spdgraph.sample(nx.path_graph(3), seed=0)
+        >>> x = cov.spd.draw(20_000, seed=1)
+        >>> x.dims, x.shape
+        (('obs', 'node'), (20000, 3))
+        >>> bool(np.allclose(np.cov(x.values.T), cov.values, atol=0.05))
+        True
+        """
+        if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
+            raise InvalidOptionError(f"n_obs must be a non-negative integer, got {n_obs!r}.")
+        n_obs = int(n_obs)
+        kind = self._require_scale("draw()")
+        stacked = self._stacked()
+        root = seed_sequence(seed)
+        draw_root = np.random.SeedSequence(
+            root.entropy,
+            spawn_key=(*root.spawn_key, DRAW_STREAM_DOMAIN),
+            pool_size=root.pool_size,
+        )
+        m = self._stack()
+        n, p = m.shape[0], m.shape[-1]
+        factors = self._cholesky(m) if n else m
+        streams = self._stream_indices(stacked, n)
+        out = np.empty((n, n_obs, p), dtype=np.float64)
+        if kind == "precision":
+            from scipy.linalg import solve_triangular
+        for k in range(n):
+            z = child_generator(draw_root, streams[k]).standard_normal((n_obs, p))
+            if kind == "precision":
+                # Omega = L L^T  =>  Sigma = L^{-T} L^{-1}; x = L^{-T} z
+                out[k] = solve_triangular(
+                    factors[k], z.T, lower=True, trans="T", check_finite=False
+                ).T
+            else:
+                # Sigma = L L^T  =>  x = L z
+                out[k] = z @ factors[k].T
+        da = self._da
+        coords: dict[str, Any] = {"obs": ("obs", np.arange(n_obs, dtype=np.int64))}
+        if "node" in da.coords:
+            coords["node"] = ("node", da["node"].values.copy())
+        dims: tuple[str, ...] = ("obs", "node")
+        if stacked:
+            dims = ("sample", *dims)
+            if "sample" in da.coords:
+                coords["sample"] = ("sample", da["sample"].values.copy())
+        elif "sample" in da.coords and da["sample"].ndim == 0:
+            coords["sample"] = da["sample"].values.copy()
+        attrs: dict[str, Any] = {f"matrix_{k}": v for k, v in da.attrs.items()}
+        attrs.update(
+            {
+                "source_kind": kind,
+                "n_obs": n_obs,
+                "seed": str(root.entropy),
+            }
+        )
+        if root.spawn_key:
+            attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
+        return xr.DataArray(
+            out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
+        )
+
+    def _stream_indices(self, stacked: bool, n: int) -> list[int]:
+        da = self._da
+        if "sample" in da.coords:
+            sample = np.atleast_1d(da["sample"].values)
+            if (
+                sample.shape == (n,)
+                and np.issubdtype(sample.dtype, np.integer)
+                and (sample >= 0).all()
+            ):
+                return [int(s) for s in sample]
+        return list(range(n))
+
+    # ------------------------------------------------------------------ graph
+
+    def graph(self) -> nx.Graph:
+        """The true graph as a :class:`networkx.Graph` with the original node labels.
+
+        Nodes come in the array's node order; ``G.graph["kind"]`` says whether
+        it is a covariance or a concentration (precision) graph.
+
+        Examples
+        --------
+        >>> import networkx as nx, spdgraph
+        >>> g = nx.les_miserables_graph()
+        >>> prec = spdgraph.sample(g, seed=0, kind="precision")
+        >>> back = prec.spd.graph()
+        >>> list(back.nodes) == list(g.nodes) and nx.utils.edges_equal(back.edges, g.edges)
+        True
+        >>> back.graph["kind"]
+        'precision'
+        """
+        import networkx as nx
+
+        adjacency = self._adjacency_values()
+        labels = self._labels()
+        out = nx.Graph(kind=self._graph_kind(self._kind_or_none() or "covariance"))
+        out.add_nodes_from(labels)
+        iu, ju = np.nonzero(np.triu(adjacency, 1))
+        out.add_edges_from((labels[i], labels[j]) for i, j in zip(iu, ju, strict=True))
+        return out
+
+    def _kind_or_none(self) -> str | None:
+        try:
+            return self._kind()
+        except MatrixError:
+            return None
+
+    def adjacency(self) -> xr.DataArray:
+        """The graph as a labelled boolean ``(node, node_2)`` DataArray.
+
+        Examples
+        --------
+        >>> import networkx as nx, spdgraph
+        >>> cov = spdgraph.sample(nx.path_graph(["x", "y", "z"]), seed=0)
+        >>> a = cov.spd.adjacency()
+        >>> a.name, a.dtype, bool(a.sel(node="x", node_2="y"))
+        ('adjacency', dtype('bool'), True)
+        """
+        values = self._adjacency_values().copy()
+        coords: dict[str, Any] = {}
+        if "node" in self._da.coords:
+            coords = {
+                "node": ("node", self._da["node"].values.copy()),
+                "node_2": ("node_2", self._da["node"].values.copy()),
+            }
+        return xr.DataArray(values, dims=MATRIX_DIMS, coords=coords, name="adjacency")
+
+    def to_numpy(self) -> np.ndarray:
+        """The values as a float64 numpy array (a copy), e.g. data for scikit-learn.
+
+        A matrix gives ``(p, p)``, a stack ``(n, p, p)``, drawn data
+        ``(n_obs, p)`` with observations as rows, as scikit-learn expects.
+
+        Examples
+        --------
+        >>> import networkx as nx, spdgraph
+        >>> cov = spdgraph.sample(nx.path_graph(3), seed=0)
+        >>> cov.spd.draw(10, seed=0).spd.to_numpy().shape
+        (10, 3)
+        """
+        return np.array(self._da.values, dtype=np.float64)
+
+    # ------------------------------------------------------------------ checks
+
+    def check(self) -> xr.DataArray:
+        """Verify layout, graph, exact symmetry, exact zeros and positive definiteness.
+
+        Exact zeros on every non-edge are required when
+        ``attrs["structural_zeros"]`` is 1 (or absent, as for sampled
+        matrices); correlations must have an exactly unit diagonal; a partial
+        correlation matrix P is checked through ``2 I - P`` (its unit-diagonal
+        precision) being positive definite.
+
+        Returns
+        -------
+        xarray.DataArray
+            The array itself, so that calls chain.
+
+        Raises
+        ------
+        MatrixError
+            Naming the first problem: dims, labels, the adjacency coordinate,
+            non-finite values, the matrix and entry that break symmetry or a
+            structural zero, or the matrix that is not positive definite.
+
+        Examples
+        --------
+        >>> import networkx as nx, spdgraph
+        >>> cov = spdgraph.sample(nx.path_graph(3), seed=0)
+        >>> cov.spd.check() is cov
+        True
+        >>> bad = cov.copy(data=cov.values + 0.01)
+        >>> bad.spd.check()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        spdgraph.errors.MatrixError: matrix 0 has a non-zero entry 0.01 at [0, 2] (nodes 0 ...
+        """
+        kind = self._kind()
+        m = self._stack()
+        adjacency = self._adjacency_values()
+        if adjacency.shape != m.shape[1:]:
+            raise MatrixError(
+                f"the 'adjacency' coordinate is {adjacency.shape} but the matrix is {m.shape[1:]}."
+            )
+        labels = self._labels()
+        if not np.all(np.isfinite(m)):
+            k = int(np.argwhere(~np.isfinite(m))[0][0])
+            raise MatrixError(f"matrix {k} holds NaN or inf.")
+        asym = m != np.swapaxes(m, -1, -2)
+        if asym.any():
+            k, i, j = np.argwhere(asym)[0]
+            raise MatrixError(
+                f"matrix {k} is not exactly symmetric: [{i}, {j}] = {float(m[k, i, j])!r} but "
+                f"[{j}, {i}] = {float(m[k, j, i])!r}."
+            )
+        if self._structural():
+            nonedge = ~adjacency
+            np.fill_diagonal(nonedge, False)
+            bad = (m != 0) & nonedge
+            if bad.any():
+                k, i, j = np.argwhere(bad)[0]
+                raise MatrixError(
+                    f"matrix {k} has a non-zero entry {float(m[k, i, j])!r} at [{i}, {j}] (nodes "
+                    f"{labels[i]!r} and {labels[j]!r}), which is not an edge of the graph; "
+                    "structural zeros must be exactly 0."
+                )
+        if kind in ("correlation", "partial_correlation"):
+            diag = np.diagonal(m, axis1=-2, axis2=-1)
+            off = np.argwhere(diag != 1.0)
+            if off.size:
+                k, i = off[0]
+                raise MatrixError(
+                    f"{kind} matrix {k} has diagonal entry {float(diag[k, i])!r} at node "
+                    f"{labels[i]!r}; it must be exactly 1."
+                )
+        if kind == "partial_correlation":
+            idx = np.arange(m.shape[-1])
+            pd = 0.0 - m
+            pd[..., idx, idx] = 1.0
+            try:
+                self._cholesky(pd)
+            except MatrixError as exc:
+                raise MatrixError(
+                    f"{exc} (checked as 2 I - P: no precision has these partial correlations)"
+                ) from None
+        else:
+            self._cholesky(m)
+        return self._da
+
+
+def _register() -> None:
+    existing = getattr(xr.DataArray, "spd", None)
+    # the class attribute returns the accessor class itself
+    ours = getattr(existing, "__qualname__", "") == "SpdAccessor"
+    with warnings.catch_warnings():
+        if ours:  # the module was imported twice (e.g. by doctest collection): re-register
+            warnings.filterwarnings("ignore", message="registration of accessor")
+        xr.register_dataarray_accessor("spd")(SpdAccessor)
+
+
+_register()
