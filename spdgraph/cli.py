@@ -91,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     methods = sub.add_parser("methods", help="list registered generator methods")
     methods.set_defaults(func=_cmd_methods)
+
+    from spdgraph.experiments.cli import add_reproduce_parser
+
+    add_reproduce_parser(sub)
     return parser
 
 
