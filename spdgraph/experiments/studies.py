@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 import spdgraph
+from spdgraph.errors import InvalidOptionError
 from spdgraph.experiments._runner import seed_for
 from spdgraph.graphs import erdos_renyi
 
@@ -99,11 +100,19 @@ def kramer_generators(requested: Sequence[str] | None = None) -> list[str]:
 def grid(study: str, *, quick: bool, options: Mapping[str, Any] | None = None) -> dict:
     """The grid and configuration of a study (``options`` override grid entries)."""
     base = dict((QUICK if quick else FULL)[study])
+    allowed = set(base) | {"max_p"} | ({"entries", "normalize"} if study == "kramer" else set())
     for key, value in (options or {}).items():
+        if key not in allowed:
+            raise InvalidOptionError(
+                f"unknown option {key!r} for the {study} study; known: {sorted(allowed)}."
+            )
         if value is not None:
             base[key] = value
-    if "max_p" in base:
-        base["p"] = tuple(p for p in base["p"] if p <= base.pop("max_p"))
+    max_p = base.pop("max_p", None)
+    if max_p is not None:
+        base["p"] = tuple(p for p in base["p"] if p <= max_p)
+        if not base["p"]:
+            raise InvalidOptionError(f"max_p={max_p} leaves no p in the {study} grid.")
     return base
 
 
