@@ -169,7 +169,9 @@ def test_fit_learners_is_seeded_and_symmetric(strong_data):
         np.testing.assert_array_equal(a[name], b[name])
         np.testing.assert_array_equal(a[name], a[name].T)
     # adalasso alone equals adalasso computed together with lasso
-    np.testing.assert_array_equal(sv.fit_learners(x, ["adalasso"], seed=3)["adalasso"], a["adalasso"])
+    np.testing.assert_array_equal(
+        sv.fit_learners(x, ["adalasso"], seed=3)["adalasso"], a["adalasso"]
+    )
     with pytest.raises(spdgraph.InvalidOptionError, match="unknown learner"):
         sv.fit_learners(x, ["bogus"])
 
@@ -215,7 +217,7 @@ def test_score_with_sklearn_estimator_and_labelled_dataarray():
 def test_score_errors():
     g = nx.path_graph(4)
     x = np.random.default_rng(0).normal(size=(20, 4))
-    with pytest.raises(spdgraph.InvalidOptionError, match="3 nodes|columns"):
+    with pytest.raises(spdgraph.InvalidOptionError, match="columns"):
         sv.score(x[:, :3], g, "shrink")
     with pytest.raises(spdgraph.InvalidOptionError, match="unknown learner"):
         sv.score(x, g, "nope")

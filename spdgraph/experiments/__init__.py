@@ -36,8 +36,8 @@ from spdgraph.experiments.studies import condition_number, kramer_generators, li
 
 __all__ = [
     "STUDIES",
-    "StudyResult",
     "CellStore",
+    "StudyResult",
     "cell_name",
     "condition_number",
     "fingerprint",
@@ -251,9 +251,7 @@ def _engine() -> str:
     return engine()
 
 
-def run_all(
-    out: str | os.PathLike = DEFAULT_OUT, **kwargs: Any
-) -> dict[str, StudyResult]:
+def run_all(out: str | os.PathLike = DEFAULT_OUT, **kwargs: Any) -> dict[str, StudyResult]:
     """Run every study in turn with the same arguments (see :func:`run_study`)."""
     return {study: run_study(study, out, **kwargs) for study in STUDIES}
 

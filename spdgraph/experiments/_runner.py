@@ -178,9 +178,7 @@ def run_cells(
                 ) from exc
             client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
             try:
-                futures = {
-                    client.submit(func, dict(p), store.config, pure=False): p for p in todo
-                }
+                futures = {client.submit(func, dict(p), store.config, pure=False): p for p in todo}
                 for fut in as_completed(futures):
                     store.save(futures[fut], fut.result())
                     bar.update()

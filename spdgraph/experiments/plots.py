@@ -94,9 +94,7 @@ def plot_timing(df: pd.DataFrame, out: Path) -> list[Path]:
         for d, grp in df[df["method"] == method].groupby("d"):
             grp = grp.sort_values("p")
             ax.plot(grp["p"], grp["seconds"], marker="o", ms=3, label=f"d = {d:g}")
-        ax.set(
-            xlabel="p", ylabel=f"seconds for {batch} matrices", yscale="log", title=method
-        )
+        ax.set(xlabel="p", ylabel=f"seconds for {batch} matrices", yscale="log", title=method)
         ax.legend(fontsize=8)
     return [_save(fig, out / "fig4_timing.png")]
 

@@ -69,14 +69,19 @@ def condition_number(m: np.ndarray) -> float:
 QUICK = {
     "ratio": {"p": (10, 20, 50, 100), "d": PAPER_D, "graphs": 3, "matrices": 3},
     "condition": {"p": (10, 20, 50, 100), "d": PAPER_D, "graphs": 3, "matrices": 3},
-    "timing": {"p": (10, 25, 50), "d": (0.05, 0.5), "batch": 20},
+    "timing": {"p": (10, 25, 50, 100), "d": (0.05, 0.5), "batch": 20},
     "kramer": {"p": 100, "n": (50, 200), "d": (0.25,), "reps": 1},
 }
 FULL = {
     "ratio": {"p": PAPER_P, "d": PAPER_D, "graphs": 10, "matrices": 10},
     "condition": {"p": PAPER_P[:10], "d": PAPER_D, "graphs": 10, "matrices": 10},
     "timing": {"p": (10, 25, 50, 75, 100, 150, 200), "d": PAPER_D, "batch": 5000},
-    "kramer": {"p": 100, "n": (25, 50, 75, 100, 125, 150, 175, 200), "d": (0.25, 0.05), "reps": 20},
+    "kramer": {
+        "p": 100,
+        "n": (25, 50, 75, 100, 125, 150, 175, 200),
+        "d": (0.25, 0.05),
+        "reps": 20,
+    },
 }
 
 

@@ -180,7 +180,7 @@ def pls_coefficients(z: np.ndarray, y: np.ndarray, max_components: int) -> np.nd
 
 
 def _pls_cv(z, y, folds, trains, max_components=15):
-    n, q = z.shape
+    _n, q = z.shape
     ntr = min(int(t.sum()) for t in trains)
     kmax = max(1, min(max_components, q, ntr - 1))
     err = np.zeros(kmax)

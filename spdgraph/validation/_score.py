@@ -240,7 +240,9 @@ def score(
         name = getattr(learner, "__name__", type(learner).__name__)
         rule = "nonzero" if rule is None else rule
     if estimate.shape != (p, p):
-        raise InvalidOptionError(f"the learner returned shape {estimate.shape}; expected {(p, p)}.")
+        raise InvalidOptionError(
+            f"the learner returned shape {estimate.shape}; expected {(p, p)}."
+        )
     selected = select_edges(estimate, rule, cutoff)
     return score_selection(selected, truth, name)
 

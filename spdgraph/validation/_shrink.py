@@ -6,7 +6,7 @@ import numpy as np
 
 from spdgraph.errors import InvalidOptionError
 
-__all__ = ["shrinkage_intensity", "shrink_pcor", "standardize"]
+__all__ = ["shrink_pcor", "shrinkage_intensity", "standardize"]
 
 
 def standardize(x: np.ndarray) -> np.ndarray:
