@@ -200,3 +200,15 @@ def test_cli_reproduce(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["reproduce", "bogus"])
     assert os.path.isdir(out / "ratio" / "cells")
+
+
+def test_cli_scheduler_address(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        argv = ["reproduce", "timing", "--quick", "--out", str(tmp_path), "--no-progress"]
+        argv += ["--max-p", "10", "--d", "0.5", "--methods", "po", "dd"]
+        assert main([*argv, "--scheduler", cluster.scheduler_address]) == 0
+    assert "== timing: 2 cells computed" in capsys.readouterr().out
+    assert set(pd.read_csv(tmp_path / "timing.csv")["method"]) == {"po", "dd"}

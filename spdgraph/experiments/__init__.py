@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -254,7 +254,3 @@ def _engine() -> str:
 def run_all(out: str | os.PathLike = DEFAULT_OUT, **kwargs: Any) -> dict[str, StudyResult]:
     """Run every study in turn with the same arguments (see :func:`run_study`)."""
     return {study: run_study(study, out, **kwargs) for study in STUDIES}
-
-
-def _grid_of(study: str, quick: bool) -> Mapping[str, Any]:
-    return studies.grid(study, quick=quick)

@@ -70,7 +70,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
             seed=args.seed,
             scheduler=args.scheduler,
             progress=not args.no_progress,
-            methods=args.methods if study != "kramer" or args.methods else None,
+            methods=args.methods,
             learners=args.learners,
             **options,
         )

@@ -10,13 +10,15 @@ import pandas as pd
 __all__ = ["plot_condition", "plot_kramer", "plot_ratio", "plot_timing"]
 
 
-def _figure(ncols: int, nrows: int = 1, width: float = 5.2, height: float = 3.8):
+def _figure(
+    ncols: int, nrows: int = 1, width: float = 5.2, height: float = 3.8, sharey: bool = False
+):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(nrows, ncols, squeeze=False)
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=sharey)
     return fig, axes
 
 
@@ -88,7 +90,7 @@ def plot_condition(df: pd.DataFrame, out: Path) -> list[Path]:
 def plot_timing(df: pd.DataFrame, out: Path) -> list[Path]:
     """Figure 4: time to simulate a batch vs p, one panel per method, a line per d."""
     methods = sorted(df["method"].unique(), key=lambda m: (m != "po", m))
-    fig, axes = _figure(len(methods))
+    fig, axes = _figure(len(methods), sharey=True)
     batch = int(df["batch"].iloc[0])
     for ax, method in zip(axes[0], methods, strict=True):
         for d, grp in df[df["method"] == method].groupby("d"):
