@@ -14,7 +14,7 @@ Examples
 ...     res = run_study("ratio", out, quick=True, progress=False, figures=False,
 ...                     p=(10, 20), d=(0.5,), graphs=2, matrices=2)
 >>> sorted(res.summary.columns)
-['dd', 'po']
+[('mean', 'dd'), ('mean', 'po'), ('std', 'dd'), ('std', 'po')]
 """
 
 from __future__ import annotations
@@ -117,8 +117,8 @@ def _summary(study: str, df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return df
     if study == "ratio":
-        sub = df[df["setting"] == "paper"]
-        return sub.groupby(["d", "p", "method"])["R"].mean().unstack("method").round(4)
+        stats = df.groupby(["setting", "d", "p", "method"])["R"].agg(["mean", "std"])
+        return stats.unstack("method").round(4)
     if study == "condition":
         return df.groupby(["d", "p", "method"])["cond"].median().unstack("method")
     if study == "timing":
@@ -219,9 +219,17 @@ def run_study(
         ds = _tidy(study, df)
         ds.attrs = {"study": study, "seed": seed, "quick": int(quick), "grid": repr(g)}
         tmp = nc.with_suffix(".nc.tmp")
-        ds.to_netcdf(tmp, engine=_engine())
+        engine = _engine()
+        encoding = (
+            {name: {"zlib": True, "complevel": 4} for name in ds.data_vars}
+            if engine == "netcdf4"
+            else None
+        )
+        ds.to_netcdf(tmp, engine=engine, encoding=encoding)
         os.replace(tmp, nc)
-        files += [nc, csv]
+        summary_csv = out / f"{study}_summary.csv"
+        _summary(study, df).to_csv(summary_csv)
+        files += [nc, csv, summary_csv]
         if figures:
             from spdgraph.experiments import plots
 
