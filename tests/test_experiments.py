@@ -209,7 +209,7 @@ def test_cli_scheduler_address(tmp_path, capsys):
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:
         argv = ["reproduce", "timing", "--quick", "--out", str(tmp_path), "--no-progress"]
-        argv += ["--max-p", "10", "--d", "0.5", "--methods", "po", "dd"]
+        argv += ["--max-p", "10", "--d", "0.5", "--methods", "po", "dd", "--batch", "2"]
         assert main([*argv, "--scheduler", cluster.scheduler_address]) == 0
     assert "== timing: 2 cells computed" in capsys.readouterr().out
     assert set(pd.read_csv(tmp_path / "timing.csv")["method"]) == {"po", "dd"}

@@ -42,6 +42,9 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--max-p", type=int, default=None, help="ratio/condition/timing: skip grid p above this"
     )
     parser.add_argument("--reps", type=int, default=None, help="kramer: replications")
+    parser.add_argument(
+        "--batch", type=int, default=None, help="timing: matrices per batch (paper: 5000)"
+    )
     parser.add_argument("--n", type=int, nargs="+", default=None, help="kramer: sample sizes")
     parser.add_argument(
         "--d", type=float, nargs="+", default=None, help="override the density grid"
@@ -61,8 +64,11 @@ def run_reproduce(args: argparse.Namespace) -> int:
         options: dict[str, Any] = {"d": tuple(args.d) if args.d else None}
         if study == "kramer":
             options.update(reps=args.reps, n=tuple(args.n) if args.n else None)
-        elif args.max_p is not None:
-            options["max_p"] = args.max_p
+        else:
+            if args.max_p is not None:
+                options["max_p"] = args.max_p
+            if study == "timing":
+                options["batch"] = args.batch
         res = run_study(
             study,
             args.out,
