@@ -168,7 +168,28 @@ def test_bad_arguments(tmp_path):
         run_study("nope", tmp_path)
     with pytest.raises(spdgraph.InvalidOptionError, match="seed"):
         run_study("ratio", tmp_path, seed=-1)
+    with pytest.raises(spdgraph.InvalidOptionError, match="setting"):
+        run_study("ratio", tmp_path, settings=("nope",))
+    with pytest.raises(spdgraph.InvalidOptionError, match="unknown option"):
+        run_study("timing", tmp_path, graphs=3)
     assert not any(tmp_path.iterdir())
+
+
+def test_ratio_single_setting(tmp_path):
+    res = run_study(
+        "ratio",
+        tmp_path,
+        progress=False,
+        figures=False,
+        p=(6,),
+        d=(0.5,),
+        graphs=1,
+        matrices=2,
+        settings=("gmat",),
+    )
+    assert set(res.data["setting"]) == {"gmat"}
+    # unit diagonal: R is the largest |m_ij| on an edge
+    assert res.data["R"].between(0, 1).all()
 
 
 def test_dask_scheduler(tmp_path):

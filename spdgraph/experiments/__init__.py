@@ -77,7 +77,12 @@ def _plan(study: str, g: dict, seed: int, methods: Sequence[str] | None, learner
 
     if study in ("ratio", "condition"):
         chosen = list(methods) if methods else ["po", "dd"]
-        settings = ("paper", "gmat") if study == "ratio" else ("paper",)
+        settings = tuple(g.get("settings", ("paper", "gmat") if study == "ratio" else ("paper",)))
+        unknown = [s for s in settings if s not in studies.SETTINGS]
+        if unknown:
+            raise InvalidOptionError(
+                f"unknown setting(s) {unknown}; choose among {sorted(studies.SETTINGS)}."
+            )
         config = {"seed": seed, "graphs": g["graphs"], "matrices": g["matrices"]}
         cells = [
             {"setting": s, "p": p, "d": d, "method": m}
@@ -176,8 +181,8 @@ def run_study(
         Kramer learners (default all six).
     **grid_options
         Override grid entries: ``p``, ``d``, ``graphs``, ``matrices``,
-        ``batch``, ``n``, ``reps``, ``max_p``, kramer ``entries`` /
-        ``normalize``.
+        ``batch``, ``n``, ``reps``, ``max_p``, ratio ``settings``
+        (``"paper"``, ``"gmat"``), kramer ``entries`` / ``normalize``.
 
     Returns
     -------

@@ -49,6 +49,13 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--d", type=float, nargs="+", default=None, help="override the density grid"
     )
+    parser.add_argument(
+        "--settings",
+        nargs="+",
+        choices=("paper", "gmat"),
+        default=None,
+        help="ratio: entry settings (default both)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run_reproduce)
     return parser
@@ -69,6 +76,8 @@ def run_reproduce(args: argparse.Namespace) -> int:
                 options["max_p"] = args.max_p
             if study == "timing":
                 options["batch"] = args.batch
+            if study == "ratio":
+                options["settings"] = tuple(args.settings) if args.settings else None
         res = run_study(
             study,
             args.out,

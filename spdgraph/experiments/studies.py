@@ -105,7 +105,8 @@ def kramer_generators(requested: Sequence[str] | None = None) -> list[str]:
 def grid(study: str, *, quick: bool, options: Mapping[str, Any] | None = None) -> dict:
     """The grid and configuration of a study (``options`` override grid entries)."""
     base = dict((QUICK if quick else FULL)[study])
-    allowed = set(base) | {"max_p"} | ({"entries", "normalize"} if study == "kramer" else set())
+    allowed = set(base) | {"max_p"}
+    allowed |= {"kramer": {"entries", "normalize"}, "ratio": {"settings"}}.get(study, set())
     for key, value in (options or {}).items():
         if key not in allowed:
             raise InvalidOptionError(
