@@ -199,6 +199,7 @@ def test_score_with_custom_callable_and_missing_tdr(strong_data):
     assert half.tpr == 1.0
 
 
+@pytest.mark.filterwarnings("ignore:graphical_lasso")
 def test_score_with_sklearn_estimator_and_labelled_dataarray():
     import xarray as xr
     from sklearn.covariance import GraphicalLasso
