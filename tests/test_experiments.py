@@ -234,3 +234,28 @@ def test_cli_scheduler_address(tmp_path, capsys):
         assert main([*argv, "--scheduler", cluster.scheduler_address]) == 0
     assert "== timing: 2 cells computed" in capsys.readouterr().out
     assert set(pd.read_csv(tmp_path / "timing.csv")["method"]) == {"po", "dd"}
+
+
+def test_kramer_cell_records_a_failing_learner_as_missing(monkeypatch):
+    import spdgraph.validation as sv
+
+    real = sv.fit_learners
+
+    def failing(x, learners, **kw):
+        if "glasso" in learners:
+            raise spdgraph.NumericalError("solver failed")
+        return real(x, learners, **kw)
+
+    monkeypatch.setattr(sv, "fit_learners", failing)
+    config = {
+        "seed": 1,
+        "p": 8,
+        "learners": ["shrink", "glasso"],
+        "entries": "normal",
+        "normalize": True,
+        "cutoff": 0.2,
+    }
+    recs = studies.kramer_cell({"generator": "po", "d": 0.3, "n": 40, "rep": 0}, config)
+    by = {r["learner"]: r for r in recs}
+    assert np.isnan(by["glasso"]["tpr"]) and by["glasso"]["n_selected"] == -1
+    assert 0 <= by["shrink"]["tpr"] <= 1

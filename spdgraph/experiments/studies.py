@@ -187,9 +187,14 @@ def timing_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[di
 
 
 def kramer_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dict]:
-    """All learners on one data set: truth from ``generator`` at density d, n observations."""
+    """All learners on one data set: truth from ``generator`` at density d, n observations.
+
+    A learner whose solver fails (:class:`~spdgraph.NumericalError`) gets
+    NaN TPR/TDR and ``n_selected = -1`` instead of aborting the cell.
+    """
+    from spdgraph.errors import NumericalError
     from spdgraph.validation import SELECTION_RULES, draw_gaussian, fit_learners
-    from spdgraph.validation._score import score_selection, select_edges
+    from spdgraph.validation._score import Score, score_selection, select_edges
 
     gen, d, n, rep = params["generator"], params["d"], params["n"], params["rep"]
     p, seed = config["p"], config["seed"]
@@ -206,17 +211,34 @@ def kramer_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[di
     data_seed = seed_for(seed, "kramer-data", gen, p, d, rep, n)
     x = draw_gaussian(prec, n, seed=np.random.default_rng(data_seed))
     seconds: dict[str, float] = {}
-    estimates = fit_learners(
-        x,
-        config["learners"],
-        seed=np.random.default_rng(data_seed.spawn(1)[0]),
-        n_jobs=config.get("n_jobs", 1),
-        on_fit=seconds.__setitem__,
-    )
+    fold_seed = data_seed.spawn(1)[0]
+    estimates: dict[str, np.ndarray | None] = {}
+    # each learner group gets the same folds (a fresh generator on the same seed);
+    # a learner whose solver fails on this data set is recorded as missing
+    for group in ([n for n in config["learners"] if n != "glasso"], ["glasso"]):
+        group = [n for n in group if n in config["learners"]]
+        if not group:
+            continue
+        try:
+            estimates.update(
+                fit_learners(
+                    x,
+                    group,
+                    seed=np.random.default_rng(fold_seed),
+                    n_jobs=config.get("n_jobs", 1),
+                    on_fit=seconds.__setitem__,
+                )
+            )
+        except NumericalError:
+            estimates.update(dict.fromkeys(group))
     records = []
-    for name, estimate in estimates.items():
-        sel = select_edges(estimate, SELECTION_RULES[name], config["cutoff"])
-        s = score_selection(sel, truth, name)
+    for name in config["learners"]:
+        estimate = estimates[name]
+        if estimate is None:
+            s = Score(np.nan, np.nan, -1, int(truth.sum() // 2), -1, truth, name)
+        else:
+            sel = select_edges(estimate, SELECTION_RULES[name], config["cutoff"])
+            s = score_selection(sel, truth, name)
         records.append(
             {
                 "generator": gen,
