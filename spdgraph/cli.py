@@ -719,12 +719,19 @@ def _add_info_parser(sub: Any) -> None:
 
 #: Subcommand registrars, in help order; a new subcommand is a function
 #: ``_add_<name>_parser(sub)`` (calling ``set_defaults(func=...)``) added here.
+def _add_reproduce_parser(sub: Any) -> None:
+    from spdgraph.experiments.cli import add_reproduce_parser  # light: argparse only
+
+    add_reproduce_parser(sub)
+
+
 SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_demo_parser,
     _add_methods_parser,
     _add_sample_parser,
     _add_draw_parser,
     _add_info_parser,
+    _add_reproduce_parser,
 ]
 
 

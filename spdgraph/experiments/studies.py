@@ -1,0 +1,258 @@
+"""The paper's studies as grids of independent cells.
+
+Every cell function is a module-level function ``f(params, config) ->
+records`` (picklable for dask); its randomness comes only from the study seed
+and the cell's labels, so results do not depend on the order or the place
+cells are computed in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+import spdgraph
+from spdgraph.errors import InvalidOptionError
+from spdgraph.experiments._runner import seed_for
+from spdgraph.graphs import erdos_renyi
+
+__all__ = [
+    "PAPER_D",
+    "PAPER_P",
+    "condition_number",
+    "grid",
+    "kramer_generators",
+    "link_strength",
+]
+
+#: The paper's grids (Table 1).
+PAPER_P = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 125, 150, 200, 250, 300, 400, 500, 750, 1000)
+PAPER_D = (0.0025, 0.005, 0.025, 0.05, 0.25, 0.5)
+
+#: Entry distribution and scale of the two ratio settings.
+SETTINGS = {
+    "paper": {"entries": "uniform", "normalize": False},  # paper-era gmat 0.1.0
+    "gmat": {"entries": "normal", "normalize": True},  # gmat 0.2.x defaults
+}
+
+
+def link_strength(m: np.ndarray, adjacency: np.ndarray) -> float:
+    """The paper's R: max over edges ``i < j`` of ``|m_ij| / m_ii``; 0 without edges.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spdgraph.experiments import link_strength
+    >>> m = np.array([[2.0, 1.0, 0.0], [1.0, 4.0, 0.0], [0.0, 0.0, 1.0]])
+    >>> adj = m != 0
+    >>> np.fill_diagonal(adj, False)
+    >>> link_strength(m, adj)
+    0.5
+    """
+    iu, ju = np.nonzero(np.triu(adjacency, 1))
+    if iu.size == 0:
+        return 0.0
+    return float(np.max(np.abs(m[iu, ju]) / np.diag(m)[iu]))
+
+
+def condition_number(m: np.ndarray) -> float:
+    """2-norm condition number ``lambda_max / lambda_min`` of an SPD matrix."""
+    eig = np.linalg.eigvalsh(m)
+    return float(eig[-1] / eig[0])
+
+
+# --------------------------------------------------------------------------- grids
+
+QUICK = {
+    "ratio": {"p": (10, 20, 50, 100), "d": PAPER_D, "graphs": 3, "matrices": 3},
+    "condition": {"p": (10, 20, 50, 100), "d": PAPER_D, "graphs": 3, "matrices": 3},
+    "timing": {"p": (10, 25, 50, 100), "d": (0.05, 0.5), "batch": 20},
+    "kramer": {"p": 100, "n": (50, 200), "d": (0.25,), "reps": 1},
+}
+FULL = {
+    "ratio": {"p": PAPER_P, "d": PAPER_D, "graphs": 10, "matrices": 10},
+    "condition": {"p": PAPER_P[:10], "d": PAPER_D, "graphs": 10, "matrices": 10},
+    "timing": {"p": (10, 25, 50, 75, 100, 150, 200), "d": PAPER_D, "batch": 5000},
+    "kramer": {
+        "p": 100,
+        "n": (25, 50, 75, 100, 125, 150, 175, 200),
+        "d": (0.25, 0.05),
+        "reps": 20,
+    },
+}
+
+
+def kramer_generators(requested: Sequence[str] | None = None) -> list[str]:
+    """Registered generators usable as truth for a precision graph.
+
+    ``po``, ``dd`` and any plugin method except the example plugin's
+    demonstration generators; ``requested`` picks a subset.
+    """
+    known = spdgraph.methods()
+    if requested:
+        unknown = [m for m in requested if m not in known]
+        if unknown:
+            raise spdgraph.UnknownMethodError(
+                f"unknown method(s) {unknown}; known methods: {sorted(known)}."
+            )
+        return list(requested)
+    return [m for m in known if not m.startswith("example")]
+
+
+def grid(study: str, *, quick: bool, options: Mapping[str, Any] | None = None) -> dict:
+    """The grid and configuration of a study (``options`` override grid entries)."""
+    base = dict((QUICK if quick else FULL)[study])
+    allowed = set(base) | {"max_p"}
+    allowed |= {"kramer": {"entries", "normalize"}, "ratio": {"settings"}}.get(study, set())
+    for key, value in (options or {}).items():
+        if key not in allowed:
+            raise InvalidOptionError(
+                f"unknown option {key!r} for the {study} study; known: {sorted(allowed)}."
+            )
+        if value is not None:
+            base[key] = value
+    max_p = base.pop("max_p", None)
+    if max_p is not None:
+        base["p"] = tuple(p for p in base["p"] if p <= max_p)
+        if not base["p"]:
+            raise InvalidOptionError(f"max_p={max_p} leaves no p in the {study} grid.")
+    return base
+
+
+# --------------------------------------------------------------------------- cells
+
+
+def ratio_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dict]:
+    """R and condition number of ``graphs x matrices`` matrices for one (setting, p, d, method)."""
+    setting, p, d, method = params["setting"], params["p"], params["d"], params["method"]
+    seed = config["seed"]
+    records = []
+    for g in range(config["graphs"]):
+        graph = erdos_renyi(p, d, seed=seed_for(seed, "graph", p, d, g))
+        adjacency = spdgraph.adapt_graph(graph).adjacency
+        stack = spdgraph.sample(
+            graph,
+            method,
+            size=config["matrices"],
+            seed=seed_for(seed, "matrix", setting, method, p, d, g),
+            kind="precision",
+            **SETTINGS[setting],
+        ).values
+        for k, m in enumerate(stack):
+            records.append(
+                {
+                    "setting": setting,
+                    "p": p,
+                    "d": d,
+                    "method": method,
+                    "graph": g,
+                    "matrix": k,
+                    "R": link_strength(m, adjacency),
+                    "cond": condition_number(m),
+                    "edges": int(adjacency.sum() // 2),
+                }
+            )
+    return records
+
+
+def timing_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dict]:
+    """Seconds to sample ``batch`` matrices on one graph for one (method, p, d)."""
+    method, p, d = params["method"], params["p"], params["d"]
+    graph = erdos_renyi(p, d, seed=seed_for(config["seed"], "graph", p, d, 0))
+    spdgraph.sample(graph, method, size=1, seed=0)  # warm-up (imports, compilation)
+    t0 = time.perf_counter()
+    spdgraph.sample(
+        graph,
+        method,
+        size=config["batch"],
+        seed=seed_for(config["seed"], "timing", method, p, d),
+        kind="precision",
+        entries="uniform",
+        normalize=False,
+    )
+    seconds = time.perf_counter() - t0
+    return [
+        {
+            "method": method,
+            "p": p,
+            "d": d,
+            "batch": config["batch"],
+            "seconds": seconds,
+            "seconds_per_matrix": seconds / config["batch"],
+        }
+    ]
+
+
+def kramer_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dict]:
+    """All learners on one data set: truth from ``generator`` at density d, n observations.
+
+    A learner whose solver fails (:class:`~spdgraph.NumericalError`) gets
+    NaN TPR/TDR and ``n_selected = -1`` instead of aborting the cell.
+    """
+    from spdgraph.errors import NumericalError
+    from spdgraph.validation import SELECTION_RULES, draw_gaussian, fit_learners
+    from spdgraph.validation._score import Score, score_selection, select_edges
+
+    gen, d, n, rep = params["generator"], params["d"], params["n"], params["rep"]
+    p, seed = config["p"], config["seed"]
+    graph = erdos_renyi(p, d, seed=seed_for(seed, "kramer-graph", p, d, rep))
+    truth = spdgraph.adapt_graph(graph).adjacency
+    prec = spdgraph.sample(
+        graph,
+        gen,
+        seed=seed_for(seed, "kramer-matrix", gen, p, d, rep),
+        kind="precision",
+        entries=config["entries"],
+        normalize=config["normalize"],
+    ).values
+    data_seed = seed_for(seed, "kramer-data", gen, p, d, rep, n)
+    x = draw_gaussian(prec, n, seed=np.random.default_rng(data_seed))
+    seconds: dict[str, float] = {}
+    fold_seed = data_seed.spawn(1)[0]
+    estimates: dict[str, np.ndarray | None] = {}
+    # each learner group gets the same folds (a fresh generator on the same seed);
+    # a learner whose solver fails on this data set is recorded as missing
+    for group in ([n for n in config["learners"] if n != "glasso"], ["glasso"]):
+        group = [n for n in group if n in config["learners"]]
+        if not group:
+            continue
+        try:
+            estimates.update(
+                fit_learners(
+                    x,
+                    group,
+                    seed=np.random.default_rng(fold_seed),
+                    n_jobs=config.get("n_jobs", 1),
+                    on_fit=seconds.__setitem__,
+                )
+            )
+        except NumericalError:
+            estimates.update(dict.fromkeys(group))
+    records = []
+    for name in config["learners"]:
+        estimate = estimates[name]
+        if estimate is None:
+            s = Score(np.nan, np.nan, -1, int(truth.sum() // 2), -1, truth, name)
+        else:
+            sel = select_edges(estimate, SELECTION_RULES[name], config["cutoff"])
+            s = score_selection(sel, truth, name)
+        records.append(
+            {
+                "generator": gen,
+                "p": p,
+                "d": d,
+                "n": n,
+                "rep": rep,
+                "learner": name,
+                "tpr": s.tpr,
+                "tdr": s.tdr,
+                "n_selected": s.n_selected,
+                "n_true": s.n_true,
+                "seconds": seconds.get(name, np.nan),
+                "R": link_strength(prec, truth),
+            }
+        )
+    return records

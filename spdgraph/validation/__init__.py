@@ -1,0 +1,58 @@
+"""Score structure learners against a known graph (the Krämer et al. 2009 protocol).
+
+The learners of the study (node-wise lasso, adaptive lasso, ridge and PLS with
+K-fold cross-validation, Schäfer–Strimmer shrinkage) plus scikit-learn's
+GraphicalLassoCV, the local-fdr edge selection under a fitted correlation
+null, and :func:`score`, which turns data and a true graph into TPR and TDR.
+scikit-learn is needed by the node-wise learners and glasso (``pip install
+"spdgraph[validation]"``); it is imported only when used.
+
+>>> import spdgraph
+>>> import spdgraph.validation as sv
+>>> from spdgraph.graphs import erdos_renyi
+>>> g = erdos_renyi(10, 0.3, seed=3)
+>>> prec = spdgraph.sample(g, "po", seed=3, kind="precision")
+>>> x = sv.draw_gaussian(prec.values, 300, seed=4)
+>>> sv.score(x, g, "shrink", seed=0).n_true == g.number_of_edges()
+True
+"""
+
+from spdgraph.validation._data import draw_gaussian
+from spdgraph.validation._learners import (
+    BUILTIN_LEARNERS,
+    SELECTION_RULES,
+    coefficients_to_pcor,
+    fit_learners,
+    kfold,
+    pls_coefficients,
+)
+from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
+from spdgraph.validation._score import Score, score, score_selection, select_edges
+from spdgraph.validation._shrink import (
+    precision_to_pcor,
+    shrink_pcor,
+    shrinkage_intensity,
+    standardize,
+)
+
+__all__ = [
+    "BUILTIN_LEARNERS",
+    "SELECTION_RULES",
+    "LocalFdr",
+    "Score",
+    "coefficients_to_pcor",
+    "correlation_null_pdf",
+    "draw_gaussian",
+    "fit_learners",
+    "grenander",
+    "kfold",
+    "local_fdr",
+    "pls_coefficients",
+    "precision_to_pcor",
+    "score",
+    "score_selection",
+    "select_edges",
+    "shrink_pcor",
+    "shrinkage_intensity",
+    "standardize",
+]

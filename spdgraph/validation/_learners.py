@@ -1,0 +1,357 @@
+"""Structure learners of the Krämer, Schäfer and Boulesteix (2009) study.
+
+Node-wise learners regress each node on all the others (columns
+standardized, K-fold cross-validation with folds shared by all nodes) and turn
+the coefficient matrix ``B`` (``B[i, j]``: coefficient of node ``j`` when
+predicting node ``i``) into partial correlations with
+``rho_ij = sign(b_ij) sqrt(b_ij b_ji)`` (0 when the signs disagree, capped at
+1). scikit-learn is imported lazily, only when a learner needs it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.validation._shrink import precision_to_pcor, shrink_pcor, standardize
+
+__all__ = [
+    "BUILTIN_LEARNERS",
+    "SELECTION_RULES",
+    "coefficients_to_pcor",
+    "fit_learners",
+    "kfold",
+]
+
+#: Built-in learners and how their edges are selected.
+SELECTION_RULES: dict[str, str] = {
+    "lasso": "nonzero",
+    "adalasso": "nonzero",
+    "ridge": "lfdr",
+    "pls": "lfdr",
+    "shrink": "lfdr",
+    "glasso": "nonzero",
+}
+BUILTIN_LEARNERS: tuple[str, ...] = tuple(SELECTION_RULES)
+
+
+def kfold(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Random K-fold split of ``range(n)``: a list of ``k`` test-index arrays.
+
+    Uses :class:`sklearn.model_selection.KFold` with shuffling, seeded from ``rng``.
+    """
+    from sklearn.model_selection import KFold
+
+    if n < k:
+        raise InvalidOptionError(f"{k}-fold cross-validation needs at least {k} observations.")
+    splitter = KFold(n_splits=k, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+    return [test for _, test in splitter.split(np.zeros((n, 1)))]
+
+
+def coefficients_to_pcor(b: np.ndarray) -> np.ndarray:
+    """Node-wise coefficients to partial correlations.
+
+    ``rho_ij = sign(b_ij) sqrt(b_ij b_ji)`` where ``b_ij b_ji > 0``, else 0;
+    magnitudes capped at 1; unit diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spdgraph.validation import coefficients_to_pcor
+    >>> coefficients_to_pcor(np.array([[0, 0.5, 0.2], [0.18, 0, -1], [-0.3, 0.1, 0]]))
+    array([[1. , 0.3, 0. ],
+           [0.3, 1. , 0. ],
+           [0. , 0. , 1. ]])
+    """
+    b = np.asarray(b, dtype=float)
+    prod = b * b.T
+    rho = np.where(prod > 0, np.sign(b) * np.sqrt(np.where(prod > 0, prod, 0.0)), 0.0)
+    rho = np.clip(rho, -1.0, 1.0)
+    np.fill_diagonal(rho, 1.0)
+    return rho
+
+
+def _masks(n: int, folds: Sequence[np.ndarray]) -> list[np.ndarray]:
+    out = []
+    for test in folds:
+        m = np.ones(n, dtype=bool)
+        m[test] = False
+        out.append(m)
+    return out
+
+
+def _lasso_cv_path(z, y, folds, trains, eps, n_alphas=100):
+    """CV lasso of y on z over a glmnet-like grid; returns (full coef, fold coefs at best)."""
+    from sklearn.linear_model import lasso_path
+
+    n, q = z.shape
+    alpha_max = float(np.max(np.abs(z.T @ (y - y.mean())))) / n
+    if q == 0 or alpha_max <= 0:
+        zero = np.zeros(q)
+        return zero, [zero for _ in folds]
+    alphas = alpha_max * np.logspace(0.0, np.log10(eps), n_alphas)
+    err = np.zeros(n_alphas)
+    fold_coefs = []
+    for test, train in zip(folds, trains, strict=True):
+        ztr, ytr = z[train], y[train]
+        mz, my = ztr.mean(axis=0), ytr.mean()
+        _, coefs, _ = lasso_path(ztr - mz, ytr - my, alphas=alphas)
+        pred = (z[test] - mz) @ coefs + my
+        err += np.sum((y[test][:, None] - pred) ** 2, axis=0)
+        fold_coefs.append(coefs)
+    best = int(np.argmin(err))
+    _, coefs, _ = lasso_path(z - z.mean(axis=0), y - y.mean(), alphas=alphas[: best + 1])
+    return coefs[:, best], [c[:, best] for c in fold_coefs]
+
+
+def _adaptive_cv(z, y, beta, fold_betas, folds, trains, eps, n_alphas=100):
+    """Adaptive lasso: weights 1/|beta| (zero-weight predictors dropped), nested per fold."""
+    from sklearn.linear_model import lasso_path
+
+    n, q = z.shape
+    keep = beta != 0
+    out = np.zeros(q)
+    if not keep.any():
+        return out
+    zw = z[:, keep] * np.abs(beta[keep])
+    alpha_max = float(np.max(np.abs(zw.T @ (y - y.mean())))) / n
+    if alpha_max <= 0:
+        return out
+    alphas = alpha_max * np.logspace(0.0, np.log10(eps), n_alphas)
+    err = np.zeros(n_alphas)
+    for test, train, bf in zip(folds, trains, fold_betas, strict=True):
+        kf = bf != 0
+        ytr = y[train]
+        my = ytr.mean()
+        if not kf.any():
+            err += np.sum((y[test] - my) ** 2)
+            continue
+        w = np.abs(bf[kf])
+        ztr = z[train][:, kf] * w
+        mz = ztr.mean(axis=0)
+        _, coefs, _ = lasso_path(ztr - mz, ytr - my, alphas=alphas)
+        pred = (z[test][:, kf] * w - mz) @ coefs + my
+        err += np.sum((y[test][:, None] - pred) ** 2, axis=0)
+    best = int(np.argmin(err))
+    _, coefs, _ = lasso_path(zw - zw.mean(axis=0), y - y.mean(), alphas=alphas[: best + 1])
+    out[keep] = coefs[:, best] * np.abs(beta[keep])
+    return out
+
+
+def _ridge_cv(z, y, folds, trains, k):
+    """Ridge over parcor's grid 10^seq(-10, -1, len=1000) (n - n//k)(p - 1), by SVD."""
+    n, q = z.shape
+    lams = 10.0 ** np.linspace(-10.0, -1.0, 1000) * (n - n // k) * q
+    err = np.zeros(lams.size)
+    for test, train in zip(folds, trains, strict=True):
+        ztr, ytr = z[train], y[train]
+        mz, my = ztr.mean(axis=0), ytr.mean()
+        u, s, vt = np.linalg.svd(ztr - mz, full_matrices=False)
+        a = u.T @ (ytr - my)
+        b = (z[test] - mz) @ vt.T
+        fac = s[:, None] / (s[:, None] ** 2 + lams[None, :])
+        pred = b @ (fac * a[:, None]) + my
+        err += np.sum((y[test][:, None] - pred) ** 2, axis=0)
+    lam = lams[int(np.argmin(err))]
+    u, s, vt = np.linalg.svd(z - z.mean(axis=0), full_matrices=False)
+    return vt.T @ (s / (s**2 + lam) * (u.T @ (y - y.mean())))
+
+
+def pls_coefficients(z: np.ndarray, y: np.ndarray, max_components: int) -> np.ndarray:
+    """PLS1 coefficients for 1..K components from one scikit-learn fit: ``(q, K)``.
+
+    With NIPALS, the rotations of the first k components are the first k
+    columns of ``x_rotations_``, so the k-component coefficient is
+    ``x_rotations_[:, :k] @ y_loadings_[:, :k].T`` (tested against separate
+    fits in the test suite).
+    """
+    from sklearn.cross_decomposition import PLSRegression
+
+    pls = PLSRegression(n_components=max_components, scale=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pls.fit(z, y)
+    rot = pls.x_rotations_
+    yl = pls.y_loadings_.ravel()
+    return np.cumsum(rot * yl[None, :], axis=1)
+
+
+def _pls_cv(z, y, folds, trains, max_components=15):
+    _n, q = z.shape
+    ntr = min(int(t.sum()) for t in trains)
+    kmax = max(1, min(max_components, q, ntr - 1))
+    err = np.zeros(kmax)
+    for test, train in zip(folds, trains, strict=True):
+        ztr, ytr = z[train], y[train]
+        mz, my = ztr.mean(axis=0), ytr.mean()
+        coefs = pls_coefficients(ztr - mz, ytr - my, kmax)
+        pred = (z[test] - mz) @ coefs + my
+        err += np.sum((y[test][:, None] - pred) ** 2, axis=0)
+    best = int(np.argmin(err))
+    return pls_coefficients(z - z.mean(axis=0), y - y.mean(), best + 1)[:, best]
+
+
+def _glasso_pcor(xs: np.ndarray, folds: Sequence[np.ndarray], n_jobs: int) -> np.ndarray:
+    """GraphicalLassoCV over 8 penalties from the largest useful one down by 10^-1.5."""
+    from sklearn.covariance import GraphicalLassoCV
+
+    n, p = xs.shape
+    cv = [(np.setdiff1d(np.arange(n), t), t) for t in folds]
+    s = np.corrcoef(xs.T)
+    np.fill_diagonal(s, 0.0)
+    amax = float(np.abs(s).max())
+    if amax == 0.0:
+        return np.eye(p)
+    alphas = list(amax * np.logspace(0.0, -1.5, 8))
+    last: Exception | None = None
+    for mode in ("cd", "lars"):
+        est = GraphicalLassoCV(alphas=alphas, cv=cv, n_jobs=n_jobs, max_iter=200, mode=mode)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(xs)
+        except (FloatingPointError, ValueError) as exc:  # ill-conditioned: other solver
+            last = exc
+            continue
+        pc = precision_to_pcor(est.precision_)
+        pc[est.precision_ == 0] = 0.0  # exact zeros of the precision stay exact zeros
+        np.fill_diagonal(pc, 1.0)
+        return pc
+    raise NumericalError(f"GraphicalLassoCV failed with both solvers: {last}")
+
+
+def fit_learners(
+    x: np.ndarray,
+    learners: Sequence[str] = BUILTIN_LEARNERS,
+    *,
+    seed: int | np.random.Generator | np.random.SeedSequence | None = None,
+    cv: int = 5,
+    n_jobs: int = 1,
+    on_fit: Callable[[str, float], None] | None = None,
+    blas_threads: int | None = 1,
+) -> dict[str, np.ndarray]:
+    """Fit built-in learners on ``(n, p)`` data; return their partial-correlation matrices.
+
+    Lasso and adaptive lasso share their cross-validation folds and paths
+    when both are asked for (the adaptive weights of a fold come from the
+    lasso fitted on that fold's training part only).
+
+    Parameters
+    ----------
+    x
+        ``(n, p)`` observations (standardized inside).
+    learners
+        Names among ``"lasso", "adalasso", "ridge", "pls", "shrink", "glasso"``.
+    seed
+        Seeds the cross-validation folds.
+    cv
+        Number of folds (5 in the study).
+    n_jobs
+        Parallel jobs of GraphicalLassoCV (keep <= the cores you have).
+    on_fit
+        Called as ``on_fit(name, seconds)`` after each learner (timing hook).
+    blas_threads
+        BLAS threads while fitting (via threadpoolctl, a scikit-learn
+        dependency); the node-wise fits are many small problems where extra
+        threads only add contention (measured 25x slower ridge with 2 threads
+        on a busy 2-core machine). ``None`` leaves the BLAS setting alone.
+
+    Returns
+    -------
+    dict
+        ``{name: (p, p) partial correlations}`` with unit diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spdgraph.validation import fit_learners
+    >>> x = np.random.default_rng(0).normal(size=(40, 6))
+    >>> out = fit_learners(x, ["shrink", "ridge"], seed=1)
+    >>> sorted(out), out["ridge"].shape
+    (['ridge', 'shrink'], (6, 6))
+    """
+    import contextlib
+
+    if blas_threads is None:
+        ctx: contextlib.AbstractContextManager = contextlib.nullcontext()
+    else:
+        from threadpoolctl import threadpool_limits
+
+        ctx = threadpool_limits(limits=blas_threads)
+    with ctx:
+        return _fit_learners(x, learners, seed=seed, cv=cv, n_jobs=n_jobs, on_fit=on_fit)
+
+
+def _fit_learners(x, learners, *, seed, cv, n_jobs, on_fit):
+    import time
+
+    unknown = [name for name in learners if name not in SELECTION_RULES]
+    if unknown:
+        raise InvalidOptionError(
+            f"unknown learner(s) {unknown}; built-in learners are {list(BUILTIN_LEARNERS)} "
+            "(or pass a callable / estimator to spdgraph.validation.score)."
+        )
+    if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
+        raise InvalidOptionError(f"cv must be an integer >= 2, got {cv!r}.")
+    xs = standardize(x)
+    n, p = xs.shape
+    if p < 2:
+        raise InvalidOptionError(f"data need at least 2 nodes, got {p}.")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    folds = kfold(n, cv, rng)
+    trains = _masks(n, folds)
+    eps = 0.01 if n < p - 1 else 1e-4
+    wanted = list(dict.fromkeys(learners))
+    out: dict[str, np.ndarray] = {}
+
+    def done(name: str, t0: float) -> None:
+        if on_fit is not None:
+            on_fit(name, time.perf_counter() - t0)
+
+    nodewise = [name for name in wanted if name in ("lasso", "adalasso", "ridge", "pls")]
+    if nodewise:
+        coefs = {name: np.zeros((p, p)) for name in nodewise}
+        seconds = dict.fromkeys(nodewise, 0.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence warnings on tiny folds
+            for i in range(p):
+                others = np.r_[0:i, i + 1 : p]
+                z, y = xs[:, others], xs[:, i]
+                if "lasso" in coefs or "adalasso" in coefs:
+                    t0 = time.perf_counter()
+                    beta, fold_betas = _lasso_cv_path(z, y, folds, trains, eps)
+                    t1 = time.perf_counter()
+                    if "lasso" in coefs:
+                        coefs["lasso"][i, others] = beta
+                        seconds["lasso"] += t1 - t0
+                    if "adalasso" in coefs:
+                        if "lasso" not in coefs:
+                            seconds["adalasso"] += t1 - t0
+                        coefs["adalasso"][i, others] = _adaptive_cv(
+                            z, y, beta, fold_betas, folds, trains, eps
+                        )
+                        seconds["adalasso"] += time.perf_counter() - t1
+                if "ridge" in coefs:
+                    t0 = time.perf_counter()
+                    coefs["ridge"][i, others] = _ridge_cv(z, y, folds, trains, cv)
+                    seconds["ridge"] += time.perf_counter() - t0
+                if "pls" in coefs:
+                    t0 = time.perf_counter()
+                    coefs["pls"][i, others] = _pls_cv(z, y, folds, trains)
+                    seconds["pls"] += time.perf_counter() - t0
+        for name in nodewise:
+            out[name] = coefficients_to_pcor(coefs[name])
+            if on_fit is not None:
+                on_fit(name, seconds[name])
+    if "shrink" in wanted:
+        t0 = time.perf_counter()
+        out["shrink"] = shrink_pcor(xs)
+        done("shrink", t0)
+    if "glasso" in wanted:
+        t0 = time.perf_counter()
+        out["glasso"] = _glasso_pcor(xs, folds, n_jobs)
+        done("glasso", t0)
+    return {name: out[name] for name in wanted}

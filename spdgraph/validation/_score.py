@@ -1,0 +1,264 @@
+"""Score a structure learner against a true graph (TPR, TDR, number of selections)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from spdgraph.core import adapt_graph
+from spdgraph.errors import InvalidOptionError
+from spdgraph.validation._learners import SELECTION_RULES, fit_learners
+from spdgraph.validation._lfdr import local_fdr
+from spdgraph.validation._shrink import precision_to_pcor
+
+__all__ = ["Score", "score", "select_edges"]
+
+
+@dataclass(frozen=True)
+class Score:
+    """Result of :func:`score`.
+
+    Attributes
+    ----------
+    tpr
+        True positive rate (power): true positives / true edges (NaN when the
+        graph has no edge).
+    tdr
+        True discovery rate: true positives / selected edges; NaN (missing)
+        when nothing is selected.
+    n_selected
+        Number of selected edges.
+    n_true
+        Number of edges of the true graph.
+    true_positives
+        Selected edges that are true edges.
+    selected
+        Boolean ``(p, p)`` symmetric matrix of the selected edges.
+    learner
+        Name of the learner.
+    """
+
+    tpr: float
+    tdr: float
+    n_selected: int
+    n_true: int
+    true_positives: int
+    selected: np.ndarray
+    learner: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The scalar fields as a dict."""
+        return {
+            "learner": self.learner,
+            "tpr": self.tpr,
+            "tdr": self.tdr,
+            "n_selected": self.n_selected,
+            "n_true": self.n_true,
+            "true_positives": self.true_positives,
+        }
+
+
+def select_edges(estimate: np.ndarray, rule: str = "nonzero", cutoff: float = 0.2) -> np.ndarray:
+    """Edges of an estimated partial-correlation (or adjacency) matrix.
+
+    Parameters
+    ----------
+    estimate
+        ``(p, p)`` partial correlations, or a boolean adjacency matrix (then
+        returned as is, symmetrized).
+    rule
+        ``"nonzero"``: every nonzero off-diagonal entry; ``"lfdr"``: local fdr
+        of the upper-triangle values under a fitted correlation null below
+        ``cutoff``.
+    cutoff
+        lfdr threshold (0.2 in the study).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spdgraph.validation import select_edges
+    >>> select_edges(np.array([[1, 0.3, 0], [0.3, 1, 0], [0, 0, 1]])).sum()
+    np.int64(2)
+    """
+    est = np.asarray(estimate)
+    if est.ndim != 2 or est.shape[0] != est.shape[1]:
+        raise InvalidOptionError(f"the learner returned shape {est.shape}; expected (p, p).")
+    p = est.shape[0]
+    if est.dtype == bool:
+        sel = est | est.T
+        np.fill_diagonal(sel, False)
+        return sel
+    est = est.astype(float)
+    if not np.all(np.isfinite(est)):
+        raise InvalidOptionError("the learner returned non-finite values.")
+    iu, ju = np.triu_indices(p, 1)
+    vals = (est[iu, ju] + est[ju, iu]) / 2.0
+    if rule == "nonzero":
+        keep = vals != 0
+    elif rule == "lfdr":
+        keep = local_fdr(np.clip(vals, -1.0, 1.0)).lfdr < cutoff
+    else:
+        raise InvalidOptionError(f"rule must be 'nonzero' or 'lfdr', got {rule!r}.")
+    sel = np.zeros((p, p), dtype=bool)
+    sel[iu[keep], ju[keep]] = True
+    return sel | sel.T
+
+
+def _as_matrix(data: object, labels: list) -> np.ndarray:
+    try:
+        import xarray as xr
+    except ImportError:  # pragma: no cover - xarray is a dependency
+        xr = None
+    if xr is not None and isinstance(data, xr.DataArray):
+        if data.ndim != 2 or "node" not in data.dims:
+            raise InvalidOptionError(
+                f"data as a DataArray needs dims (observation, 'node'), got {data.dims}."
+            )
+        obs = next(d for d in data.dims if d != "node")
+        data = data.transpose(obs, "node")
+        if "node" in data.coords:
+            have = list(data["node"].values)
+            if have != list(labels):
+                if sorted(map(str, have)) != sorted(map(str, labels)):
+                    raise InvalidOptionError(
+                        "the data's node labels do not match the graph's nodes; pass data "
+                        "and graph over the same nodes."
+                    )
+                data = data.sel(node=list(labels))
+        return np.asarray(data.values, dtype=float)
+    x = np.asarray(data, dtype=float)
+    if x.ndim != 2:
+        raise InvalidOptionError(f"data must be 2-D (observations, nodes), got shape {x.shape}.")
+    return x
+
+
+def _custom_estimate(learner: Any, x: np.ndarray) -> np.ndarray:
+    if hasattr(learner, "fit") and not isinstance(learner, type):
+        fitted = learner.fit(x)
+        fitted = learner if fitted is None else fitted
+        for attr in ("adjacency_", "partial_correlation_", "pcor_"):
+            if hasattr(fitted, attr):
+                return np.asarray(getattr(fitted, attr))
+        if hasattr(fitted, "precision_"):
+            prec = np.asarray(fitted.precision_, dtype=float)
+            pc = precision_to_pcor(prec)
+            pc[prec == 0] = 0.0
+            np.fill_diagonal(pc, 1.0)
+            return pc
+        raise InvalidOptionError(
+            f"the estimator {type(learner).__name__} has none of adjacency_, "
+            "partial_correlation_, pcor_ or precision_ after fit(X)."
+        )
+    if callable(learner):
+        return np.asarray(learner(x))
+    raise InvalidOptionError(
+        f"learner must be a built-in name {sorted(SELECTION_RULES)}, a callable X -> (p, p) "
+        f"matrix or an estimator with fit(X), got {type(learner).__name__}."
+    )
+
+
+def score(
+    data: object,
+    graph: object,
+    learner: str | Callable[[np.ndarray], np.ndarray] | Any = "lasso",
+    seed: int | np.random.Generator | np.random.SeedSequence | None = None,
+    *,
+    rule: str | None = None,
+    cutoff: float = 0.2,
+    cv: int = 5,
+) -> Score:
+    """Learn a graph from data and score it against the true graph.
+
+    Parameters
+    ----------
+    data
+        ``(n, p)`` observations: a numpy array, or a DataArray with a ``node``
+        dim and one observation dim (node labels are matched to the graph's).
+    graph
+        The true graph: anything :func:`spdgraph.sample` accepts (including a
+        matrix spdgraph returned).
+    learner
+        A built-in name (``"lasso"``, ``"adalasso"``, ``"ridge"``, ``"pls"``,
+        ``"shrink"``, ``"glasso"``), a callable ``X -> (p, p)`` matrix (partial
+        correlations, or a boolean adjacency), or a scikit-learn-style
+        estimator whose ``fit(X)`` sets ``adjacency_``,
+        ``partial_correlation_``, ``pcor_`` or ``precision_``.
+    seed
+        Seeds the cross-validation folds of the built-in learners.
+    rule
+        ``"nonzero"`` or ``"lfdr"``; default: the study's rule for built-in
+        learners (lfdr for ridge, pls, shrink) and ``"nonzero"`` otherwise.
+    cutoff
+        lfdr threshold.
+    cv
+        Number of cross-validation folds of built-in learners.
+
+    Returns
+    -------
+    Score
+        ``tpr``, ``tdr`` (NaN when nothing is selected), ``n_selected`` and more.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spdgraph
+    >>> from spdgraph.graphs import erdos_renyi
+    >>> from spdgraph.validation import draw_gaussian, score
+    >>> g = erdos_renyi(8, 0.3, seed=1)
+    >>> prec = spdgraph.sample(g, "po", seed=1, kind="precision")
+    >>> x = draw_gaussian(prec.values, 200, seed=2)
+    >>> s = score(x, g, "shrink", seed=0)
+    >>> 0 <= s.tpr <= 1, s.n_true == g.number_of_edges()
+    (True, True)
+    >>> score(x, g, lambda x: np.eye(8)).tdr      # nothing selected: TDR missing
+    nan
+    """
+    graph_data = adapt_graph(graph)
+    labels = list(graph_data.labels)
+    truth = graph_data.adjacency
+    x = _as_matrix(data, labels)
+    p = truth.shape[0]
+    if x.shape[1] != p:
+        raise InvalidOptionError(
+            f"data have {x.shape[1]} columns but the graph has {p} nodes; columns must be "
+            "the graph's nodes in order."
+        )
+    if isinstance(learner, str):
+        if learner not in SELECTION_RULES:
+            raise InvalidOptionError(
+                f"unknown learner {learner!r}; built-in learners are {sorted(SELECTION_RULES)}."
+            )
+        estimate = fit_learners(x, [learner], seed=seed, cv=cv)[learner]
+        name = learner
+        rule = SELECTION_RULES[learner] if rule is None else rule
+    else:
+        estimate = _custom_estimate(learner, x)
+        name = getattr(learner, "__name__", type(learner).__name__)
+        rule = "nonzero" if rule is None else rule
+    if estimate.shape != (p, p):
+        raise InvalidOptionError(
+            f"the learner returned shape {estimate.shape}; expected {(p, p)}."
+        )
+    selected = select_edges(estimate, rule, cutoff)
+    return score_selection(selected, truth, name)
+
+
+def score_selection(selected: np.ndarray, truth: np.ndarray, learner: str = "") -> Score:
+    """TPR, TDR and counts of a symmetric boolean selection against a true adjacency."""
+    iu = np.triu_indices(truth.shape[0], 1)
+    sel, tru = selected[iu], truth[iu]
+    n_sel, n_true = int(sel.sum()), int(tru.sum())
+    tp = int(np.sum(sel & tru))
+    return Score(
+        tpr=tp / n_true if n_true else math.nan,
+        tdr=tp / n_sel if n_sel else math.nan,
+        n_selected=n_sel,
+        n_true=n_true,
+        true_positives=tp,
+        selected=selected,
+        learner=learner,
+    )

@@ -1,0 +1,261 @@
+"""spdgraph.experiments and `spdgraph reproduce` at tiny sizes."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import spdgraph
+from spdgraph.cli import main
+from spdgraph.experiments import (
+    CellStore,
+    condition_number,
+    link_strength,
+    run_cells,
+    run_study,
+    studies,
+)
+from spdgraph.graphs import erdos_renyi
+
+pytest.importorskip("matplotlib")
+
+TINY_RATIO = {"p": (8, 12), "d": (0.05, 0.5), "graphs": 2, "matrices": 2}
+
+
+def _reference_R(m, adjacency):
+    best = 0.0
+    p = m.shape[0]
+    for i in range(p):
+        for j in range(i + 1, p):
+            if adjacency[i, j] and m[i, j] != 0:
+                best = max(best, abs(m[i, j]) / m[i, i])
+    return best
+
+
+def test_link_strength_matches_definition():
+    g = erdos_renyi(15, 0.3, seed=0)
+    adj = spdgraph.adapt_graph(g).adjacency
+    for method in ("po", "dd"):
+        m = spdgraph.sample(g, method, seed=1, normalize=False, entries="uniform").values
+        assert link_strength(m, adj) == pytest.approx(_reference_R(m, adj), rel=1e-15)
+    assert link_strength(np.eye(4), np.zeros((4, 4), bool)) == 0.0
+    assert condition_number(np.diag([1.0, 10.0])) == pytest.approx(10.0)
+
+
+def test_ratio_study_tiny(tmp_path):
+    res = run_study("ratio", tmp_path, seed=1, progress=False, **TINY_RATIO)
+    assert res.computed == 2 * 2 * 2 * 2 and res.skipped == 0
+    df = pd.read_csv(tmp_path / "ratio.csv")
+    assert len(df) == res.computed * 4
+    assert set(df["setting"]) == {"paper", "gmat"} and set(df["method"]) == {"po", "dd"}
+    ds = xr.load_dataset(tmp_path / "ratio.nc")
+    assert ds["R"].dims == ("setting", "p", "d", "method", "graph", "matrix")
+    assert int(ds.attrs["seed"]) == 1
+    # normalized setting has unit diagonal, so R is the largest |m_ij| there; DD at
+    # d = 0.5 is far weaker than PO
+    dense = df[(df["d"] == 0.5) & (df["setting"] == "paper")]
+    assert dense[dense.method == "dd"]["R"].mean() < dense[dense.method == "po"]["R"].mean()
+    for name in ("fig2_ratio_paper.png", "fig3_ratio_extremes_gmat.png"):
+        assert (tmp_path / name).stat().st_size > 1000
+    assert res.summary.loc[("paper", 0.5, 12), ("mean", "po")] > 0
+    assert (tmp_path / "ratio_summary.csv").exists()
+
+
+def test_ratio_results_do_not_depend_on_grid_or_order(tmp_path):
+    a = run_study("ratio", tmp_path / "a", seed=3, progress=False, figures=False, **TINY_RATIO)
+    b = run_study(
+        "ratio",
+        tmp_path / "b",
+        seed=3,
+        progress=False,
+        figures=False,
+        p=(12,),
+        d=(0.5,),
+        graphs=2,
+        matrices=2,
+    )
+    key = ["setting", "p", "d", "method", "graph", "matrix"]
+    sub = a.data[(a.data.p == 12) & (a.data.d == 0.5)].sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(sub, b.data.sort_values(key).reset_index(drop=True))
+
+
+def test_resume_does_not_recompute(tmp_path):
+    first = run_study("ratio", tmp_path, seed=1, progress=False, figures=False, **TINY_RATIO)
+    cells = sorted((tmp_path / "ratio" / "cells").glob("*.nc"))
+    mtimes = [c.stat().st_mtime_ns for c in cells]
+    again = run_study("ratio", tmp_path, seed=1, progress=False, figures=False, **TINY_RATIO)
+    assert again.computed == 0 and again.skipped == first.computed
+    assert [c.stat().st_mtime_ns for c in cells] == mtimes
+    pd.testing.assert_frame_equal(first.data, again.data)
+    # a different configuration (seed) is not mistaken for a finished cell
+    other = run_study("ratio", tmp_path, seed=2, progress=False, figures=False, **TINY_RATIO)
+    assert other.computed == first.computed
+
+
+def test_run_cells_counts_calls_and_survives_interruption(tmp_path):
+    store = CellStore(tmp_path, "demo", {"seed": 0})
+    calls = []
+
+    def func(params, config):
+        calls.append(params["k"])
+        if params["k"] == 3 and len(calls) < 5:
+            raise RuntimeError("boom")
+        return [{"k": params["k"], "value": params["k"] ** 2}]
+
+    cells = [{"k": k} for k in range(5)]
+    with pytest.raises(RuntimeError):
+        run_cells(store, cells, func, progress=False)
+    assert calls == [0, 1, 2, 3]
+    assert not list((tmp_path / "demo" / "cells").glob("*.tmp"))
+    counts = run_cells(store, cells, func, progress=False)
+    assert counts == {"computed": 2, "skipped": 3}
+    assert calls == [0, 1, 2, 3, 3, 4]
+    assert list(store.load(cells)["value"]) == [0, 1, 4, 9, 16]
+
+
+def test_condition_study_tiny(tmp_path):
+    res = run_study(
+        "condition", tmp_path, progress=False, p=(6, 10), d=(0.05, 0.5), graphs=1, matrices=2
+    )
+    assert set(res.data["setting"]) == {"paper"}
+    assert (res.data["cond"] >= 1).all()
+    assert (tmp_path / "fig1_condition_po.png").exists()
+
+
+def test_timing_study_tiny(tmp_path):
+    res = run_study(
+        "timing", tmp_path, progress=False, p=(5, 8), d=(0.5,), batch=3, methods=["po", "dd"]
+    )
+    assert set(res.data["method"]) == {"po", "dd"} and (res.data["seconds"] > 0).all()
+    assert (tmp_path / "fig4_timing.png").exists()
+    ds = xr.load_dataset(tmp_path / "timing.nc")
+    assert ds["seconds"].dims == ("method", "p", "d")
+
+
+def test_kramer_study_tiny(tmp_path):
+    res = run_study(
+        "kramer",
+        tmp_path,
+        progress=False,
+        p=12,
+        n=(40,),
+        d=(0.25,),
+        reps=1,
+        methods=["po", "dd"],
+    )
+    df = res.data
+    assert set(df["learner"]) == set(spdgraph.validation.BUILTIN_LEARNERS)
+    assert len(df) == 2 * 6
+    assert df["tpr"].between(0, 1).all()
+    empty = df["n_selected"] == 0
+    assert df.loc[empty, "tdr"].isna().all() and df.loc[~empty, "tdr"].between(0, 1).all()
+    ds = xr.load_dataset(tmp_path / "kramer.nc")
+    assert ds["tpr"].dims == ("generator", "d", "n", "rep", "learner")
+    assert (tmp_path / "fig5_kramer_d0.25.png").exists()
+
+
+def test_kramer_generators_default_skips_example_plugin():
+    gens = studies.kramer_generators()
+    assert {"po", "dd"} <= set(gens) and not any(g.startswith("example") for g in gens)
+    with pytest.raises(spdgraph.UnknownMethodError):
+        studies.kramer_generators(["nope"])
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(spdgraph.InvalidOptionError, match="unknown study"):
+        run_study("nope", tmp_path)
+    with pytest.raises(spdgraph.InvalidOptionError, match="seed"):
+        run_study("ratio", tmp_path, seed=-1)
+    with pytest.raises(spdgraph.InvalidOptionError, match="setting"):
+        run_study("ratio", tmp_path, settings=("nope",))
+    with pytest.raises(spdgraph.InvalidOptionError, match="unknown option"):
+        run_study("timing", tmp_path, graphs=3)
+    assert not any(tmp_path.iterdir())
+
+
+def test_ratio_single_setting(tmp_path):
+    res = run_study(
+        "ratio",
+        tmp_path,
+        progress=False,
+        figures=False,
+        p=(6,),
+        d=(0.5,),
+        graphs=1,
+        matrices=2,
+        settings=("gmat",),
+    )
+    assert set(res.data["setting"]) == {"gmat"}
+    # unit diagonal: R is the largest |m_ij| on an edge
+    assert res.data["R"].between(0, 1).all()
+
+
+def test_dask_scheduler(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1) as client:
+        res = run_study(
+            "ratio",
+            tmp_path,
+            seed=1,
+            scheduler=client,
+            progress=False,
+            figures=False,
+            **TINY_RATIO,
+        )
+    local = run_study(
+        "ratio", tmp_path / "local", seed=1, progress=False, figures=False, **TINY_RATIO
+    )
+    pd.testing.assert_frame_equal(res.data, local.data)
+
+
+def test_cli_reproduce(tmp_path, capsys):
+    out = tmp_path / "res"
+    argv = ["reproduce", "ratio", "--quick", "--out", str(out), "--max-p", "10"]
+    assert main([*argv, "--d", "0.5", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "== ratio:" in text and "total" in text
+    assert (out / "ratio.csv").exists() and (out / "fig2_ratio_paper.png").exists()
+    assert main([*argv, "--d", "0.5", "--no-progress"]) == 0
+    assert "0 cells computed" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["reproduce", "bogus"])
+    assert os.path.isdir(out / "ratio" / "cells")
+
+
+def test_cli_scheduler_address(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        argv = ["reproduce", "timing", "--quick", "--out", str(tmp_path), "--no-progress"]
+        argv += ["--max-p", "10", "--d", "0.5", "--methods", "po", "dd", "--batch", "2"]
+        assert main([*argv, "--scheduler", cluster.scheduler_address]) == 0
+    assert "== timing: 2 cells computed" in capsys.readouterr().out
+    assert set(pd.read_csv(tmp_path / "timing.csv")["method"]) == {"po", "dd"}
+
+
+def test_kramer_cell_records_a_failing_learner_as_missing(monkeypatch):
+    import spdgraph.validation as sv
+
+    real = sv.fit_learners
+
+    def failing(x, learners, **kw):
+        if "glasso" in learners:
+            raise spdgraph.NumericalError("solver failed")
+        return real(x, learners, **kw)
+
+    monkeypatch.setattr(sv, "fit_learners", failing)
+    config = {
+        "seed": 1,
+        "p": 8,
+        "learners": ["shrink", "glasso"],
+        "entries": "normal",
+        "normalize": True,
+        "cutoff": 0.2,
+    }
+    recs = studies.kramer_cell({"generator": "po", "d": 0.3, "n": 40, "rep": 0}, config)
+    by = {r["learner"]: r for r in recs}
+    assert np.isnan(by["glasso"]["tpr"]) and by["glasso"]["n_selected"] == -1
+    assert 0 <= by["shrink"]["tpr"] <= 1
