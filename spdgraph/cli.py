@@ -717,6 +717,7 @@ def _add_info_parser(sub: Any) -> None:
 
 # --------------------------------------------------------------------------- main
 
+
 #: Subcommand registrars, in help order; a new subcommand is a function
 #: ``_add_<name>_parser(sub)`` (calling ``set_defaults(func=...)``) added here.
 def _add_reproduce_parser(sub: Any) -> None:
