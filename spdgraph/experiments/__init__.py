@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 import xarray as xr
@@ -72,7 +72,13 @@ class StudyResult:
     seconds: float = 0.0
 
 
-def _plan(study: str, g: dict, seed: int, methods: Sequence[str] | None, learners):
+def _plan(
+    study: str,
+    g: dict,
+    seed: int,
+    methods: Sequence[str] | None,
+    learners: Sequence[str] | None,
+) -> Any:
     from spdgraph.validation import BUILTIN_LEARNERS
 
     if study in ("ratio", "condition"):
@@ -258,7 +264,7 @@ def run_study(
     )
 
 
-def _engine() -> str:
+def _engine() -> Literal["netcdf4", "scipy"]:
     from spdgraph.experiments._runner import _engine as engine
 
     return engine()

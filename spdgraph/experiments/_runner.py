@@ -9,7 +9,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -40,7 +40,7 @@ def fingerprint(config: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def _engine() -> str:
+def _engine() -> Literal["netcdf4", "scipy"]:
     try:
         import netCDF4  # noqa: F401
     except ImportError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,7 @@ __all__ = ["plot_condition", "plot_kramer", "plot_ratio", "plot_timing"]
 
 def _figure(
     ncols: int, nrows: int = 1, width: float = 5.2, height: float = 3.8, sharey: bool = False
-):
+) -> tuple[Any, Any]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -22,7 +23,7 @@ def _figure(
     return fig, axes
 
 
-def _save(fig, path: Path) -> Path:
+def _save(fig: Any, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     return path

@@ -33,7 +33,7 @@ PAPER_P = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 125, 150, 200, 250, 300, 400
 PAPER_D = (0.0025, 0.005, 0.025, 0.05, 0.25, 0.5)
 
 #: Entry distribution and scale of the two ratio settings.
-SETTINGS = {
+SETTINGS: dict[str, dict[str, Any]] = {
     "paper": {"entries": "uniform", "normalize": False},  # paper-era gmat 0.1.0
     "gmat": {"entries": "normal", "normalize": True},  # gmat 0.2.x defaults
 }
@@ -104,7 +104,7 @@ def kramer_generators(requested: Sequence[str] | None = None) -> list[str]:
 
 def grid(study: str, *, quick: bool, options: Mapping[str, Any] | None = None) -> dict:
     """The grid and configuration of a study (``options`` override grid entries)."""
-    base = dict((QUICK if quick else FULL)[study])
+    base: dict[str, Any] = dict((QUICK if quick else FULL)[study])
     allowed = set(base) | {"max_p"}
     allowed |= {"kramer": {"entries", "normalize"}, "ratio": {"settings"}}.get(study, set())
     for key, value in (options or {}).items():

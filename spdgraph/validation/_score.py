@@ -109,11 +109,9 @@ def select_edges(estimate: np.ndarray, rule: str = "nonzero", cutoff: float = 0.
 
 
 def _as_matrix(data: object, labels: list) -> np.ndarray:
-    try:
-        import xarray as xr
-    except ImportError:  # pragma: no cover - xarray is a dependency
-        xr = None
-    if xr is not None and isinstance(data, xr.DataArray):
+    import xarray as xr
+
+    if isinstance(data, xr.DataArray):
         if data.ndim != 2 or "node" not in data.dims:
             raise InvalidOptionError(
                 f"data as a DataArray needs dims (observation, 'node'), got {data.dims}."
