@@ -1,4 +1,7 @@
-"""spdgraph plugin: exact G-Wishart sampler, ``spdgraph.sample(g, method="gwishart")``.
+"""spdgraph plugin: G-Wishart sampler, ``spdgraph.sample(g, method="gwishart")``.
+
+Lenkoski (2013) as in BDgraph by default; ``algorithm="chordal"`` is exact on
+decomposable graphs.
 
 >>> import networkx as nx, spdgraph
 >>> k = spdgraph.sample(nx.cycle_graph(5), "gwishart", kind="precision",

@@ -1,7 +1,9 @@
 """The plugin module named by the ``spdgraph`` entry point: ``method="gwishart"``.
 
-The sampler is Lenkoski's (2013) exact G-Wishart sampler, as in R BDgraph's
-``rgwish``, with BDgraph's parametrization: ``K ~ W_G(b, D)`` has density
+The default sampler is Lenkoski's (2013) G-Wishart sampler, as in R BDgraph's
+``rgwish`` (its marginals are right, but it is known not to be exact for every
+graph: see the README; ``algorithm="chordal"`` is exact on decomposable graphs),
+with BDgraph's parametrization: ``K ~ W_G(b, D)`` has density
 proportional to ``|K|^((b - 2) / 2) exp(-tr(D K) / 2)`` on the SPD matrices
 with zeros on the non-edges of G. For the complete graph this is the Wishart
 law with ``b + p - 1`` degrees of freedom and scale ``D^-1``, so
@@ -221,8 +223,8 @@ def spdgraph_register_generators() -> list[spdgraph.Generator]:
         spdgraph.Generator(
             name="gwishart",
             function=gwishart,
-            description="exact G-Wishart W_G(b, D) draw (Lenkoski 2013, BDgraph's rgwish), "
-            "a precision matrix",
+            description="G-Wishart W_G(b, D) precision draw (Lenkoski 2013 as BDgraph's "
+            "rgwish; algorithm='chordal' exact on decomposable graphs)",
             options=dict(DEFAULTS),
         )
     ]
