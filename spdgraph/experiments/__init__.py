@@ -113,6 +113,9 @@ def _plan(
         "entries": g.get("entries", "normal"),
         "normalize": g.get("normalize", True),
         "cutoff": 0.2,
+        # exact lasso paths (LARS homotopy); cells made with the earlier
+        # coordinate-descent solver (tolerance 1e-4) carry another fingerprint
+        "lasso_solver": "lars",
     }
     cells = [
         {"generator": m, "d": d, "n": n, "rep": r}
@@ -158,6 +161,7 @@ def run_study(
     figures: bool = True,
     methods: Sequence[str] | None = None,
     learners: Sequence[str] | None = None,
+    jobs: int = 1,
     **grid_options: Any,
 ) -> StudyResult:
     """Run one study (resuming from ``out``), write its results and figures.
@@ -185,6 +189,9 @@ def run_study(
         except the example plugin's).
     learners
         Kramer learners (default all six).
+    jobs
+        Local worker processes when no scheduler is given (default 1); the
+        results do not depend on it.
     **grid_options
         Override grid entries: ``p``, ``d``, ``graphs``, ``matrices``,
         ``batch``, ``n``, ``reps``, ``max_p``, ratio ``settings``
@@ -218,7 +225,7 @@ def run_study(
     out = Path(out)
     store = CellStore(out, study, config)
     t0 = time.perf_counter()
-    counts = run_cells(store, cells, func, scheduler=scheduler, progress=progress)
+    counts = run_cells(store, cells, func, scheduler=scheduler, progress=progress, jobs=jobs)
     elapsed = time.perf_counter() - t0
     df = store.load(cells)
     files: list[Path] = []

@@ -137,6 +137,7 @@ def run_cells(
     *,
     scheduler: str | Any | None = None,
     progress: bool = True,
+    jobs: int = 1,
 ) -> dict[str, int]:
     """Compute every cell not yet in ``store`` and save it.
 
@@ -154,20 +155,32 @@ def run_cells(
         ``distributed.Client``: cells are then independent tasks.
     progress
         Show a progress bar (tqdm when installed) on stderr.
+    jobs
+        Without a scheduler: number of local worker processes (cells are
+        independent, so the results do not depend on it; each worker keeps
+        BLAS to one thread).
 
     Returns
     -------
     dict
         ``{"computed": ..., "skipped": ...}``.
     """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise InvalidOptionError(f"jobs must be a positive integer, got {jobs!r}.")
+    if jobs > 1 and scheduler is not None:
+        raise InvalidOptionError(
+            "give either jobs (local worker processes) or a dask scheduler, not both."
+        )
     todo = [c for c in cells if not store.has(c)]
     skipped = len(cells) - len(todo)
     bar = _Progress(len(todo), store.study, progress)
     try:
-        if scheduler is None:
+        if scheduler is None and (jobs == 1 or len(todo) <= 1):
             for params in todo:
                 store.save(params, func(params, store.config))
                 bar.update()
+        elif scheduler is None:
+            _run_local_pool(store, todo, func, min(jobs, len(todo)), bar)
         else:
             try:
                 from distributed import Client, as_completed
@@ -188,6 +201,24 @@ def run_cells(
     finally:
         bar.close()
     return {"computed": len(todo), "skipped": skipped}
+
+
+def _run_local_pool(store, todo, func, jobs, bar) -> None:
+    """Cells in ``jobs`` fresh ("spawn") worker processes; each result is saved on arrival."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")  # no forked BLAS/Numba thread state
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    try:
+        futures = {pool.submit(func, dict(p), store.config): p for p in todo}
+        for fut in cf.as_completed(futures):
+            store.save(futures[fut], fut.result())
+            bar.update()
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def seed_for(seed: int, *parts: Any) -> np.random.SeedSequence:

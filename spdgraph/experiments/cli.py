@@ -56,6 +56,13 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help="ratio: entry settings (default both)",
     )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=1,
+        help="local worker processes when no --scheduler is given (default 1)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run_reproduce)
     return parser
@@ -87,6 +94,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             methods=args.methods,
             learners=args.learners,
+            jobs=args.jobs,
             **options,
         )
         print(

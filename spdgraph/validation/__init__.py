@@ -24,6 +24,7 @@ from spdgraph.validation._learners import (
     coefficients_to_pcor,
     fit_learners,
     kfold,
+    lasso_path,
     pls_coefficients,
 )
 from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
@@ -46,6 +47,7 @@ __all__ = [
     "fit_learners",
     "grenander",
     "kfold",
+    "lasso_path",
     "local_fdr",
     "pls_coefficients",
     "precision_to_pcor",
