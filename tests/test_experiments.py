@@ -258,3 +258,44 @@ def test_kramer_cell_records_a_failing_learner_as_missing(monkeypatch):
     by = {r["learner"]: r for r in recs}
     assert np.isnan(by["glasso"]["tpr"]) and by["glasso"]["n_selected"] == -1
     assert 0 <= by["shrink"]["tpr"] <= 1
+
+
+def test_local_worker_processes_give_the_same_results(tmp_path):
+    # two spawned worker processes vs one process: identical records
+    pooled = run_study(
+        "kramer",
+        tmp_path / "pool",
+        progress=False,
+        figures=False,
+        jobs=2,
+        p=10,
+        n=(30,),
+        d=(0.3,),
+        reps=2,
+        methods=["po"],
+        learners=["lasso", "shrink"],
+    )
+    serial = run_study(
+        "kramer",
+        tmp_path / "serial",
+        progress=False,
+        figures=False,
+        p=10,
+        n=(30,),
+        d=(0.3,),
+        reps=2,
+        methods=["po"],
+        learners=["lasso", "shrink"],
+    )
+    assert pooled.computed == 2
+    cols = ["generator", "d", "n", "rep", "learner", "tpr", "tdr", "n_selected", "R"]
+    pd.testing.assert_frame_equal(pooled.data[cols], serial.data[cols])
+
+
+def test_jobs_argument_is_checked(tmp_path):
+    with pytest.raises(spdgraph.InvalidOptionError, match="jobs must be a positive integer"):
+        run_study("ratio", tmp_path, jobs=0, progress=False, **TINY_RATIO)
+    with pytest.raises(spdgraph.InvalidOptionError, match="not both"):
+        run_study("ratio", tmp_path, jobs=2, scheduler="tcp://x:1", progress=False, **TINY_RATIO)
+    assert not (tmp_path / "ratio").exists()
+    assert main(["reproduce", "ratio", "--jobs", "0", "--out", str(tmp_path)]) == 2

@@ -5,6 +5,8 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spdgraph
 import spdgraph.validation as sv
@@ -235,3 +237,64 @@ def test_score_on_er_graph_is_reproducible():
     a = sv.score(x, g, "lasso", seed=4)
     b = sv.score(x, g, "lasso", seed=4)
     assert a.as_dict() == b.as_dict()
+
+
+# ---------------------------------------------------------------- exact lasso path
+
+
+def _centred_problem(seed: int, n: int, q: int, signal: int = 3):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, q)) + 0.6 * rng.normal(size=(n, 1))  # correlated columns
+    beta = np.zeros(q)
+    beta[:signal] = rng.choice([-1.0, 1.0], size=min(signal, q)) * rng.uniform(0.3, 1.0)
+    y = z @ beta + 0.5 * rng.normal(size=n)
+    z -= z.mean(axis=0)
+    y -= y.mean()
+    return z, y
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(8, 40),
+    q=st.integers(1, 12),
+)
+def test_lasso_path_matches_reference_coordinate_descent(seed, n, q):
+    from reference import lasso_reference
+
+    z, y = _centred_problem(seed, n, q)
+    alpha_max = np.max(np.abs(z.T @ y)) / n
+    alphas = alpha_max * np.logspace(0.0, -2.0, 12)
+    path = sv.lasso_path(z.T @ z, z.T @ y, n, alphas)
+    for k, alpha in enumerate(alphas):
+        ref = lasso_reference(z, y, alpha)
+        np.testing.assert_allclose(path[:, k], ref, atol=1e-7)
+        # the support agrees wherever the reference is clearly away from the kink
+        clear = (np.abs(ref) > 1e-6) | (np.abs(z.T @ (y - z @ ref)) < 0.999 * alpha * n)
+        assert np.array_equal((path[:, k] != 0)[clear], (ref != 0)[clear])
+    assert np.all(path[:, 0] == 0)  # at alpha_max nothing enters
+
+
+def test_lasso_path_agrees_with_sklearn_lasso_path_when_q_exceeds_n():
+    from sklearn.linear_model import lasso_path as sk_lasso_path
+
+    z, y = _centred_problem(7, 20, 40, signal=5)
+    n = z.shape[0]
+    alphas = np.max(np.abs(z.T @ y)) / n * np.logspace(0.0, -2.0, 30)
+    ours = sv.lasso_path(z.T @ z, z.T @ y, n, alphas)
+    _, theirs, _ = sk_lasso_path(z, y, alphas=alphas, tol=1e-14, max_iter=1_000_000)
+    np.testing.assert_allclose(ours, theirs, atol=1e-6)
+    assert np.all((ours != 0).sum(axis=0) <= n)
+
+
+def test_lasso_path_edge_cases():
+    z, y = _centred_problem(1, 30, 4)
+    empty = sv.lasso_path(np.zeros((0, 0)), np.zeros(0), 30, np.array([1.0]))
+    assert empty.shape == (0, 1)
+    zero_y = sv.lasso_path(z.T @ z, np.zeros(4), 30, np.array([1.0, 0.1]))
+    assert np.all(zero_y == 0)
+    # penalties in any order, each solved independently of the others
+    alphas = np.array([0.05, 0.5, 0.01])
+    a = sv.lasso_path(z.T @ z, z.T @ y, 30, alphas)
+    b = np.column_stack([sv.lasso_path(z.T @ z, z.T @ y, 30, np.array([v]))[:, 0] for v in alphas])
+    np.testing.assert_allclose(a, b, atol=1e-10)
