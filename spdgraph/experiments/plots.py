@@ -103,18 +103,35 @@ def plot_timing(df: pd.DataFrame, out: Path) -> list[Path]:
 
 
 def plot_kramer(df: pd.DataFrame, out: Path) -> list[Path]:
-    """Figure 5: mean TPR and TDR vs n per learner; columns = generators; one file per d."""
+    """Figure 5: mean TPR and TDR vs n per learner; columns = generators; one file per d.
+
+    With two or more replications a band shows one standard error of the mean
+    (over the replications where the value exists: TDR is missing when a
+    learner selects nothing).
+    """
     paths = []
     gens = sorted(df["generator"].unique(), key=lambda g: (g != "dd", g))
     for d, dsub in df.groupby("d"):
         fig, axes = _figure(len(gens), 2, width=4.6, height=3.4)
         for col, gen in enumerate(gens):
             gsub = dsub[dsub["generator"] == gen]
-            means = gsub.groupby(["learner", "n"])[["tpr", "tdr"]].mean().reset_index()
+            grouped = gsub.groupby(["learner", "n"])[["tpr", "tdr"]]
+            means = grouped.mean().reset_index()
+            sems = grouped.sem().reset_index()
             for row, metric in enumerate(("tpr", "tdr")):
                 ax = axes[row, col]
                 for learner, grp in means.groupby("learner"):
-                    ax.plot(grp["n"], grp[metric], marker="o", ms=3, label=learner)
+                    (line,) = ax.plot(grp["n"], grp[metric], marker="o", ms=3, label=learner)
+                    err = sems.loc[sems["learner"] == learner, metric].to_numpy()
+                    if np.isfinite(err).any():
+                        ax.fill_between(
+                            grp["n"],
+                            grp[metric] - err,
+                            grp[metric] + err,
+                            color=line.get_color(),
+                            alpha=0.15,
+                            linewidth=0,
+                        )
                 ax.set(
                     xlabel="n",
                     ylabel=metric.upper(),
