@@ -5,7 +5,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import spdgraph
@@ -259,6 +259,7 @@ def _centred_problem(seed: int, n: int, q: int, signal: int = 3):
     n=st.integers(8, 40),
     q=st.integers(1, 12),
 )
+@example(seed=16663689, n=11, q=8)  # a LARS drop step: the dropped coefficient is exactly 0
 def test_lasso_path_matches_reference_coordinate_descent(seed, n, q):
     from reference import lasso_reference
 

@@ -121,6 +121,10 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
         knots, _, coefs = lars_path_gram(
             cross, gram, n_samples=n, method="lasso", alpha_min=float(alphas.min())
         )
+    # a variable dropped by a LARS-lasso step keeps a rounding-level leftover
+    # (~1e-17) instead of an exact zero: clear values at that level per knot
+    scale = np.max(np.abs(coefs), axis=0, keepdims=True)
+    coefs = np.where(np.abs(coefs) <= 64 * np.finfo(float).eps * scale, 0.0, coefs)
     # knots decrease; between two knots the path is linear in alpha
     for k, a in enumerate(alphas):
         if a >= knots[0]:
