@@ -14,6 +14,7 @@ from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
 from spdgraph.errors import (
+    CellError,
     FactorError,
     FileError,
     GeneratorOutputError,
@@ -37,6 +38,7 @@ from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
 __all__ = [
+    "CellError",
     "EntrySampler",
     "FactorError",
     "FileError",

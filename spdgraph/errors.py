@@ -11,6 +11,7 @@ Messages name the problem and say what to do about it.
 from __future__ import annotations
 
 __all__ = [
+    "CellError",
     "FactorError",
     "FileError",
     "GeneratorOutputError",
@@ -107,4 +108,13 @@ class NumericalError(SpdgraphError, ArithmeticError):
 
     Raised, for example, when partial orthogonalization leaves a residual on a
     non-edge that is larger than rounding level instead of silently zeroing it.
+    """
+
+
+class CellError(SpdgraphError, RuntimeError):
+    """One or more cells of a study (``spdgraph reproduce``) raised.
+
+    The other cells were computed and saved; the message names the first
+    failing cell and its error (also chained as ``__cause__``). Rerunning
+    resumes from the saved cells.
     """

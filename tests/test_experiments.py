@@ -105,13 +105,14 @@ def test_run_cells_counts_calls_and_survives_interruption(tmp_path):
         return [{"k": params["k"], "value": params["k"] ** 2}]
 
     cells = [{"k": k} for k in range(5)]
-    with pytest.raises(RuntimeError):
+    with pytest.raises(spdgraph.CellError, match=r"1 of 5 demo cells failed.*k=3.*boom") as info:
         run_cells(store, cells, func, progress=False)
-    assert calls == [0, 1, 2, 3]
+    assert isinstance(info.value.__cause__, RuntimeError)
+    assert calls == [0, 1, 2, 3, 4]  # the failing cell did not stop the others
     assert not list((tmp_path / "demo" / "cells").glob("*.tmp"))
     counts = run_cells(store, cells, func, progress=False)
-    assert counts == {"computed": 2, "skipped": 3}
-    assert calls == [0, 1, 2, 3, 3, 4]
+    assert counts == {"computed": 1, "skipped": 4}
+    assert calls == [0, 1, 2, 3, 4, 3]
     assert list(store.load(cells)["value"]) == [0, 1, 4, 9, 16]
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import CellError, InvalidOptionError
 
 __all__ = ["CellStore", "cell_name", "fingerprint", "run_cells"]
 
@@ -174,13 +174,24 @@ def run_cells(
     todo = [c for c in cells if not store.has(c)]
     skipped = len(cells) - len(todo)
     bar = _Progress(len(todo), store.study, progress)
+    failures: list[tuple[Params, BaseException]] = []
+
+    def finish(params: Params, result: Callable[[], Records]) -> None:
+        # a failing cell is reported at the end; the other cells go on
+        try:
+            records = result()
+        except Exception as exc:
+            failures.append((params, exc))
+        else:
+            store.save(params, records)
+        bar.update()
+
     try:
         if scheduler is None and (jobs == 1 or len(todo) <= 1):
             for params in todo:
-                store.save(params, func(params, store.config))
-                bar.update()
+                finish(params, lambda params=params: func(params, store.config))
         elif scheduler is None:
-            _run_local_pool(store, todo, func, min(jobs, len(todo)), bar)
+            _run_local_pool(store, todo, func, min(jobs, len(todo)), finish)
         else:
             try:
                 from distributed import Client, as_completed
@@ -193,17 +204,23 @@ def run_cells(
             try:
                 futures = {client.submit(func, dict(p), store.config, pure=False): p for p in todo}
                 for fut in as_completed(futures):
-                    store.save(futures[fut], fut.result())
-                    bar.update()
+                    finish(futures[fut], fut.result)
             finally:
                 if client is not scheduler:
                     client.close()
     finally:
         bar.close()
+    if failures:
+        params, exc = failures[0]
+        raise CellError(
+            f"{len(failures)} of {len(todo)} {store.study} cells failed and were not saved "
+            f"(the other {len(todo) - len(failures)} were); first: {cell_name(params)}: "
+            f"{type(exc).__name__}: {exc}. Fix the cause and rerun: finished cells are reused."
+        ) from exc
     return {"computed": len(todo), "skipped": skipped}
 
 
-def _run_local_pool(store, todo, func, jobs, bar) -> None:
+def _run_local_pool(store, todo, func, jobs, finish) -> None:
     """Cells in ``jobs`` fresh ("spawn") worker processes; each result is saved on arrival."""
     import concurrent.futures as cf
     import multiprocessing
@@ -213,8 +230,7 @@ def _run_local_pool(store, todo, func, jobs, bar) -> None:
     try:
         futures = {pool.submit(func, dict(p), store.config): p for p in todo}
         for fut in cf.as_completed(futures):
-            store.save(futures[fut], fut.result())
-            bar.update()
+            finish(futures[fut], fut.result)
     except BaseException:
         pool.shutdown(wait=True, cancel_futures=True)
         raise

@@ -292,7 +292,7 @@ def _glasso_pcor(xs: np.ndarray, folds: Sequence[np.ndarray], n_jobs: int) -> np
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est.fit(xs)
-        except (FloatingPointError, ValueError) as exc:  # ill-conditioned: other solver
+        except (ArithmeticError, ValueError) as exc:  # ill-conditioned: other solver
             last = exc
             continue
         pc = precision_to_pcor(est.precision_)
