@@ -299,3 +299,27 @@ def test_lasso_path_edge_cases():
     a = sv.lasso_path(z.T @ z, z.T @ y, 30, alphas)
     b = np.column_stack([sv.lasso_path(z.T @ z, z.T @ y, 30, np.array([v]))[:, 0] for v in alphas])
     np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+def test_lasso_path_falls_back_to_coordinate_descent(monkeypatch):
+    import sklearn.linear_model
+
+    z, y = _centred_problem(3, 25, 10, signal=4)
+    n = z.shape[0]
+    alphas = np.max(np.abs(z.T @ y)) / n * np.array([0.3, 1.0, 0.01, 0.1])  # any order
+    exact = sv.lasso_path(z.T @ z, z.T @ y, n, alphas)
+
+    def broken(*args, **kwargs):
+        raise OverflowError("int too large to convert to float")  # as sklearn's LARS can
+
+    monkeypatch.setattr(sklearn.linear_model, "lars_path_gram", broken)
+    fallback = sv.lasso_path(z.T @ z, z.T @ y, n, alphas)
+    np.testing.assert_allclose(fallback, exact, atol=1e-8)
+    assert np.array_equal(fallback != 0, exact != 0)
+    assert np.all(fallback[:, 1] == 0)
+
+    def nonfinite(xy, gram, **kwargs):
+        return np.array([1.0, np.nan]), np.array([0]), np.full((gram.shape[0], 2), np.nan)
+
+    monkeypatch.setattr(sklearn.linear_model, "lars_path_gram", nonfinite)
+    np.testing.assert_allclose(sv.lasso_path(z.T @ z, z.T @ y, n, alphas), exact, atol=1e-8)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -189,7 +190,7 @@ def run_cells(
     try:
         if scheduler is None and (jobs == 1 or len(todo) <= 1):
             for params in todo:
-                finish(params, lambda params=params: func(params, store.config))
+                finish(params, functools.partial(func, params, store.config))
         elif scheduler is None:
             _run_local_pool(store, todo, func, min(jobs, len(todo)), finish)
         else:
@@ -211,16 +212,23 @@ def run_cells(
     finally:
         bar.close()
     if failures:
-        params, exc = failures[0]
+        first_params, first_error = failures[0]
         raise CellError(
             f"{len(failures)} of {len(todo)} {store.study} cells failed and were not saved "
-            f"(the other {len(todo) - len(failures)} were); first: {cell_name(params)}: "
-            f"{type(exc).__name__}: {exc}. Fix the cause and rerun: finished cells are reused."
-        ) from exc
+            f"(the other {len(todo) - len(failures)} were); first: {cell_name(first_params)}: "
+            f"{type(first_error).__name__}: {first_error}. Fix the cause and rerun: finished "
+            "cells are reused."
+        ) from first_error
     return {"computed": len(todo), "skipped": skipped}
 
 
-def _run_local_pool(store, todo, func, jobs, finish) -> None:
+def _run_local_pool(
+    store: CellStore,
+    todo: Sequence[Params],
+    func: Callable[[Params, Mapping[str, Any]], Records],
+    jobs: int,
+    finish: Callable[[Params, Callable[[], Records]], None],
+) -> None:
     """Cells in ``jobs`` fresh ("spawn") worker processes; each result is saved on arrival."""
     import concurrent.futures as cf
     import multiprocessing

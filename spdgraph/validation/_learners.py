@@ -95,8 +95,15 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
     coefficients at each penalty are interpolated exactly between its knots.
     Unlike coordinate descent stopped at a duality-gap tolerance, the result
     does not depend on a solver tolerance: the test suite checks it against
-    coordinate descent run to a gap of 1e-12 and against scikit-learn's
-    ``lasso_path`` at the same tolerance.
+    coordinate descent run to a duality gap of 1e-13 and against
+    scikit-learn's ``lasso_path`` at tolerance 1e-14.
+
+    Should the homotopy break down numerically (scikit-learn's LARS can raise
+    ``OverflowError`` on a degenerate Gram matrix, or return non-finite
+    values), the path is computed instead by coordinate descent on the Gram
+    matrix run until the optimality conditions hold to 1e-10 relative to the
+    penalty (``spdgraph._kernels.lasso_cd``); if that does not converge
+    either, :class:`~spdgraph.NumericalError` is raised.
 
     Examples
     --------
@@ -116,11 +123,17 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
     out = np.zeros((q, alphas.size))
     if q == 0 or alphas.size == 0 or not np.any(cross):
         return out
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # degenerate-regressor notices on tiny folds
-        knots, _, coefs = lars_path_gram(
-            cross, gram, n_samples=n, method="lasso", alpha_min=float(alphas.min())
-        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # degenerate-regressor notices on tiny folds
+            knots, _, coefs = lars_path_gram(
+                cross, gram, n_samples=n, method="lasso", alpha_min=float(alphas.min())
+            )
+        finite = bool(np.isfinite(knots).all() and np.isfinite(coefs).all())
+    except ArithmeticError:
+        finite = False
+    if not finite:
+        return _lasso_path_cd(gram, cross, n, alphas)
     # a variable dropped by a LARS-lasso step keeps a rounding-level leftover
     # (~1e-17) instead of an exact zero: clear values at that level per knot
     scale = np.max(np.abs(coefs), axis=0, keepdims=True)
@@ -137,6 +150,28 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
         out[:, k] = coefs[:, j - 1] + t * (coefs[:, j] - coefs[:, j - 1])
         # coefficients that are zero at both knots are exactly zero in between
         out[(coefs[:, j - 1] == 0) & (coefs[:, j] == 0), k] = 0.0
+    return out
+
+
+def _lasso_path_cd(gram, cross, n, alphas):
+    """Fallback of :func:`lasso_path`: Gram coordinate descent to KKT tolerance 1e-10."""
+    from spdgraph._kernels.lasso_cd import lasso_path_cd
+
+    order = np.argsort(-alphas, kind="stable")
+    coefs, converged = lasso_path_cd(
+        np.ascontiguousarray(gram, dtype=float),
+        np.ascontiguousarray(cross, dtype=float),
+        np.ascontiguousarray(alphas[order] * n),
+        1e-10,
+        1_000_000,
+    )
+    if not converged:
+        raise NumericalError(
+            "the lasso path failed: LARS broke down and coordinate descent did not reach "
+            "its tolerance; the data are too ill-conditioned for this learner."
+        )
+    out = np.empty_like(coefs)
+    out[:, order] = coefs
     return out
 
 
