@@ -115,8 +115,10 @@ def partial_correlation(omega: np.ndarray) -> np.ndarray:
 
     Exactly symmetric; exact zeros of ``omega`` stay ``+0.0``.
 
-    >>> partial_correlation(np.array([[2.0, -1.0], [-1.0, 2.0]])).tolist()
-    [[1.0, 0.5], [0.5, 1.0]]
+    >>> partial_correlation(np.array([[4.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    array([[1. , 0.5, 0. ],
+           [0.5, 1. , 0. ],
+           [0. , 0. , 1. ]])
     """
     values = 0.0 - unit_diagonal(np.asarray(omega, dtype=np.float64))  # 0.0 - 0.0 is +0.0
     idx = np.arange(values.shape[-1])
@@ -152,8 +154,8 @@ def cholesky_inverse(
 ) -> np.ndarray:
     """The inverse of an SPD matrix or stack by Cholesky solves, exactly symmetric.
 
-    >>> cholesky_inverse(np.array([[4.0, 0.0], [0.0, 0.5]])).tolist()
-    [[0.25, 0.0], [0.0, 2.0]]
+    >>> cholesky_inverse(np.array([[4.0, 0.0], [0.0, 0.25]])).tolist()
+    [[0.25, 0.0], [0.0, 4.0]]
     """
     from scipy.linalg import cho_solve
 
