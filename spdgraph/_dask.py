@@ -1,13 +1,14 @@
 """Lazy, chunked sampling with dask (``spdgraph.sample(..., chunks=c)``).
 
 Each chunk of ``c`` matrices is one task that calls
-:func:`spdgraph.core.generate_block` with the generators
+:func:`spdgraph._engine.generate_block` with the generators
 ``child_generator(root, k)`` of its own matrices ``k``, exactly as the eager
 call does for the whole stack, so the values are bit-for-bit those of the eager
 call whatever the chunking and whatever scheduler runs the tasks (threads by
 default, a ``dask.distributed`` cluster when a Client is active).
 
-dask is imported only when a lazy array is requested.
+dask is imported only when a lazy array is requested. This module imports the
+engine, never :mod:`spdgraph.core` (which imports it).
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from spdgraph._engine import generate_block
+from spdgraph._seeds import child_generator
 from spdgraph.errors import InvalidOptionError, MissingDependencyError
 
 if TYPE_CHECKING:  # pragma: no cover
     import dask.array
 
+    from spdgraph._request import SampleRequest
     from spdgraph._types import EntrySampler, Generator, GraphData
 
-__all__ = ["check_chunks", "lazy_block", "require_dask"]
+__all__ = ["check_chunks", "lazy_block", "require_dask", "sample_lazy"]
 
 
 def require_dask(what: str) -> None:
@@ -65,10 +69,8 @@ def _seeded_chunk(
     normalize: bool,
     block_kw: Mapping[str, Any],
 ) -> np.ndarray:
-    from spdgraph import core
-
-    rngs = [core.child_generator(root, int(k)) for k in ks]
-    return core.generate_block(
+    rngs = [child_generator(root, int(k)) for k in ks]
+    return generate_block(
         graph,
         gen,
         plugin,
@@ -92,9 +94,7 @@ def _factor_chunk(
     normalize: bool,
     block_kw: Mapping[str, Any],
 ) -> np.ndarray:
-    from spdgraph import core
-
-    return core.generate_block(
+    return generate_block(
         graph,
         gen,
         plugin,
@@ -125,7 +125,7 @@ def lazy_block(
 
     Matrix ``k`` comes from ``child_generator(root, k)`` (or ``factors[k]``),
     as in the eager :func:`spdgraph.sample`; ``block_kw`` (e.g. the spectrum
-    targets) is passed on to :func:`spdgraph.core.generate_block`. Eager-only
+    targets) is passed on to :func:`spdgraph._engine.generate_block`. Eager-only
     results (the achieved spectrum attrs) are not computed.
     """
     import dask.array as da
@@ -159,4 +159,23 @@ def lazy_block(
         name=name,
         root=root,
         **common,
+    )
+
+
+def sample_lazy(request: SampleRequest) -> dask.array.Array:
+    """The lazy path of :func:`spdgraph.sample`: the request's stack as a dask array."""
+    assert request.chunks is not None
+    return lazy_block(
+        request.graph,
+        request.gen,
+        request.plugin,
+        n=request.n,
+        chunks=request.chunks,
+        root=request.root,
+        factors=request.factors,
+        entries=request.entries,
+        options=request.options,
+        normalize=request.normalize,
+        min_eigenvalue=request.min_eigenvalue,
+        condition_number=request.condition_number,
     )

@@ -36,7 +36,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
-from spdgraph.core import SeedLike, child_generator, normalize_to_unit_diagonal, seed_sequence
+from spdgraph._numerics import (
+    MATRIX_KIND_ALIASES,
+    canonical_kind,
+    cholesky_factors,
+    cholesky_inverse,
+    find_violation,
+    gaussian_draws,
+    partial_correlation,
+    plain,
+    unit_diagonal,
+)
+from spdgraph._seeds import SeedLike, child_generator, seed_sequence
 from spdgraph.errors import InvalidOptionError, MatrixError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,19 +62,6 @@ STACK_DIMS = ("sample", "node", "node_2")
 #: streams of :func:`spdgraph.sample`, so that reusing one seed for both never
 #: reuses random numbers (ASCII "draw").
 DRAW_STREAM_DOMAIN = 0x64726177
-
-_KIND_ALIASES = {
-    "covariance": "covariance",
-    "precision": "precision",
-    "concentration": "precision",
-    "correlation": "correlation",
-    "partial_correlation": "partial_correlation",
-}
-_SIGMA_KINDS = ("covariance", "correlation")
-
-
-def _scalar(x: Any) -> Any:
-    return x.item() if isinstance(x, np.generic) else x
 
 
 class SpdAccessor:
@@ -115,7 +113,7 @@ class SpdAccessor:
 
     def _kind(self) -> str:
         raw = self._da.attrs.get("kind", self._da.name)
-        kind = _KIND_ALIASES.get(raw.lower()) if isinstance(raw, str) else None
+        kind = canonical_kind(raw, MATRIX_KIND_ALIASES)
         if kind is None:
             raise MatrixError(
                 f"cannot tell what this matrix is (attrs['kind'] / name = {raw!r}); set "
@@ -157,7 +155,7 @@ class SpdAccessor:
     def _labels(self) -> list[Any]:
         da = self._da
         if "node" in da.coords:
-            return [_scalar(x) for x in da["node"].values]
+            return [plain(x) for x in da["node"].values]
         return list(range(da.sizes["node"]))
 
     def _graph_kind(self, kind: str) -> str:
@@ -185,20 +183,6 @@ class SpdAccessor:
         out.attrs = attrs
         return out
 
-    def _cholesky(self, m: np.ndarray) -> np.ndarray:
-        """Lower Cholesky factors of a stack, naming the first matrix that is not PD."""
-        try:
-            return np.linalg.cholesky(m)
-        except np.linalg.LinAlgError:
-            for k in range(m.shape[0]):
-                try:
-                    np.linalg.cholesky(m[k])
-                except np.linalg.LinAlgError:
-                    raise MatrixError(
-                        f"matrix {k} is not positive definite (Cholesky failed)."
-                    ) from None
-            raise  # pragma: no cover - the batch failed, so one matrix must fail
-
     def _require_scale(self, what: str) -> str:
         kind = self._kind()
         if kind == "partial_correlation":
@@ -208,17 +192,6 @@ class SpdAccessor:
                 "matrix the partial correlations came from."
             )
         return kind
-
-    def _inverse_values(self, m: np.ndarray) -> np.ndarray:
-        from scipy.linalg import cho_solve
-
-        factors = self._cholesky(m)
-        eye = np.eye(m.shape[-1])
-        inv = np.empty_like(m)
-        for k in range(m.shape[0]):
-            inv[k] = cho_solve((factors[k], True), eye, check_finite=False)
-        # (a + b) * 0.5 == (b + a) * 0.5 in floating point: exactly symmetric
-        return (inv + np.swapaxes(inv, -1, -2)) * 0.5
 
     # ------------------------------------------------------------------ conversions
 
@@ -250,7 +223,7 @@ class SpdAccessor:
         True
         """
         kind = self._require_scale("inverse()")
-        values = self._inverse_values(self._stack())
+        values = cholesky_inverse(self._stack(), MatrixError)
         new_kind = "covariance" if kind == "precision" else "precision"
         return self._derived(
             values, name=new_kind, kind=new_kind, structural=False, step="inverse"
@@ -279,10 +252,10 @@ class SpdAccessor:
         kind = self._require_scale("correlation()")
         m = self._stack()
         if kind == "precision":
-            sigma, structural = self._inverse_values(m), False
+            sigma, structural = cholesky_inverse(m, MatrixError), False
         else:
             sigma, structural = m, self._structural()
-        values = normalize_to_unit_diagonal(sigma)
+        values = unit_diagonal(sigma)
         return self._derived(
             values,
             name="correlation",
@@ -318,11 +291,8 @@ class SpdAccessor:
         if kind == "precision":
             omega, structural = m, self._structural()
         else:
-            omega, structural = self._inverse_values(m), False
-        # 0.0 - x turns exact zeros into +0.0 (not -0.0)
-        values = 0.0 - normalize_to_unit_diagonal(omega)
-        idx = np.arange(values.shape[-1])
-        values[..., idx, idx] = 1.0
+            omega, structural = cholesky_inverse(m, MatrixError), False
+        values = partial_correlation(omega)
         return self._derived(
             values,
             name="partial_correlation",
@@ -384,21 +354,13 @@ class SpdAccessor:
         )
         m = self._stack()
         n, p = m.shape[0], m.shape[-1]
-        factors = self._cholesky(m) if n else m
+        factors = cholesky_factors(m, MatrixError) if n else m
         streams = self._stream_indices(stacked, n)
         out = np.empty((n, n_obs, p), dtype=np.float64)
-        if kind == "precision":
-            from scipy.linalg import solve_triangular
+        scale = "precision" if kind == "precision" else "covariance"
         for k in range(n):
             z = child_generator(draw_root, streams[k]).standard_normal((n_obs, p))
-            if kind == "precision":
-                # Omega = L L^T  =>  Sigma = L^{-T} L^{-1}; x = L^{-T} z
-                out[k] = solve_triangular(
-                    factors[k], z.T, lower=True, trans="T", check_finite=False
-                ).T
-            else:
-                # Sigma = L L^T  =>  x = L z
-                out[k] = z @ factors[k].T
+            out[k] = gaussian_draws(z, factors[k], scale)
         da = self._da
         coords: dict[str, Any] = {"obs": ("obs", np.arange(n_obs, dtype=np.int64))}
         if "node" in da.coords:
@@ -548,49 +510,31 @@ class SpdAccessor:
             raise MatrixError(
                 f"the 'adjacency' coordinate is {adjacency.shape} but the matrix is {m.shape[1:]}."
             )
-        labels = self._labels()
-        if not np.all(np.isfinite(m)):
-            k = int(np.argwhere(~np.isfinite(m))[0][0])
-            raise MatrixError(f"matrix {k} holds NaN or inf.")
-        asym = m != np.swapaxes(m, -1, -2)
-        if asym.any():
-            k, i, j = np.argwhere(asym)[0]
-            raise MatrixError(
-                f"matrix {k} is not exactly symmetric: [{i}, {j}] = {float(m[k, i, j])!r} but "
-                f"[{j}, {i}] = {float(m[k, j, i])!r}."
-            )
-        if self._structural():
-            nonedge = ~adjacency
-            np.fill_diagonal(nonedge, False)
-            bad = (m != 0) & nonedge
-            if bad.any():
-                k, i, j = np.argwhere(bad)[0]
-                raise MatrixError(
-                    f"matrix {k} has a non-zero entry {float(m[k, i, j])!r} at [{i}, {j}] (nodes "
-                    f"{labels[i]!r} and {labels[j]!r}), which is not an edge of the graph; "
-                    "structural zeros must be exactly 0."
-                )
-        if kind in ("correlation", "partial_correlation"):
-            diag = np.diagonal(m, axis1=-2, axis2=-1)
-            off = np.argwhere(diag != 1.0)
-            if off.size:
-                k, i = off[0]
-                raise MatrixError(
-                    f"{kind} matrix {k} has diagonal entry {float(diag[k, i])!r} at node "
-                    f"{labels[i]!r}; it must be exactly 1."
-                )
+        unit = kind in ("correlation", "partial_correlation")
         if kind == "partial_correlation":
-            idx = np.arange(m.shape[-1])
-            pd = 0.0 - m
-            pd[..., idx, idx] = 1.0
-            try:
-                self._cholesky(pd)
-            except MatrixError as exc:
-                raise MatrixError(
-                    f"{exc} (checked as 2 I - P: no precision has these partial correlations)"
-                ) from None
+            # a partial correlation matrix P is valid when 2 I - P (its unit-diagonal
+            # precision) is positive definite
+            violation = find_violation(
+                m, adjacency, structural=self._structural(), unit=True, check_pd=False
+            )
+            if violation is None:
+                violation = find_violation(
+                    partial_correlation(m), adjacency, structural=False, unit=True
+                )
+                if violation is not None:
+                    raise MatrixError(
+                        f"{violation.describe()} (checked as 2 I - P: no precision has these "
+                        "partial correlations)"
+                    )
         else:
-            self._cholesky(m)
+            violation = find_violation(m, adjacency, structural=self._structural(), unit=unit)
+        if violation is not None:
+            message = violation.describe(self._labels())
+            if violation.problem == "diagonal":
+                message = f"{kind} {message}"
+            elif violation.problem == "nonzero":
+                message = message.replace("non-edges must", "structural zeros must")
+            raise MatrixError(message)
         return self._da
 
 

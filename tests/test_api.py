@@ -162,9 +162,9 @@ def test_entries_callable_bad_output():
 
 
 def test_too_large_is_refused_before_allocating(monkeypatch):
-    import spdgraph.core as core
+    from spdgraph import _memory
 
-    monkeypatch.setattr(core, "_available_memory", lambda: 10**6)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 10**6)
     with pytest.raises(spdgraph.TooLargeError, match="GiB"):
         spdgraph.sample(nx.path_graph(200), size=10)
     with pytest.raises(MemoryError):

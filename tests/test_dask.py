@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import spdgraph
-from spdgraph import core
+from spdgraph import _dask, _engine, _memory
 from spdgraph.graphs import erdos_renyi
 
 dask = pytest.importorskip("dask")
@@ -34,14 +34,14 @@ def assert_matches_eager(lazy, eager):
 def counting(monkeypatch):
     """Count generate_block calls (the chunk tasks) and the matrices each computes."""
     calls = []
-    real = core.generate_block
+    real = _dask.generate_block
 
     def wrapper(*args, **kwargs):
         n = len(kwargs["rngs"]) if kwargs["rngs"] is not None else len(kwargs["factors"])
         calls.append(n)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(core, "generate_block", wrapper)
+    monkeypatch.setattr(_dask, "generate_block", wrapper)
     return calls
 
 
@@ -127,7 +127,7 @@ def test_arguments_are_checked_eagerly(kwargs, exc, match, counting):
 
 
 def test_generator_errors_surface_at_compute(monkeypatch):
-    real = core._validate_matrix
+    real = _engine.validate_matrix
 
     def reject_third(m, adjacency, k, gen, plugin):
         if np.array_equal(m, m) and reject_third.count == 2:
@@ -136,14 +136,14 @@ def test_generator_errors_surface_at_compute(monkeypatch):
         return real(m, adjacency, k, gen, plugin)
 
     reject_third.count = 0
-    monkeypatch.setattr(core, "_validate_matrix", reject_third)
+    monkeypatch.setattr(_engine, "validate_matrix", reject_third)
     lazy = spdgraph.sample(G, method="dd", size=4, seed=1, chunks=1)
     with pytest.raises(spdgraph.GeneratorOutputError, match="rejected"):
         lazy.compute(scheduler="synchronous")
 
 
 def test_memory_check_is_per_chunk(monkeypatch):
-    monkeypatch.setattr(core, "_available_memory", lambda: 50 * 2**20)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 50 * 2**20)
     with pytest.raises(spdgraph.TooLargeError):
         spdgraph.sample(nx.path_graph(100), size=1000)  # 320 MB eagerly
     lazy = spdgraph.sample(nx.path_graph(100), size=1000, chunks=10, seed=0)  # 3.2 MB a chunk

@@ -228,7 +228,6 @@ def test_property_condition_number_and_zeros(p, d, k0, seed, method):
 def test_generate_block_applies_targets_for_chunked_callers():
     """generate_block (the per-chunk unit of work) returns a plain block by default."""
     from spdgraph.core import (
-        _find_generator,
         adapt_graph,
         child_generator,
         generate_block,
@@ -237,7 +236,9 @@ def test_generate_block_applies_targets_for_chunked_callers():
     )
 
     graph = adapt_graph(G)
-    gen, plugin = _find_generator("po")
+    from spdgraph.plugins import find_generator
+
+    gen, plugin = find_generator("po")
     sampler, _ = resolve_entries("normal")
     root = seed_sequence(1)
     kw = dict(

@@ -1,0 +1,59 @@
+"""Building the labelled output: every generator's matrices get the same DataArray."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from spdgraph._adapt import label_array
+from spdgraph._types import GraphData
+
+__all__ = ["build_dataarray", "json_options"]
+
+
+def _json_default(value: Any) -> Any:
+    """JSON fallback: numpy scalars as numbers, arrays as a reproducible summary."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()[:16]
+        return f"ndarray(shape={value.shape}, dtype={value.dtype}, sha256={digest})"
+    return repr(value)
+
+
+def json_options(options: Mapping[str, Any]) -> str:
+    return json.dumps(dict(sorted(options.items())), default=_json_default)
+
+
+def build_dataarray(
+    values: Any,
+    graph: GraphData,
+    *,
+    kind: str,
+    stacked: bool,
+    attrs: Mapping[str, Any],
+) -> xr.DataArray:
+    """Wrap values (numpy or dask) in the labelled DataArray every generator returns.
+
+    Dims are ``("node", "node_2")`` (with a leading ``"sample"`` for a
+    stack); both matrix dims carry the node labels; the boolean ``adjacency``
+    coordinate over ``(node, node_2)`` carries the graph.
+    """
+    labels = label_array(graph.labels)
+    coords: dict[str, Any] = {
+        "node": ("node", labels),
+        "node_2": ("node_2", labels.copy()),
+        "adjacency": (("node", "node_2"), graph.adjacency.copy()),
+    }
+    dims: tuple[str, ...] = ("node", "node_2")
+    if stacked:
+        dims = ("sample", *dims)
+        coords["sample"] = ("sample", np.arange(values.shape[0], dtype=np.int64))
+    else:
+        values = values[0]
+    return xr.DataArray(values, dims=dims, coords=coords, name=kind, attrs=dict(attrs))
