@@ -13,11 +13,16 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from spdgraph._numerics import (
+    canonical_kind,
+    cholesky_inverse,
+    link_strength,
+    nonedge_mask,
+    partial_correlation,
+)
 from spdgraph.errors import InvalidOptionError
 
 __all__ = ["diagnostics"]
-
-_KINDS = {"covariance": "covariance", "precision": "precision", "concentration": "precision"}
 
 
 def _matrices(da: object) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -50,26 +55,22 @@ def _matrices(da: object) -> tuple[np.ndarray, np.ndarray, bool]:
 
 def _kind(da: xr.DataArray, kind: str | None) -> str:
     chosen = kind if kind is not None else da.attrs.get("kind", da.name)
-    if not isinstance(chosen, str) or chosen.lower() not in _KINDS:
+    canonical = canonical_kind(chosen)
+    if canonical is None:
         raise InvalidOptionError(
             f"diagnostics cannot tell whether the matrix is a covariance or a precision "
             f"(kind {chosen!r}); pass kind='covariance' or kind='precision'."
         )
-    return _KINDS[chosen.lower()]
+    return canonical
 
 
-def _precision(m: np.ndarray, k: int) -> np.ndarray:
-    import scipy.linalg
-
+def _precisions(values: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "precision":
+        return values
     try:
-        factor = scipy.linalg.cho_factor(m, lower=True, check_finite=False)
-    except np.linalg.LinAlgError as exc:
-        raise InvalidOptionError(
-            f"diagnostics: matrix {k} is not positive definite (Cholesky failed), so it has "
-            "no precision matrix."
-        ) from exc
-    omega = scipy.linalg.cho_solve(factor, np.eye(m.shape[0]), check_finite=False)
-    return (omega + omega.T) * 0.5
+        return cholesky_inverse(values, InvalidOptionError, "diagnostics: matrix")
+    except InvalidOptionError as exc:
+        raise InvalidOptionError(f"{exc} It has no precision matrix.") from None
 
 
 def diagnostics(da: xr.DataArray, *, kind: str | None = None) -> xr.Dataset:
@@ -129,24 +130,18 @@ def diagnostics(da: xr.DataArray, *, kind: str | None = None) -> xr.Dataset:
     kind = _kind(da, kind)
     n = values.shape[0]
     rows, cols = np.nonzero(np.triu(adjacency, 1))
-    nonedge = ~adjacency
-    np.fill_diagonal(nonedge, False)
+    nonedge = nonedge_mask(adjacency)
     n_edges = rows.size
-
-    diag = np.diagonal(values, axis1=1, axis2=2)
-    if n_edges:
-        link = (np.abs(values[:, rows, cols]) / diag[:, rows]).max(axis=1)
-    else:
-        link = np.zeros(n)
+    link = link_strength(values, adjacency)
     max_nonedge = np.abs(values[:, nonedge]).max(axis=1) if nonedge.any() else np.zeros(n)
 
     stats = np.full((n, 4), np.nan)
-    for k in range(n):
-        omega = values[k] if kind == "precision" else _precision(values[k], k)
-        if n_edges:
-            d = np.sqrt(np.diag(omega))
-            pcor = np.abs(omega[rows, cols]) / (d[rows] * d[cols])
-            stats[k] = (pcor.min(), np.median(pcor), pcor.mean(), pcor.max())
+    if n and n_edges:
+        pcor = np.abs(partial_correlation(_precisions(values, kind))[:, rows, cols])
+        stats[:] = np.stack(
+            [pcor.min(axis=1), np.median(pcor, axis=1), pcor.mean(axis=1), pcor.max(axis=1)],
+            axis=1,
+        )
     if n:
         w = np.linalg.eigvalsh(values)
         lmin, lmax = w[:, 0], w[:, -1]

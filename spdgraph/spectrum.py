@@ -63,6 +63,7 @@ from typing import Any
 
 import numpy as np
 
+from spdgraph._numerics import find_violation
 from spdgraph.errors import InvalidOptionError, NumericalError
 
 __all__ = [
@@ -227,13 +228,12 @@ def _verify(
 
 
 def _check_cholesky(block: np.ndarray, what: str) -> None:
-    try:
-        np.linalg.cholesky(block)
-    except np.linalg.LinAlgError as exc:
+    violation = find_violation(block, np.ones(block.shape[-2:], dtype=bool), structural=False)
+    if violation is not None:
         raise NumericalError(
-            f"{what}: a controlled matrix failed the Cholesky check of positive "
+            f"{what}: a controlled matrix failed the check of exact symmetry and positive "
             "definiteness; the target is too extreme for double precision."
-        ) from exc
+        )
 
 
 def _shift_diagonal(block: np.ndarray, delta: np.ndarray) -> np.ndarray:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import linalg
 
+from spdgraph._numerics import cholesky_factors, gaussian_draws
 from spdgraph.errors import InvalidOptionError, NumericalError
 
 __all__ = ["draw_gaussian"]
@@ -49,11 +49,11 @@ def draw_gaussian(
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise InvalidOptionError(f"n must be a positive integer, got {n!r}.")
     try:
-        chol = np.linalg.cholesky(m)
-    except np.linalg.LinAlgError as exc:
+        chol = cholesky_factors(m, NumericalError, "the precision")
+    except NumericalError:
         raise NumericalError(
             "the precision matrix is not numerically positive definite (Cholesky failed)."
-        ) from exc
+        ) from None
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    z = rng.standard_normal((m.shape[0], int(n)))
-    return linalg.solve_triangular(chol, z, trans="T", lower=True).T
+    z = rng.standard_normal((m.shape[0], int(n)))  # drawn node-major, as always
+    return gaussian_draws(z.T, chol, "precision")

@@ -102,7 +102,7 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
     ``OverflowError`` on a degenerate Gram matrix, or return non-finite
     values), the path is computed instead by coordinate descent on the Gram
     matrix run until the optimality conditions hold to 1e-10 relative to the
-    penalty (``spdgraph._kernels.lasso_cd``); if that does not converge
+    penalty (``spdgraph.validation._lasso_cd``); if that does not converge
     either, :class:`~spdgraph.NumericalError` is raised.
 
     Examples
@@ -155,7 +155,7 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
 
 def _lasso_path_cd(gram, cross, n, alphas):
     """Fallback of :func:`lasso_path`: Gram coordinate descent to KKT tolerance 1e-10."""
-    from spdgraph._kernels.lasso_cd import lasso_path_cd
+    from spdgraph.validation._lasso_cd import lasso_path_cd
 
     order = np.argsort(-alphas, kind="stable")
     coefs, converged = lasso_path_cd(

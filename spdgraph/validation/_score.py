@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.core import adapt_graph
+import spdgraph
 from spdgraph.errors import InvalidOptionError
 from spdgraph.validation._learners import SELECTION_RULES, fit_learners
 from spdgraph.validation._lfdr import local_fdr
@@ -215,7 +215,7 @@ def score(
     >>> score(x, g, lambda x: np.eye(8)).tdr      # nothing selected: TDR missing
     nan
     """
-    graph_data = adapt_graph(graph)
+    graph_data = spdgraph.adapt_graph(graph)
     labels = list(graph_data.labels)
     truth = graph_data.adjacency
     x = _as_matrix(data, labels)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spdgraph._numerics import partial_correlation
 from spdgraph.errors import InvalidOptionError
 
 __all__ = ["shrink_pcor", "shrinkage_intensity", "standardize"]
@@ -89,9 +90,4 @@ def shrink_pcor(x: np.ndarray) -> np.ndarray:
 
 def precision_to_pcor(omega: np.ndarray) -> np.ndarray:
     """``pcor_ij = -omega_ij / sqrt(omega_ii omega_jj)``, unit diagonal, exactly symmetric."""
-    omega = np.asarray(omega, dtype=float)
-    d = np.sqrt(np.diag(omega))
-    pc = -omega / np.outer(d, d)
-    pc = (pc + pc.T) / 2.0
-    np.fill_diagonal(pc, 1.0)
-    return pc
+    return partial_correlation(np.asarray(omega, dtype=float))
