@@ -132,7 +132,7 @@ def diagnostics(da: xr.DataArray, *, kind: str | None = None) -> xr.Dataset:
     rows, cols = np.nonzero(np.triu(adjacency, 1))
     nonedge = nonedge_mask(adjacency)
     n_edges = rows.size
-    link = link_strength(values, adjacency)
+    link = np.asarray(link_strength(values, adjacency))
     max_nonedge = np.abs(values[:, nonedge]).max(axis=1) if nonedge.any() else np.zeros(n)
 
     stats = np.full((n, 4), np.nan)
