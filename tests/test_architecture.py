@@ -1,0 +1,150 @@
+"""The package's shape: no import cycle, light kernels, small files and functions.
+
+The import graph is read from the source (every ``import`` statement, also the
+ones inside functions, which hide cycles from a plain ``import``), so a cycle
+fails here before it can bite at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "spdgraph"
+#: Longest file (lines) and function (lines of code, docstring excluded).
+MAX_FILE_LINES = 420
+MAX_FUNCTION_LINES = 80
+#: A function may run longer when a comment in it says why it reads better whole.
+WHOLE_MARKER = "reads better whole"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _is_type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every spdgraph module ``path`` imports, at any depth (TYPE_CHECKING blocks excluded)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if _is_type_checking_block(node):
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                found.add(candidate if candidate in MODULES else base)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return {name for name in found if name in MODULES and name != module}
+
+
+GRAPH = {name: _imports(path) for name, path in MODULES.items()}
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (cycle := dfs(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := dfs(node)):
+            return cycle
+    return None
+
+
+def test_the_import_graph_is_read():
+    assert "spdgraph._engine" in GRAPH["spdgraph._dask"]
+    assert "spdgraph._request" in GRAPH["spdgraph.core"]
+    # imports inside functions count
+    assert "spdgraph._dask" in GRAPH["spdgraph.core"]
+
+
+def test_cycle_finder_finds_a_cycle():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle_in_the_package():
+    assert _find_cycle(GRAPH) is None
+
+
+def test_the_lazy_path_never_imports_the_core():
+    assert "spdgraph.core" not in GRAPH["spdgraph._dask"]
+    assert "spdgraph.core" not in GRAPH["spdgraph._engine"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("spdgraph._kernels")))
+def test_kernels_import_neither_xarray_nor_pluggy(name):
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported.add(node.module.split(".")[0])
+    assert not imported & {"xarray", "pluggy"}
+    # and no spdgraph module that does (the core, plugins, accessor, ...)
+    allowed = ("spdgraph._kernels", "spdgraph._blas", "spdgraph.errors", "spdgraph._numerics")
+    assert all(dep.startswith(allowed) for dep in GRAPH[name]), GRAPH[name]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_files_stay_small(name):
+    lines = MODULES[name].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_FILE_LINES, f"{name} has {lines} lines; split it by job"
+
+
+def _code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    if not body:
+        return 0
+    return (body[-1].end_lineno or body[-1].lineno) - body[0].lineno + 1
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_functions_stay_short(name):
+    source = MODULES[name].read_text(encoding="utf-8")
+    lines = source.splitlines()
+    too_long = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            length = _code_lines(node)
+            text = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+            if length > MAX_FUNCTION_LINES and WHOLE_MARKER not in text:
+                too_long.append(f"{node.name} ({length} lines)")
+    assert not too_long, f"{name}: split {', '.join(too_long)}"
