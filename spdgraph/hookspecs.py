@@ -62,9 +62,13 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
 def spdgraph_register_generators() -> Sequence[Generator]:
     """Register named generator strategies.
 
-    Called once per :func:`spdgraph.methods`/:func:`spdgraph.sample` call on
-    every plugin; each returns the :class:`spdgraph.Generator` objects it
-    provides. Two plugins registering the same name is an error naming both.
+    Called through the plugin manager on every plugin when spdgraph first needs
+    its generators, and again only after a plugin is registered or
+    unregistered (the table is cached); each returns the
+    :class:`spdgraph.Generator` objects it provides. Two plugins registering
+    the same name is an error naming both. Users pick a generator by its name
+    with ``spdgraph.sample(..., method=name)``: "method" is the word in calls,
+    "generator" the plugin object behind it.
 
     The core validates every matrix a generator returns (shape, float64 dtype,
     finite values, exact symmetry, exact zeros on non-edges, positive

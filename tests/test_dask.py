@@ -229,6 +229,7 @@ def client():
         yield c
 
 
+@pytest.mark.integration
 def test_local_cluster_gives_the_eager_result(client):
     for kwargs in (
         {"method": "po", "seed": 11},
@@ -245,6 +246,7 @@ def test_local_cluster_gives_the_eager_result(client):
     assert all(address.startswith("tcp://127.0.0.1:") for address in workers)
 
 
+@pytest.mark.integration
 def test_local_cluster_writes_a_lazy_stack(client, tmp_path):
     pytest.importorskip("zarr")
     eager = spdgraph.sample(G, size=8, seed=13)
@@ -252,6 +254,7 @@ def test_local_cluster_writes_a_lazy_stack(client, tmp_path):
     assert_matches_eager(spdgraph.open(tmp_path / "m.zarr"), eager)
 
 
+@pytest.mark.integration
 def test_cli_on_a_scheduler_address(client, tmp_path, monkeypatch, capsys):
     pytest.importorskip("netCDF4")
     from spdgraph import cli

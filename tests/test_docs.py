@@ -162,6 +162,7 @@ def test_concepts_figure_is_committed():
         assert (DOCS / image).is_file(), f"docs/concepts.md shows {image}, which is missing"
 
 
+@pytest.mark.integration
 def test_site_builds_and_picks_up_new_pages(tmp_path):
     for module in ("sphinx", "myst_parser", "numpydoc", "furo"):
         pytest.importorskip(module, reason="install the docs extra: pip install -e '.[docs]'")

@@ -2,6 +2,8 @@
 
 import types
 
+import networkx as nx
+
 import numpy as np
 import pytest
 
@@ -137,3 +139,29 @@ def test_autoload_env_var(monkeypatch):
     assert calls == ["spdgraph"]
     monkeypatch.undo()
     spdgraph.reset_plugin_manager()
+
+
+def test_generator_table_is_cached_until_plugins_change():
+    from spdgraph import plugins
+
+    pm = spdgraph.get_plugin_manager()
+    calls = []
+
+    class Counting:
+        @spdgraph.hookimpl
+        def spdgraph_register_generators(self):
+            calls.append(1)
+            return [spdgraph.Generator("counting-test", lambda a, **k: None, "test")]
+
+    plugin = Counting()
+    pm.register(plugin, name="counting-test")
+    try:
+        assert "counting-test" in plugins.generators()
+        spdgraph.methods()
+        spdgraph.sample(nx.path_graph(3), seed=0)
+        assert len(calls) == 1  # built once, through the hook, then cached
+        generation = pm.generation
+    finally:
+        pm.unregister(plugin)
+    assert pm.generation > generation
+    assert "counting-test" not in spdgraph.methods()  # unregistering invalidates it

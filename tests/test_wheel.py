@@ -32,6 +32,7 @@ def _run(cmd, **kwargs):
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 def test_wheel_installs_and_works_in_a_fresh_venv(tmp_path):
     # 1. build the wheel (without network when the build backend is at hand)
     dist = tmp_path / "dist"
