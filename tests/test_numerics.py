@@ -51,7 +51,7 @@ def test_link_strength_matches_the_loop(case):
 @settings(max_examples=60, deadline=None)
 @given(spd_stacks())
 def test_partial_correlation_and_inverse(case):
-    stack, adjacency = case
+    stack, _ = case
     inv = num.cholesky_inverse(stack)
     for k in range(stack.shape[0]):
         np.testing.assert_allclose(inv[k], np.linalg.inv(stack[k]), rtol=1e-9, atol=1e-12)

@@ -3,7 +3,6 @@
 import types
 
 import networkx as nx
-
 import numpy as np
 import pytest
 
