@@ -14,7 +14,6 @@ from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
 from spdgraph.errors import (
-    CellError,
     FactorError,
     FileError,
     GeneratorOutputError,
@@ -32,13 +31,23 @@ from spdgraph.errors import (
 )
 from spdgraph.hookspecs import hookimpl, hookspec
 from spdgraph.io import open as open  # public, but not in __all__ (see below)
-from spdgraph.io import save
+from spdgraph.io import read_graph, save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
+
+
+
+def __getattr__(name: str) -> object:
+    # spdgraph.CellError moved to spdgraph-reproduce (a deprecated alias)
+    if name == "CellError":
+        from spdgraph import errors
+
+        return errors.CellError
+    raise AttributeError(f"module 'spdgraph' has no attribute {name!r}")
+
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
 __all__ = [
-    "CellError",
     "EntrySampler",
     "FactorError",
     "FileError",
@@ -64,6 +73,7 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "methods",
+    "read_graph",
     "reset_plugin_manager",
     "sample",
     "save",

@@ -10,8 +10,10 @@ Messages name the problem and say what to do about it.
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 __all__ = [
-    "CellError",
     "FactorError",
     "FileError",
     "GeneratorOutputError",
@@ -111,10 +113,22 @@ class NumericalError(SpdgraphError, ArithmeticError):
     """
 
 
-class CellError(SpdgraphError, RuntimeError):
-    """One or more cells of a study (``spdgraph reproduce``) raised.
-
-    The other cells were computed and saved; the message names the first
-    failing cell and its error (also chained as ``__cause__``). Rerunning
-    resumes from the saved cells.
-    """
+def __getattr__(name: str) -> Any:
+    """``CellError`` moved to spdgraph-reproduce; this keeps the old name working."""
+    if name != "CellError":
+        raise AttributeError(f"module 'spdgraph.errors' has no attribute {name!r}")
+    try:
+        from spdgraph_reproduce.errors import CellError
+    except ImportError:
+        raise MissingDependencyError(
+            "CellError moved to the spdgraph-reproduce distribution, which is not installed; "
+            "install it with python -m pip install ./plugins/spdgraph-reproduce (from "
+            "spdgraph's source tree)."
+        ) from None
+    warnings.warn(
+        "spdgraph.CellError is deprecated: it moved with the studies; use "
+        "spdgraph_reproduce.CellError.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return CellError

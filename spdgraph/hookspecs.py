@@ -15,13 +15,20 @@ non-empty value to skip entry-point loading (built-in plugins still load).
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
 import pluggy
 
 from spdgraph._types import Generator, GraphData
 
-__all__ = ["hookimpl", "hookspec", "spdgraph_adapt_graph", "spdgraph_register_generators"]
+__all__ = [
+    "hookimpl",
+    "hookspec",
+    "spdgraph_adapt_graph",
+    "spdgraph_add_cli_commands",
+    "spdgraph_register_generators",
+]
 
 #: Marker of spdgraph's hook specifications (used in this module only).
 hookspec = pluggy.HookspecMarker("spdgraph")
@@ -81,4 +88,34 @@ def spdgraph_register_generators() -> Sequence[Generator]:
     -------
     Sequence[Generator]
         The :class:`spdgraph.Generator` objects this plugin provides.
+    """
+
+
+@hookspec
+def spdgraph_add_cli_commands(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    """Add subcommands to the ``spdgraph`` command line.
+
+    Called once each time the ``spdgraph`` command builds its argument parser,
+    after the built-in subcommands (``demo``, ``methods``, ``sample``, ``draw``,
+    ``info``) are added. An implementation adds its commands with
+    ``subparsers.add_parser(name, help=...)`` and sets the handler with
+    ``parser.set_defaults(func=handler)``; ``handler(args)`` returns the exit
+    status. The core names none of its plugins' commands: ``spdgraph
+    reproduce`` comes from the spdgraph-reproduce distribution this way.
+
+    Keep the implementation light (argparse only) and import heavy modules in
+    the handler, so that ``spdgraph --help`` stays fast. A handler raising a
+    :class:`spdgraph.SpdgraphError` gets the core's treatment: one
+    ``spdgraph: error: ...`` line on stderr and exit status 2. Adding a name
+    that is already taken is an error of argparse (Python >= 3.11 raises
+    ``argparse.ArgumentError``), reported as a :class:`spdgraph.PluginError`
+    naming the plugin. See the plugin author guide (docs/plugins.md).
+
+    Parameters
+    ----------
+    subparsers
+        The object ``ArgumentParser.add_subparsers()`` returned for the
+        ``spdgraph`` command.
     """

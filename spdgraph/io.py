@@ -28,9 +28,10 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
+from spdgraph._graph_files import read_graph
 from spdgraph.errors import FileError, InvalidOptionError, MissingDependencyError
 
-__all__ = ["open", "save"]
+__all__ = ["netcdf_engine", "open", "read_graph", "save"]
 
 #: Attribute (in files only) naming the attrs that were Python lists.
 LIST_ATTRS = "spdgraph_list_attrs"
@@ -50,7 +51,16 @@ def file_format(path: str | os.PathLike[str]) -> str:
     return FORMATS[suffix]
 
 
-def _netcdf_engine() -> Literal["netcdf4", "h5netcdf"]:
+def netcdf_engine() -> Literal["netcdf4", "h5netcdf"]:
+    """The xarray engine spdgraph reads and writes netCDF with: netCDF4, else h5netcdf.
+
+    The one engine picker of spdgraph (files, the CLI, the studies of
+    spdgraph-reproduce). Raises :class:`MissingDependencyError` naming the pip
+    command when neither is installed.
+
+    >>> netcdf_engine() in ("netcdf4", "h5netcdf")
+    True
+    """
     try:
         import netCDF4  # noqa: F401
 
@@ -178,7 +188,7 @@ def check_writable(path: str | os.PathLike[str], *, overwrite: bool = True) -> s
     fmt = file_format(path)
     _check_target(path, fmt, overwrite)
     if fmt == "netcdf":
-        _netcdf_engine()
+        netcdf_engine()
     else:
         _require_zarr()
     return fmt
@@ -252,9 +262,9 @@ def _save(
     try:
         result: Any
         if fmt == "netcdf" and lazy:
-            result = prepared.to_netcdf(tmp, engine=_netcdf_engine(), compute=False)
+            result = prepared.to_netcdf(tmp, engine=netcdf_engine(), compute=False)
         elif fmt == "netcdf":
-            result = prepared.to_netcdf(tmp, engine=_netcdf_engine())
+            result = prepared.to_netcdf(tmp, engine=netcdf_engine())
         elif lazy:
             result = prepared.to_zarr(tmp, mode="w-", consolidated=False, compute=False)
         else:
@@ -373,7 +383,7 @@ def _open(
         require_dask("spdgraph.open(..., chunks=...)")
     kwargs: dict[str, Any]
     if fmt == "netcdf":
-        kwargs = {"engine": _netcdf_engine()}
+        kwargs = {"engine": netcdf_engine()}
     else:
         _require_zarr()
         kwargs = {"engine": "zarr", "consolidated": False}

@@ -42,6 +42,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph._builtin.adapt_xarray",
     "spdgraph._builtin.adapt_networkx",
     "spdgraph._builtin.adapt_igraph",
+    "spdgraph._builtin.adapt_path",
     "spdgraph._builtin.gen_po",
     "spdgraph._builtin.gen_dd",
 )

@@ -1,282 +1,53 @@
-"""Reproduce the paper's experiments: link strength, condition number, timing, Krämer study.
+"""Deprecated: the paper's studies now live in the spdgraph-reproduce distribution.
 
-Each study is a grid of independent cells (``spdgraph.experiments.studies``);
-:func:`run_study` computes the cells missing from ``out`` (locally or on a
-dask scheduler), then writes tidy results (``<study>.nc`` with labelled dims,
-``<study>.csv``), the paper-style PNG figures and returns a summary table.
-The command line is ``spdgraph reproduce {ratio,condition,timing,kramer,all}``.
-
-Examples
---------
->>> import tempfile
->>> from spdgraph.experiments import run_study
->>> with tempfile.TemporaryDirectory() as out:
-...     res = run_study("ratio", out, quick=True, progress=False, figures=False,
-...                     p=(10, 20), d=(0.5,), graphs=2, matrices=2)
->>> sorted(res.summary.columns)
-[('mean', 'dd'), ('mean', 'po'), ('std', 'dd'), ('std', 'po')]
+``spdgraph.experiments`` (and its submodules ``studies``, ``plots``, ``cli``)
+re-export :mod:`spdgraph_reproduce` with a :class:`DeprecationWarning`; import
+``spdgraph_reproduce`` instead. Without spdgraph-reproduce installed, importing
+this module raises :class:`spdgraph.MissingDependencyError` naming the pip
+command.
 """
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
+import importlib
+import sys
+import warnings
+from typing import Any
 
-import pandas as pd
-import xarray as xr
+from spdgraph.errors import MissingDependencyError
 
-from spdgraph.errors import InvalidOptionError
-from spdgraph.experiments import studies
-from spdgraph.experiments._runner import CellStore, cell_name, fingerprint, run_cells
-from spdgraph.experiments.studies import condition_number, kramer_generators, link_strength
-
-__all__ = [
-    "STUDIES",
-    "CellStore",
-    "StudyResult",
-    "cell_name",
-    "condition_number",
-    "fingerprint",
-    "kramer_generators",
-    "link_strength",
-    "run_all",
-    "run_cells",
-    "run_study",
-]
-
-STUDIES = ("ratio", "condition", "timing", "kramer")
-DEFAULT_OUT = "spdgraph-results"
-
-_DIMS = {
-    "ratio": ["setting", "p", "d", "method", "graph", "matrix"],
-    "condition": ["setting", "p", "d", "method", "graph", "matrix"],
-    "timing": ["method", "p", "d"],
-    "kramer": ["generator", "d", "n", "rep", "learner"],
-}
+#: The pip command that installs the studies.
+INSTALL_HINT = "python -m pip install ./plugins/spdgraph-reproduce (from spdgraph's source tree)"
 
 
-@dataclass
-class StudyResult:
-    """What :func:`run_study` produced."""
-
-    study: str
-    data: pd.DataFrame
-    summary: pd.DataFrame
-    files: list[Path] = field(default_factory=list)
-    computed: int = 0
-    skipped: int = 0
-    seconds: float = 0.0
-
-
-def _plan(
-    study: str,
-    g: dict,
-    seed: int,
-    methods: Sequence[str] | None,
-    learners: Sequence[str] | None,
-) -> Any:
-    from spdgraph.validation import BUILTIN_LEARNERS
-
-    if study in ("ratio", "condition"):
-        chosen = list(methods) if methods else ["po", "dd"]
-        settings = tuple(g.get("settings", ("paper", "gmat") if study == "ratio" else ("paper",)))
-        unknown = [s for s in settings if s not in studies.SETTINGS]
-        if unknown:
-            raise InvalidOptionError(
-                f"unknown setting(s) {unknown}; choose among {sorted(studies.SETTINGS)}."
-            )
-        config = {"seed": seed, "graphs": g["graphs"], "matrices": g["matrices"]}
-        cells = [
-            {"setting": s, "p": p, "d": d, "method": m}
-            for s in settings
-            for m in chosen
-            for d in g["d"]
-            for p in g["p"]
-        ]
-        return cells, config, studies.ratio_cell
-    if study == "timing":
-        import spdgraph
-
-        chosen = list(methods) if methods else list(spdgraph.methods())
-        config = {"seed": seed, "batch": g["batch"]}
-        cells = [{"method": m, "d": d, "p": p} for m in chosen for d in g["d"] for p in g["p"]]
-        return cells, config, studies.timing_cell
-    chosen = kramer_generators(methods)
-    config = {
-        "seed": seed,
-        "p": g["p"],
-        "learners": list(learners or BUILTIN_LEARNERS),
-        "entries": g.get("entries", "normal"),
-        "normalize": g.get("normalize", True),
-        "cutoff": 0.2,
-        # exact lasso paths (LARS homotopy); cells made with the earlier
-        # coordinate-descent solver (tolerance 1e-4) carry another fingerprint
-        "lasso_solver": "lars",
-    }
-    cells = [
-        {"generator": m, "d": d, "n": n, "rep": r}
-        for r in range(g["reps"])
-        for m in chosen
-        for d in g["d"]
-        for n in g["n"]
-    ]
-    return cells, config, studies.kramer_cell
+def _load() -> Any:
+    try:
+        return importlib.import_module("spdgraph_reproduce")
+    except ImportError as exc:
+        if exc.name not in ("spdgraph_reproduce", None):
+            raise
+        raise MissingDependencyError(
+            "the paper's studies moved to the spdgraph-reproduce distribution, which is not "
+            f"installed; install it with {INSTALL_HINT}."
+        ) from None
 
 
-def _summary(study: str, df: pd.DataFrame) -> pd.DataFrame:
-    if df.empty:
-        return df
-    if study == "ratio":
-        stats = df.groupby(["setting", "d", "p", "method"])["R"].agg(["mean", "std"])
-        return stats.unstack("method").round(4)
-    if study == "condition":
-        return df.groupby(["d", "p", "method"])["cond"].median().unstack("method")
-    if study == "timing":
-        return df.pivot_table(index=["p", "d"], columns="method", values="seconds").round(4)
-    return (
-        df.groupby(["generator", "d", "n", "learner"])[["tpr", "tdr"]]
-        .mean()
-        .unstack("learner")
-        .round(3)
-    )
+_reproduce = _load()
+warnings.warn(
+    "spdgraph.experiments is deprecated: the studies moved to the spdgraph-reproduce "
+    "distribution; import spdgraph_reproduce instead.",
+    DeprecationWarning,
+    stacklevel=2,
+)
+for _name in ("studies", "plots", "cli", "_runner"):
+    sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"spdgraph_reproduce.{_name}")
+
+__all__ = list(_reproduce.__all__)
 
 
-def _tidy(study: str, df: pd.DataFrame) -> xr.Dataset:
-    ds = df.set_index(_DIMS[study]).to_xarray()
-    return ds
+def __getattr__(name: str) -> Any:
+    return getattr(_reproduce, name)
 
 
-def run_study(
-    study: str,
-    out: str | os.PathLike = DEFAULT_OUT,
-    *,
-    quick: bool = False,
-    seed: int = 2018,
-    scheduler: str | Any | None = None,
-    progress: bool = True,
-    figures: bool = True,
-    methods: Sequence[str] | None = None,
-    learners: Sequence[str] | None = None,
-    jobs: int = 1,
-    **grid_options: Any,
-) -> StudyResult:
-    """Run one study (resuming from ``out``), write its results and figures.
-
-    Parameters
-    ----------
-    study
-        ``"ratio"``, ``"condition"``, ``"timing"`` or ``"kramer"``.
-    out
-        Output folder: ``<study>/cells/*.nc`` (one file per finished cell),
-        ``<study>.nc``, ``<study>.csv`` and PNG figures.
-    quick
-        Reduced grid (minutes on 2 cores) instead of the paper's.
-    seed
-        Study seed; every cell's randomness derives from it and its labels.
-    scheduler
-        Address of a dask.distributed scheduler (or a Client); None runs here.
-    progress
-        Progress bar on stderr.
-    figures
-        Write PNG figures (needs matplotlib).
-    methods
-        Generators to compare (ratio/condition default ``po`` and ``dd``;
-        timing every registered method; kramer every registered method
-        except the example plugin's).
-    learners
-        Kramer learners (default all six).
-    jobs
-        Local worker processes when no scheduler is given (default 1); the
-        results do not depend on it.
-    **grid_options
-        Override grid entries: ``p``, ``d``, ``graphs``, ``matrices``,
-        ``batch``, ``n``, ``reps``, ``max_p``, ratio ``settings``
-        (``"paper"``, ``"gmat"``), kramer ``entries`` / ``normalize``.
-
-    Returns
-    -------
-    StudyResult
-        The tidy records, a summary table, the files written and counts.
-    """
-    if study not in STUDIES:
-        raise InvalidOptionError(f"unknown study {study!r}; choose one of {', '.join(STUDIES)}.")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidOptionError(f"seed must be a non-negative integer, got {seed!r}.")
-    if figures:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError as exc:
-            raise InvalidOptionError(
-                'figures need matplotlib: pip install "spdgraph[plots]" (or figures=False).'
-            ) from exc
-    if study == "kramer":
-        try:
-            import sklearn  # noqa: F401
-        except ImportError as exc:
-            raise InvalidOptionError(
-                'the kramer study needs scikit-learn: pip install "spdgraph[validation]".'
-            ) from exc
-    g = studies.grid(study, quick=quick, options=grid_options)
-    cells, config, func = _plan(study, g, seed, methods, learners)
-    out = Path(out)
-    store = CellStore(out, study, config)
-    t0 = time.perf_counter()
-    counts = run_cells(store, cells, func, scheduler=scheduler, progress=progress, jobs=jobs)
-    elapsed = time.perf_counter() - t0
-    df = store.load(cells)
-    files: list[Path] = []
-    out.mkdir(parents=True, exist_ok=True)
-    if not df.empty:
-        csv = out / f"{study}.csv"
-        df.to_csv(csv, index=False)
-        nc = out / f"{study}.nc"
-        ds = _tidy(study, df)
-        ds.attrs = {"study": study, "seed": seed, "quick": int(quick), "grid": repr(g)}
-        tmp = nc.with_suffix(".nc.tmp")
-        engine = _engine()
-        encoding = (
-            {name: {"zlib": True, "complevel": 4} for name in ds.data_vars}
-            if engine == "netcdf4"
-            else None
-        )
-        ds.to_netcdf(tmp, engine=engine, encoding=encoding)
-        os.replace(tmp, nc)
-        summary_csv = out / f"{study}_summary.csv"
-        _summary(study, df).to_csv(summary_csv)
-        files += [nc, csv, summary_csv]
-        if figures:
-            from spdgraph.experiments import plots
-
-            if study == "ratio":
-                for setting in ("paper", "gmat"):
-                    files += plots.plot_ratio(df, out, setting)
-            elif study == "condition":
-                files += plots.plot_condition(df, out)
-            elif study == "timing":
-                files += plots.plot_timing(df, out)
-            else:
-                files += plots.plot_kramer(df, out)
-    return StudyResult(
-        study=study,
-        data=df,
-        summary=_summary(study, df),
-        files=files,
-        computed=counts["computed"],
-        skipped=counts["skipped"],
-        seconds=elapsed,
-    )
-
-
-def _engine() -> Literal["netcdf4", "scipy"]:
-    from spdgraph.experiments._runner import _engine as engine
-
-    return engine()
-
-
-def run_all(out: str | os.PathLike = DEFAULT_OUT, **kwargs: Any) -> dict[str, StudyResult]:
-    """Run every study in turn with the same arguments (see :func:`run_study`)."""
-    return {study: run_study(study, out, **kwargs) for study in STUDIES}
+def __dir__() -> list[str]:
+    return sorted(__all__)

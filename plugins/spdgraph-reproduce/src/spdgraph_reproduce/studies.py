@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 
 import spdgraph
-from spdgraph.errors import InvalidOptionError
-from spdgraph.experiments._runner import seed_for
+from spdgraph import InvalidOptionError
+from spdgraph_reproduce._runner import seed_for
 from spdgraph.graphs import erdos_renyi
 
 __all__ = [
+    "KRAMER_GENERATORS",
     "PAPER_D",
     "PAPER_P",
     "condition_number",
@@ -45,7 +46,7 @@ def link_strength(m: np.ndarray, adjacency: np.ndarray) -> float:
     Examples
     --------
     >>> import numpy as np
-    >>> from spdgraph.experiments import link_strength
+    >>> from spdgraph_reproduce import link_strength
     >>> m = np.array([[2.0, 1.0, 0.0], [1.0, 4.0, 0.0], [0.0, 0.0, 1.0]])
     >>> adj = m != 0
     >>> np.fill_diagonal(adj, False)
@@ -85,11 +86,27 @@ FULL = {
 }
 
 
-def kramer_generators(requested: Sequence[str] | None = None) -> list[str]:
-    """Registered generators usable as truth for a precision graph.
+#: Default truth generators of the Krämer study, in this order; each one that is
+#: registered is used (``gwishart`` comes from the spdgraph-gwishart plugin).
+KRAMER_GENERATORS: tuple[str, ...] = ("po", "dd", "gwishart")
 
-    ``po``, ``dd`` and any plugin method except the example plugin's
-    demonstration generators; ``requested`` picks a subset.
+
+def kramer_generators(requested: Sequence[str] | None = None) -> list[str]:
+    """The truth generators of the Krämer study.
+
+    ``requested`` (``run_study(..., methods=...)``, ``--methods``) names them
+    explicitly; every name must be a registered method. By default the
+    registered ones among :data:`KRAMER_GENERATORS`: ``po`` and ``dd``, plus
+    ``gwishart`` when spdgraph-gwishart is installed. Other plugins' generators
+    take part only when requested.
+
+    Examples
+    --------
+    >>> from spdgraph_reproduce import kramer_generators
+    >>> kramer_generators(["dd"])
+    ['dd']
+    >>> kramer_generators()[:2]
+    ['po', 'dd']
     """
     known = spdgraph.methods()
     if requested:
@@ -99,7 +116,7 @@ def kramer_generators(requested: Sequence[str] | None = None) -> list[str]:
                 f"unknown method(s) {unknown}; known methods: {sorted(known)}."
             )
         return list(requested)
-    return [m for m in known if not m.startswith("example")]
+    return [m for m in KRAMER_GENERATORS if m in known]
 
 
 def grid(study: str, *, quick: bool, options: Mapping[str, Any] | None = None) -> dict:
@@ -192,9 +209,15 @@ def kramer_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[di
     A learner whose solver fails (:class:`~spdgraph.NumericalError`) gets
     NaN TPR/TDR and ``n_selected = -1`` instead of aborting the cell.
     """
-    from spdgraph.errors import NumericalError
-    from spdgraph.validation import SELECTION_RULES, draw_gaussian, fit_learners
-    from spdgraph.validation._score import Score, score_selection, select_edges
+    from spdgraph import NumericalError
+    from spdgraph.validation import (
+        SELECTION_RULES,
+        Score,
+        draw_gaussian,
+        fit_learners,
+        score_selection,
+        select_edges,
+    )
 
     gen, d, n, rep = params["generator"], params["d"], params["n"], params["rep"]
     p, seed = config["p"], config["seed"]

@@ -1,4 +1,8 @@
-"""``spdgraph reproduce``: the command line of :mod:`spdgraph.experiments`."""
+"""``spdgraph reproduce``: the command line of :mod:`spdgraph_reproduce`.
+
+Added to the ``spdgraph`` command by :mod:`spdgraph_reproduce.plugin`; this
+module imports argparse only, the studies are imported by the handler.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,12 @@ from typing import Any
 
 STUDY_CHOICES = ("ratio", "condition", "timing", "kramer", "all")
 
+#: Default output folder of :func:`spdgraph_reproduce.run_study` and ``--out``.
+DEFAULT_OUT = "spdgraph-results"
+
 
 def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``reproduce`` on the ``spdgraph`` command's subparsers."""
-    from spdgraph.experiments import DEFAULT_OUT
-
     parser = subparsers.add_parser(
         "reproduce",
         help="reproduce the paper's figures (ratio, condition, timing, kramer, all)",
@@ -33,7 +38,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--scheduler", default=None, help="dask.distributed scheduler address (tcp://host:port)"
     )
     parser.add_argument(
-        "--methods", nargs="+", default=None, help="generators to use (default: see docs)"
+        "--methods", nargs="+", default=None, help="generators to use (ratio/condition: po dd; timing: every registered one; "
+        "kramer: po dd, plus gwishart when installed)"
     )
     parser.add_argument(
         "--learners", nargs="+", default=None, help="kramer learners (default: all six)"
@@ -70,7 +76,7 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_reproduce(args: argparse.Namespace) -> int:
     """Handler of ``spdgraph reproduce``."""
-    from spdgraph.experiments import STUDIES, run_study
+    from spdgraph_reproduce._study import STUDIES, run_study
 
     chosen = STUDIES if args.study == "all" else (args.study,)
     t_start = time.perf_counter()
@@ -108,11 +114,11 @@ def run_reproduce(args: argparse.Namespace) -> int:
 
 
 class _wide:
-    def __enter__(self):
+    def __enter__(self) -> None:
         import pandas as pd
 
         self.ctx = pd.option_context("display.width", 200, "display.max_columns", 30)
         self.ctx.__enter__()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.ctx.__exit__(*exc)

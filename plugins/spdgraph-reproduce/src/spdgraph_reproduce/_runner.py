@@ -6,17 +6,19 @@ import functools
 import hashlib
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from spdgraph.errors import CellError, InvalidOptionError
+from spdgraph import InvalidOptionError
+from spdgraph.cli import Progress
+from spdgraph.io import netcdf_engine as _engine
+from spdgraph_reproduce.errors import CellError
 
 __all__ = ["CellStore", "cell_name", "fingerprint", "run_cells"]
 
@@ -39,14 +41,6 @@ def fingerprint(config: Mapping[str, Any]) -> str:
     """Short stable hash of a study's configuration (everything except the grid)."""
     blob = json.dumps(config, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
-
-
-def _engine() -> Literal["netcdf4", "scipy"]:
-    try:
-        import netCDF4  # noqa: F401
-    except ImportError:
-        return "scipy"
-    return "netcdf4"
 
 
 class CellStore:
@@ -105,32 +99,6 @@ class CellStore:
         return pd.concat(frames, ignore_index=True)
 
 
-class _Progress:
-    def __init__(self, total: int, desc: str, enabled: bool):
-        self.bar = None
-        self.total, self.count, self.desc, self.enabled = total, 0, desc, enabled
-        if enabled and total:
-            try:
-                from tqdm.auto import tqdm
-
-                self.bar = tqdm(total=total, desc=desc, unit="cell", file=sys.stderr)
-            except ImportError:
-                self.bar = None
-
-    def update(self) -> None:
-        self.count += 1
-        if self.bar is not None:
-            self.bar.update(1)
-        elif self.enabled:
-            print(f"\r{self.desc}: {self.count}/{self.total} cells", end="", file=sys.stderr)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-        elif self.enabled and self.total:
-            print(file=sys.stderr)
-
-
 def run_cells(
     store: CellStore,
     cells: Sequence[Params],
@@ -155,7 +123,8 @@ def run_cells(
         of a dask.distributed scheduler (``"tcp://host:8786"``) or a
         ``distributed.Client``: cells are then independent tasks.
     progress
-        Show a progress bar (tqdm when installed) on stderr.
+        Show a progress bar (spdgraph's :class:`spdgraph.cli.Progress`: tqdm
+        when installed) on stderr.
     jobs
         Without a scheduler: number of local worker processes (cells are
         independent, so the results do not depend on it; each worker keeps
@@ -174,7 +143,7 @@ def run_cells(
         )
     todo = [c for c in cells if not store.has(c)]
     skipped = len(cells) - len(todo)
-    bar = _Progress(len(todo), store.study, progress)
+    bar = Progress(store.study, total=len(todo), enabled=progress and bool(todo), unit="cell")
     failures: list[tuple[Params, BaseException]] = []
 
     def finish(params: Params, result: Callable[[], Records]) -> None:

@@ -1,0 +1,143 @@
+"""The ``spdgraph`` command line.
+
+``spdgraph demo`` (also the default with no arguments) samples matrices on a
+random graph with the built-in defaults and prints a summary;
+``spdgraph methods`` lists the registered generators;
+``spdgraph sample GRAPH -o out.nc`` samples matrices on a graph read from a
+file (:func:`spdgraph.read_graph`) and saves them; ``spdgraph draw out.nc
+--n-obs 200 -o data.nc`` draws Gaussian data from them; ``spdgraph info
+out.nc`` summarises a file with diagnostics.
+
+Each built-in subcommand is registered by a small ``_add_<name>_parser(sub)``
+function listed in :data:`SUBCOMMANDS` (one module per command group:
+``_basic``, ``_sample``, ``_info``). Plugins add their own subcommands through
+the ``spdgraph_add_cli_commands`` hook (``spdgraph reproduce`` comes from the
+spdgraph-reproduce distribution); the core names none of them. Errors of the
+spdgraph hierarchy print one ``spdgraph: error: ...`` line and exit with status
+2; nothing is left half-written. A closed output pipe (``spdgraph info x.nc |
+head``) ends the command quietly.
+
+:class:`Progress` is the progress bar the commands (and plugins' commands) use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from spdgraph._progress import PROGRESS_DELAY, Progress
+from spdgraph._progress import stderr_is_tty as _stderr_is_tty
+from spdgraph._version import __version__
+from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser
+from spdgraph.cli._info import _add_info_parser
+from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
+from spdgraph.errors import PluginError, SpdgraphError
+
+__all__ = ["SUBCOMMANDS", "Progress", "build_parser", "main"]
+
+# Tunables of the command line; the subcommands read them here at call time.
+
+#: With ``--scheduler`` but no ``--chunks``, the run is split into about this many chunks.
+SCHEDULER_CHUNK_COUNT = 50
+
+#: An in-memory run of at least this many matrices on a terminal prints a hint
+#: about ``--chunks`` (which gives a progress bar and bounded memory).
+LARGE_RUN = 1000
+
+#: How long ``--scheduler`` waits for the scheduler to answer.
+SCHEDULER_TIMEOUT = "10s"
+
+__all__ += ["LARGE_RUN", "PROGRESS_DELAY", "SCHEDULER_CHUNK_COUNT", "SCHEDULER_TIMEOUT"]
+
+#: Built-in subcommand registrars, in help order; a new subcommand is a function
+#: ``_add_<name>_parser(sub)`` (calling ``set_defaults(func=...)``) added here.
+SUBCOMMANDS: list[Callable[[Any], None]] = [
+    _add_demo_parser,
+    _add_methods_parser,
+    _add_sample_parser,
+    _add_draw_parser,
+    _add_info_parser,
+]
+
+
+def _add_plugin_commands(sub: Any) -> None:
+    """Let every plugin add its subcommands (``spdgraph_add_cli_commands``), in order."""
+    from spdgraph.plugins import get_plugin_manager
+
+    pm = get_plugin_manager()
+    hook_name = "spdgraph_add_cli_commands"
+    impls = pm.hook.spdgraph_add_cli_commands.get_hookimpls()  # registration order
+    for impl in impls:
+        # one plugin at a time through pluggy, so that a clash names the plugin
+        others = [other.plugin for other in impls if other is not impl]
+        try:
+            pm.subset_hook_caller(hook_name, others)(subparsers=sub)
+        except argparse.ArgumentError as exc:
+            raise PluginError(
+                f"plugin {impl.plugin_name!r} could not add its command line subcommands "
+                f"({exc}); uninstall or disable one of the plugins that add it."
+            ) from exc
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``spdgraph`` command, plugins' subcommands included."""
+    parser = argparse.ArgumentParser(
+        prog="spdgraph",
+        description="Sample SPD covariance/precision matrices with an exact graph zero pattern.",
+    )
+    parser.add_argument("--version", action="version", version=f"spdgraph {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    for register in SUBCOMMANDS:
+        register(sub)
+    _add_plugin_commands(sub)
+    return parser
+
+
+def _quiet_broken_pipe() -> int:
+    """stdout's reader went away (``| head``): stop quietly, as Unix tools do."""
+    # later flushes of stdout (at exit) would fail again: point it at /dev/null
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no real file descriptor (tests)
+        pass
+    finally:
+        os.close(devnull)
+    return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``spdgraph`` console script; returns the exit status."""
+    try:
+        parser = build_parser()
+    except SpdgraphError as exc:  # a plugin's subcommands clash
+        print(f"spdgraph: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            args = parser.parse_args(["demo"])
+    except SystemExit as exc:  # --help, --version, or a usage error (status 2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        status = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    except SpdgraphError as exc:
+        print(f"spdgraph: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"spdgraph: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("spdgraph: interrupted; nothing was written.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""``spdgraph info``: summarise a saved file, with diagnostics.
+
+Per-matrix diagnostics (link strength, smallest eigenvalue, condition number,
+largest non-edge entry) are summarised as min / median / max over the stack,
+and the check is the numerics layer's one check of "SPD, exactly symmetric,
+exactly this zero pattern" (:func:`spdgraph._numerics.find_violation`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from spdgraph._numerics import Violation, find_violation, link_strength, nonedge_mask, plain
+
+#: Matrices read from the file at a time.
+BLOCK = 256
+
+#: Attribute arrays longer than this are summarised, not printed whole.
+LONG_ATTR = 6
+
+_PROBLEMS = {
+    "nonfinite": "non-finite entries",
+    "asymmetric": "matrices not exactly symmetric",
+    "nonzero": "non-zero entries on non-edges",
+    "not_pd": "matrices that are not positive definite",
+}
+
+
+def _format_labels(labels: Sequence[Any], limit: int = 6) -> str:
+    shown = [str(x) for x in labels[:limit]]
+    if len(labels) > limit:
+        shown[-1:] = ["...", str(labels[-1])]
+    return ", ".join(shown)
+
+
+def _spread(values: np.ndarray) -> str:
+    """``v`` for one value, else ``min a, median b, max c``."""
+    if values.size == 1:
+        return f"{plain(values[0]):.4g}"
+    return (
+        f"min {np.min(values):.4g}, median {np.median(values):.4g}, max {np.max(values):.4g}"
+    )
+
+
+def _format_attr(value: object) -> object:
+    """Long numeric per-matrix attrs as their count and spread, the rest as they are."""
+    if isinstance(value, list | tuple | np.ndarray) and len(value) > LONG_ATTR:
+        array = np.asarray(value)
+        if array.ndim == 1 and array.dtype.kind in "iuf":
+            return f"{array.size} values: {_spread(array.astype(np.float64))}"
+    return value
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from spdgraph import io
+
+    fmt = io.file_format(args.input)
+    da = io._open(args.input, load=False)
+    try:
+        return _print_info(da, args, fmt)
+    finally:
+        da.close()
+
+
+def _block_stats(values: np.ndarray, adjacency: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-matrix R, smallest eigenvalue, condition number and max |non-edge| of a stack."""
+    eig = np.linalg.eigvalsh(values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cond = np.where(eig[:, 0] > 0, eig[:, -1] / eig[:, 0], np.inf)
+    nonedge = nonedge_mask(adjacency)
+    return {
+        "R": np.asarray(link_strength(values, adjacency)),
+        "min_eig": eig[:, 0],
+        "cond": cond,
+        "nonedge": (
+            np.abs(values[:, nonedge]).max(axis=1) if nonedge.any() else np.zeros(len(values))
+        ),
+    }
+
+
+def _print_header(da: Any, args: argparse.Namespace, fmt: str) -> Any:
+    first = ("kind", "method", "plugin", "method_options", "seed", "normalize", "entries")
+    keys = [k for k in first if k in da.attrs] + [k for k in da.attrs if k not in first]
+    width = max([len(str(k)) + 2 for k in keys] + [12])
+
+    def line(key: str, value: object) -> None:
+        print(f"{key + ':':<{width}}{value}")
+
+    line("file", f"{args.input} ({'netCDF' if fmt == 'netcdf' else 'Zarr'})")
+    line("name", da.name)
+    line("dims", ", ".join(f"{d}: {n}" for d, n in da.sizes.items()))
+    if "node" in da.coords:
+        labels = da["node"].values.tolist()
+        line("labels", f"{_format_labels(labels)} ({len(labels)} nodes, {da['node'].dtype})")
+    for key in keys:
+        line(key, _format_attr(da.attrs[key]))
+    return line
+
+
+def _print_info(da: Any, args: argparse.Namespace, fmt: str) -> int:
+    line = _print_header(da, args, fmt)
+    matrix_dims = da.dims in (("node", "node_2"), ("sample", "node", "node_2"))
+    if not matrix_dims or "adjacency" not in da.coords:
+        return 0
+    adjacency = np.asarray(da["adjacency"].values, dtype=bool)
+    p = adjacency.shape[0]
+    edges = int(np.triu(adjacency, 1).sum())
+    density = edges / (p * (p - 1) / 2) if p > 1 else 0.0
+    line("graph", f"{edges} edges, density {density:.3g}")
+    stacked = da.dims[0] == "sample"
+    n = da.sizes["sample"] if stacked else 1
+    if n == 0:
+        print("diagnostics: none (no matrices)")
+        return 0
+    structural = int(da.attrs.get("structural_zeros", 1)) == 1
+    kind = str(da.attrs.get("kind", da.name))
+    check_pd = kind != "partial_correlation"
+    parts: list[dict[str, np.ndarray]] = []
+    violation: Violation | None = None
+    for start in range(0, n, BLOCK):
+        values = np.asarray(
+            da.isel(sample=slice(start, start + BLOCK)).values if stacked else da.values[None],
+            dtype=np.float64,
+        )
+        parts.append(_block_stats(values, adjacency))
+        if violation is None:
+            found = find_violation(values, adjacency, structural=structural, check_pd=check_pd)
+            if found is not None:
+                violation = dataclasses.replace(found, k=found.k + start)
+    d = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+    spread = "" if n == 1 else " (min / median / max per matrix)"
+    print(f"diagnostics over {n} matri{'x' if n == 1 else 'ces'}{spread}:")
+    print(f"  link strength R = max_(i<j edge) |m_ij|/m_ii: {_spread(d['R'])}")
+    print(f"  smallest eigenvalue: {_spread(d['min_eig'])}")
+    print(f"  condition number:    {_spread(d['cond'])}")
+    note = "must be 0" if structural else "zeros not structural"
+    print(f"  max |non-edge|:      {_spread(d['nonedge'])} ({note})")
+    if violation is not None:
+        labels = da["node"].values.tolist() if "node" in da.coords else None
+        problem = _PROBLEMS.get(violation.problem, violation.problem)
+        print(f"  check: FAILED ({problem}; first: {violation.describe(labels)})")
+        return 1
+    print(
+        "  check: ok (exactly symmetric"
+        + (", exact zeros" if structural else "")
+        + (", positive definite)" if check_pd else ")")
+    )
+    return 0
+
+
+def _add_info_parser(sub: Any) -> None:
+    info = sub.add_parser(
+        "info",
+        help="summarise a saved file, with diagnostics",
+        description=(
+            "Print a saved file's dims, labels and provenance, then min / median / max over "
+            "its matrices of the link strength R, the smallest eigenvalue, the condition "
+            "number and the largest non-edge entry, and check that every matrix is exactly "
+            "symmetric, has exact zeros on the non-edges and is positive definite (exit "
+            "status 1 when one is not)."
+        ),
+    )
+    info.add_argument("input", metavar="FILE", help=".nc or .zarr file")
+    info.set_defaults(func=_cmd_info)

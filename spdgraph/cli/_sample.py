@@ -1,0 +1,292 @@
+"""``spdgraph sample`` and ``spdgraph draw``: sample matrices on a graph file, draw data.
+
+The tunables (``LARGE_RUN``, ``SCHEDULER_CHUNK_COUNT``, ``SCHEDULER_TIMEOUT``,
+``PROGRESS_DELAY``) and the terminal test live on the :mod:`spdgraph.cli`
+package and are read there at call time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from spdgraph._graph_files import read_graph
+from spdgraph._progress import Progress
+from spdgraph.cli._options import _key_value, _literal, _non_negative_int, _positive_int
+from spdgraph.errors import FileError, InvalidOptionError
+
+
+#: ``sample`` parameters with a dedicated option; every other keyword-only
+#: parameter of :func:`spdgraph.sample` gets a generic ``--name VALUE`` option.
+_SAMPLE_EXPLICIT = {"size", "seed", "kind", "normalize", "entries", "factor", "chunks"}
+
+
+
+def _settings() -> Any:
+    """The :mod:`spdgraph.cli` package, where the CLI's tunables live."""
+    from spdgraph import cli
+
+    return cli
+
+
+def _extra_sample_parameters() -> list[inspect.Parameter]:
+    import spdgraph
+
+    return [
+        param
+        for name, param in inspect.signature(spdgraph.sample).parameters.items()
+        if param.kind is inspect.Parameter.KEYWORD_ONLY and name not in _SAMPLE_EXPLICIT
+    ]
+
+
+def _compute(delayed: Any, *, client: Any, progress: bool, desc: str) -> None:
+    """Run a dask delayed object (a lazy write) with a progress bar where possible."""
+    bar = Progress(desc, enabled=progress, delay=_settings().PROGRESS_DELAY)
+    try:
+        if client is not None:
+            future = client.compute(delayed)
+            if bar.enabled:
+                _distributed_progress(future, bar)
+            future.result()
+        else:
+            import dask
+            from dask.callbacks import Callback
+
+            class _Progress(Callback):
+                def _start_state(self, dsk: Any, state: Any) -> None:
+                    total = sum(len(state[k]) for k in ("ready", "waiting", "running"))
+                    bar.set(len(state["finished"]), total + len(state["finished"]))
+
+                def _posttask(self, *args: Any) -> None:
+                    bar.update()
+
+            with _Progress():
+                dask.compute(delayed)
+    finally:
+        bar.close()
+
+
+def _distributed_progress(future: Any, bar: Progress) -> None:
+    """Drive ``bar`` from the scheduler's progress reports until ``future`` is done."""
+    from distributed.diagnostics.progressbar import TextProgressBar
+
+    class _Progress(TextProgressBar):
+        def _draw_bar(self, remaining: int, all: int, **kwargs: Any) -> None:
+            bar.set(all - remaining, all)
+
+        def _draw_stop(self, **kwargs: Any) -> None:
+            pass
+
+    _Progress([future], scheduler=future.client.scheduler.address)
+
+
+def _connect(address: str) -> Any:
+    try:
+        from distributed import Client
+    except ImportError:
+        from spdgraph.errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            '--scheduler needs dask.distributed; install it with pip install "spdgraph[dask]".'
+        ) from None
+    try:
+        # the default scheduler while it lives, so that xarray picks a cluster-wide write lock
+        return Client(address, timeout=_settings().SCHEDULER_TIMEOUT, set_as_default=True)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InvalidOptionError(
+            f"cannot connect to the dask scheduler at {address!r} ({exc}); start one with "
+            "`dask scheduler` or check the address."
+        ) from exc
+
+
+def _save_output(da: Any, output: str, *, client: Any, args: argparse.Namespace) -> None:
+    from spdgraph import io
+
+    progress = not args.no_progress and _settings()._stderr_is_tty()
+
+    def compute(delayed: Any) -> None:
+        _compute(delayed, client=client, progress=progress, desc=f"writing {output}")
+
+    io._save(da, output, compute=compute)
+
+
+def _cmd_sample(args: argparse.Namespace) -> int:
+    import spdgraph
+    from spdgraph import io
+
+    io.check_writable(args.output)  # before any heavy work
+    graph = read_graph(args.graph)
+    factor = None
+    if args.factor is not None:
+        factor_path = Path(args.factor)
+        if factor_path.suffix.lower() != ".npy" or not factor_path.is_file():
+            raise FileError(f"--factor must be an existing .npy file, got {args.factor!r}.")
+        try:
+            factor = np.load(factor_path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise FileError(f"cannot read factor file {args.factor!r} ({exc}).") from exc
+    options = dict(args.option or [])
+    extra = {
+        param.name: getattr(args, f"extra_{param.name}")
+        for param in _extra_sample_parameters()
+        if hasattr(args, f"extra_{param.name}")
+    }
+    clash = sorted(set(options) & ({"method", "graph", *_SAMPLE_EXPLICIT} | set(extra)))
+    if clash:
+        raise InvalidOptionError(
+            f"--option {clash[0]}=... names a sample parameter; use its own flag "
+            f"(--{clash[0].replace('_', '-')}) instead."
+        )
+    cli = _settings()
+    chunks = args.chunks
+    n = args.size if args.size is not None else 1
+    if chunks is None and args.scheduler:
+        chunks = max(1, math.ceil(n / cli.SCHEDULER_CHUNK_COUNT))
+    if chunks is None and n >= cli.LARGE_RUN and not args.no_progress and cli._stderr_is_tty():
+        print(
+            f"spdgraph: sampling {n} matrices in memory; pass --chunks N for a progress bar "
+            "and bounded memory.",
+            file=sys.stderr,
+        )
+    client = _connect(args.scheduler) if args.scheduler else None
+    try:
+        da = spdgraph.sample(
+            graph,
+            method=args.method,
+            size=args.size,
+            seed=args.seed,
+            kind=args.kind,
+            normalize=args.normalize,
+            entries=args.entries,
+            factor=factor,
+            chunks=chunks,
+            **extra,
+            **options,
+        )
+        _save_output(da, args.output, client=client, args=args)
+    finally:
+        if client is not None:
+            client.close()
+    count = da.sizes.get("sample", 1)
+    print(
+        f"wrote {count} {da.name} matri{'x' if args.size is None else 'ces'} "
+        f"({da.sizes['node']} nodes, method {da.attrs['method']}, seed {da.attrs['seed']}) "
+        f"to {args.output}"
+    )
+    return 0
+
+
+def _add_sample_parser(sub: Any) -> None:
+    sample = sub.add_parser(
+        "sample",
+        help="sample matrices on a graph read from a file and save them (.nc or .zarr)",
+        description=(
+            "Sample SPD matrices whose zeros are exactly the non-edges of GRAPH and save "
+            "them with their graph and provenance. GRAPH is an edge list (text: one 'u v' "
+            "per line), GraphML (.graphml), GML (.gml), or an adjacency matrix (.npy, "
+            ".csv)."
+        ),
+    )
+    sample.add_argument("graph", metavar="GRAPH", help="graph file")
+    sample.add_argument(
+        "-o", "--output", required=True, help="output file: .nc (netCDF) or .zarr (Zarr)"
+    )
+    sample.add_argument("-m", "--method", default="po", help="generator (default po)")
+    sample.add_argument(
+        "--size",
+        type=_non_negative_int,
+        default=None,
+        help="number of matrices (a stack); default: one matrix",
+    )
+    sample.add_argument(
+        "--seed",
+        type=_non_negative_int,
+        default=None,
+        help="seed (default: fresh entropy, recorded in the file)",
+    )
+    sample.add_argument(
+        "--kind",
+        default="covariance",
+        choices=["covariance", "precision", "concentration"],
+        help="how to read the matrix (default covariance)",
+    )
+    sample.add_argument(
+        "--normalize",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="rescale to unit diagonal (default: yes)",
+    )
+    sample.add_argument(
+        "--entries",
+        default="normal",
+        choices=["normal", "uniform"],
+        help="distribution of the random entries (default normal)",
+    )
+    sample.add_argument("--factor", metavar="FILE.npy", help="explicit initial factor(s) (po)")
+    sample.add_argument(
+        "--option",
+        metavar="KEY=VALUE",
+        action="append",
+        type=_key_value,
+        help="method option, VALUE a Python literal (repeatable), e.g. "
+        "--option residual_tolerance=1e-6",
+    )
+    for param in _extra_sample_parameters():
+        sample.add_argument(
+            f"--{param.name.replace('_', '-')}",
+            dest=f"extra_{param.name}",
+            type=_literal,
+            default=argparse.SUPPRESS,
+            metavar="VALUE",
+            help=f"sample(..., {param.name}=VALUE), a Python literal (default {param.default!r})",
+        )
+    sample.add_argument(
+        "--chunks",
+        type=_positive_int,
+        default=None,
+        help="matrices per dask chunk: compute lazily, chunk by chunk, with a progress bar "
+        "(default: in memory, as spdgraph.sample; about "
+        f"{_settings().SCHEDULER_CHUNK_COUNT} chunks with --scheduler)",
+    )
+    sample.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="address of a dask.distributed scheduler to compute on (e.g. tcp://host:8786)",
+    )
+    sample.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    sample.set_defaults(func=_cmd_sample)
+
+
+def _cmd_draw(args: argparse.Namespace) -> int:
+    import spdgraph
+    from spdgraph import io
+
+    io.check_writable(args.output)
+    matrices = spdgraph.open(args.input)
+    data = matrices.spd.draw(args.n_obs, seed=args.seed)
+    io.save(data, args.output)
+    count = data.sizes.get("sample", 1)
+    print(
+        f"wrote {args.n_obs} observations x {data.sizes['node']} nodes for {count} "
+        f"matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']}) to {args.output}"
+    )
+    return 0
+
+
+def _add_draw_parser(sub: Any) -> None:
+    draw = sub.add_parser(
+        "draw", help="draw Gaussian data N(0, Sigma) from saved matrices and save it"
+    )
+    draw.add_argument("input", metavar="MATRICES", help="file written by `spdgraph sample`")
+    draw.add_argument(
+        "--n-obs", type=_non_negative_int, required=True, help="observations per matrix"
+    )
+    draw.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
+    draw.add_argument("-o", "--output", required=True, help="output file: .nc or .zarr")
+    draw.set_defaults(func=_cmd_draw)
