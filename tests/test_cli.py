@@ -32,6 +32,16 @@ def _run(argv, capsys):
     return code, out, err
 
 
+def _reference_link_strength(m, adjacency):
+    """The paper's R by its definition, one entry at a time."""
+    best = 0.0
+    for i in range(m.shape[0]):
+        for j in range(i + 1, m.shape[0]):
+            if adjacency[i, j]:
+                best = max(best, abs(m[i, j]) / m[i, i])
+    return best
+
+
 def _same_graph(da, graph):
     back = da.spd.graph()
     assert list(back.nodes) == list(graph.nodes)
@@ -186,8 +196,8 @@ def test_in_memory_and_chunked_runs(tmp_path, capsys, monkeypatch):
 
 def test_large_in_memory_run_on_a_terminal_suggests_chunks(tmp_path, capsys, monkeypatch):
     _write_graph_files(tmp_path)
-    monkeypatch.setattr(cli, "_stderr_is_tty", lambda: True)
-    monkeypatch.setattr(cli, "LARGE_RUN", 10)
+    monkeypatch.setattr(cli._sample, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(cli._sample, "LARGE_RUN", 10)
     argv = ["sample", tmp_path / "edges.txt", "--size", "10", "-o", tmp_path / "o.nc"]
     code, _, err = _run(argv, capsys)
     assert code == 0 and "pass --chunks N for a progress bar" in err
@@ -201,8 +211,8 @@ def test_progress_bar_on_a_terminal(tmp_path, capsys, monkeypatch, tqdm_installe
     else:
         monkeypatch.setitem(sys.modules, "tqdm", None)
     _write_graph_files(tmp_path)
-    monkeypatch.setattr(cli, "_stderr_is_tty", lambda: True)
-    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(cli._sample, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(cli._sample, "PROGRESS_DELAY", 0.0)
     argv = [
         "sample",
         tmp_path / "edges.txt",
@@ -275,6 +285,102 @@ def test_subcommands_are_registered_by_small_functions(capsys, monkeypatch):
     assert _run(["hello"], capsys)[:2] == (0, "hi\n")
 
 
+# ------------------------------------------------------------------ plugin subcommands
+
+
+class _HelloPlugin:
+    """A plugin adding `spdgraph hello` through the spdgraph_add_cli_commands hook."""
+
+    @spdgraph.hookimpl
+    def spdgraph_add_cli_commands(self, subparsers):
+        hello = subparsers.add_parser("hello", help="say hello (a test plugin)")
+        hello.add_argument("--name", default="world")
+        hello.set_defaults(func=self.run)
+
+    @staticmethod
+    def run(args):
+        if args.name == "bad":
+            raise spdgraph.InvalidOptionError("bad name; pass another --name.")
+        print(f"hello {args.name}")
+        return 0
+
+
+@pytest.fixture
+def hello_plugin():
+    pm = spdgraph.get_plugin_manager()
+    plugin = _HelloPlugin()
+    pm.register(plugin, name="hello-test")
+    try:
+        yield plugin
+    finally:
+        pm.unregister(plugin)
+
+
+def test_a_plugin_adds_a_subcommand_through_the_hook(capsys, hello_plugin):
+    assert _run(["hello", "--name", "you"], capsys)[:2] == (0, "hello you\n")
+    code, out, _ = _run(["--help"], capsys)
+    assert code == 0 and "say hello (a test plugin)" in out
+    code, _, err = _run(["hello", "--name", "bad"], capsys)
+    assert code == 2 and err == "spdgraph: error: bad name; pass another --name.\n"
+
+
+def test_the_subcommand_is_gone_once_the_plugin_is_unregistered(capsys, hello_plugin):
+    spdgraph.get_plugin_manager().unregister(hello_plugin)
+    code, _, err = _run(["hello"], capsys)
+    assert code == 2 and "invalid choice: 'hello'" in err
+    spdgraph.get_plugin_manager().register(hello_plugin, name="hello-test")
+
+
+def test_a_clashing_subcommand_names_the_plugin(capsys, hello_plugin):
+    class Clash:
+        @spdgraph.hookimpl
+        def spdgraph_add_cli_commands(self, subparsers):
+            subparsers.add_parser("info")
+
+    pm = spdgraph.get_plugin_manager()
+    clash = Clash()
+    pm.register(clash, name="clash-test")
+    try:
+        code, _, err = _run(["methods"], capsys)
+    finally:
+        pm.unregister(clash)
+    assert code == 2 and "plugin 'clash-test' could not add" in err and "info" in err
+
+
+def _code_without_docstrings(path):
+    import ast
+
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return ast.unparse(tree)
+
+
+def test_the_core_cli_names_no_plugin_command(monkeypatch):
+    from pathlib import Path
+
+    code = "".join(_code_without_docstrings(p) for p in Path(cli.__file__).parent.glob("*.py"))
+    assert "reproduce" not in code and "experiments" not in code
+    monkeypatch.setenv(spdgraph.plugins.AUTOLOAD_ENV, "1")
+    spdgraph.reset_plugin_manager()
+    try:
+        assert "reproduce" not in cli.build_parser().format_help()
+    finally:
+        monkeypatch.delenv(spdgraph.plugins.AUTOLOAD_ENV)
+        spdgraph.reset_plugin_manager()
+    names = [f.__name__ for f in cli.SUBCOMMANDS]
+    assert names == [
+        "_add_demo_parser",
+        "_add_methods_parser",
+        "_add_sample_parser",
+        "_add_draw_parser",
+        "_add_info_parser",
+    ]
+
+
 # ------------------------------------------------------------------ draw, info
 
 
@@ -319,14 +425,20 @@ def test_sample_draw_info_round_trip(tmp_path, capsys):
         "seed:",
         "4 edges, density 0.4",
         "diagnostics over 3 matrices",
-        "max |non-edge|:      0 (must be 0)",
+        "diagnostics over 3 matrices (min / median / max per matrix)",
+        "max |non-edge|:      min 0, median 0, max 0 (must be 0)",
         "check: ok",
     ):
         assert expected in stdout, expected
-    r = max(cli._link_strength(v, m["adjacency"].values) for v in m.values)
-    assert f"max {r:.4g}" in stdout
-    min_eig = np.linalg.eigvalsh(m.values)[:, 0].min()
-    assert f"smallest eigenvalue: min {min_eig:.4g}" in stdout
+    r = [_reference_link_strength(v, m["adjacency"].values) for v in m.values]
+    assert (
+        f"|m_ij|/m_ii: min {min(r):.4g}, median {np.median(r):.4g}, max {max(r):.4g}" in stdout
+    )
+    min_eig = np.linalg.eigvalsh(m.values)[:, 0]
+    assert (
+        f"smallest eigenvalue: min {min_eig.min():.4g}, median {np.median(min_eig):.4g}, "
+        f"max {min_eig.max():.4g}"
+    ) in stdout
 
     code, stdout, _ = _run(["info", data], capsys)
     assert code == 0 and "obs: 200" in stdout and "matrix_method" in stdout
@@ -338,10 +450,50 @@ def test_info_reports_broken_matrices(tmp_path, capsys):
     spdgraph.save(bad, tmp_path / "bad.nc")
     code, stdout, _ = _run(["info", tmp_path / "bad.nc"], capsys)
     assert code == 1
-    assert "check: FAILED (non-zero entries on non-edges)" in stdout
+    assert "check: FAILED (non-zero entries on non-edges; first: matrix 0 has a non-zero" in stdout
     spdgraph.save(bad.spd.inverse(), tmp_path / "inv.nc")  # declared non-structural
     code, stdout, _ = _run(["info", tmp_path / "inv.nc"], capsys)
     assert code == 0 and "zeros not structural" in stdout
+
+
+def test_info_on_one_matrix_and_long_attrs(tmp_path, capsys):
+    da = spdgraph.sample(_graph(), seed=1, kind="precision")
+    da.attrs["weights"] = [float(k) for k in range(10)]
+    spdgraph.save(da, tmp_path / "one.nc")
+    code, stdout, err = _run(["info", tmp_path / "one.nc"], capsys)
+    assert code == 0, err
+    r = _reference_link_strength(da.values, da["adjacency"].values)
+    assert "diagnostics over 1 matrix:" in stdout
+    assert f"|m_ij|/m_ii: {r:.4g}\n" in stdout
+    assert "max |non-edge|:      0 (must be 0)" in stdout
+    assert "weights:" in stdout and "10 values: min 0, median 4.5, max 9" in stdout
+
+
+def test_info_exits_quietly_on_a_broken_pipe(tmp_path):
+    spdgraph.save(spdgraph.sample(_graph(), seed=1, size=3), tmp_path / "m.nc")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spdgraph", "info", str(tmp_path / "m.nc")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # `| head` that has already exited: every write fails
+    _, err = proc.communicate()
+    assert proc.returncode == 141 and err == b""
+
+
+def test_broken_pipe_in_process(tmp_path, capsys, monkeypatch):
+    spdgraph.save(spdgraph.sample(_graph(), seed=1), tmp_path / "m.nc")
+
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert cli.main(["info", str(tmp_path / "m.nc")]) == 141
+    assert capsys.readouterr().err == ""
 
 
 # ------------------------------------------------------------------ errors

@@ -260,8 +260,8 @@ def test_cli_on_a_scheduler_address(client, tmp_path, monkeypatch, capsys):
     from spdgraph import cli
 
     (tmp_path / "g.txt").write_text("a b\nb c\nc d\n")
-    monkeypatch.setattr(cli, "_stderr_is_tty", lambda: True)
-    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(cli._sample, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(cli._sample, "PROGRESS_DELAY", 0.0)
     address = client.scheduler.address
     out = tmp_path / "out.nc"
     argv = [
@@ -284,7 +284,7 @@ def test_cli_on_a_scheduler_address(client, tmp_path, monkeypatch, capsys):
     assert "writing" in captured.err  # the progress bar, driven by the scheduler
     eager = spdgraph.sample(nx.path_graph(["a", "b", "c", "d"]), size=12, seed=1)
     np.testing.assert_array_equal(spdgraph.open(out).values, eager.values)
-    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr(cli._sample, "SCHEDULER_TIMEOUT", "1s")
     bad = [
         "sample",
         str(tmp_path / "g.txt"),

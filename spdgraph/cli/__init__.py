@@ -28,8 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from spdgraph._progress import PROGRESS_DELAY, Progress
-from spdgraph._progress import stderr_is_tty as _stderr_is_tty
+from spdgraph._progress import Progress
 from spdgraph._version import __version__
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser
 from spdgraph.cli._info import _add_info_parser
@@ -37,20 +36,6 @@ from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
 from spdgraph.errors import PluginError, SpdgraphError
 
 __all__ = ["SUBCOMMANDS", "Progress", "build_parser", "main"]
-
-# Tunables of the command line; the subcommands read them here at call time.
-
-#: With ``--scheduler`` but no ``--chunks``, the run is split into about this many chunks.
-SCHEDULER_CHUNK_COUNT = 50
-
-#: An in-memory run of at least this many matrices on a terminal prints a hint
-#: about ``--chunks`` (which gives a progress bar and bounded memory).
-LARGE_RUN = 1000
-
-#: How long ``--scheduler`` waits for the scheduler to answer.
-SCHEDULER_TIMEOUT = "10s"
-
-__all__ += ["LARGE_RUN", "PROGRESS_DELAY", "SCHEDULER_CHUNK_COUNT", "SCHEDULER_TIMEOUT"]
 
 #: Built-in subcommand registrars, in help order; a new subcommand is a function
 #: ``_add_<name>_parser(sub)`` (calling ``set_defaults(func=...)``) added here.

@@ -1,8 +1,7 @@
 """``spdgraph sample`` and ``spdgraph draw``: sample matrices on a graph file, draw data.
 
-The tunables (``LARGE_RUN``, ``SCHEDULER_CHUNK_COUNT``, ``SCHEDULER_TIMEOUT``,
-``PROGRESS_DELAY``) and the terminal test live on the :mod:`spdgraph.cli`
-package and are read there at call time.
+The progress bar is :class:`spdgraph._progress.Progress`, shown only on a
+terminal and after :data:`PROGRESS_DELAY` seconds.
 """
 
 from __future__ import annotations
@@ -17,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from spdgraph._graph_files import read_graph
-from spdgraph._progress import Progress
+from spdgraph._progress import PROGRESS_DELAY, Progress
+from spdgraph._progress import stderr_is_tty as _stderr_is_tty
 from spdgraph.cli._options import _key_value, _literal, _non_negative_int, _positive_int
 from spdgraph.errors import FileError, InvalidOptionError
 
@@ -27,12 +27,15 @@ from spdgraph.errors import FileError, InvalidOptionError
 _SAMPLE_EXPLICIT = {"size", "seed", "kind", "normalize", "entries", "factor", "chunks"}
 
 
+#: With ``--scheduler`` but no ``--chunks``, the run is split into about this many chunks.
+SCHEDULER_CHUNK_COUNT = 50
 
-def _settings() -> Any:
-    """The :mod:`spdgraph.cli` package, where the CLI's tunables live."""
-    from spdgraph import cli
+#: An in-memory run of at least this many matrices on a terminal prints a hint
+#: about ``--chunks`` (which gives a progress bar and bounded memory).
+LARGE_RUN = 1000
 
-    return cli
+#: How long ``--scheduler`` waits for the scheduler to answer.
+SCHEDULER_TIMEOUT = "10s"
 
 
 def _extra_sample_parameters() -> list[inspect.Parameter]:
@@ -47,7 +50,7 @@ def _extra_sample_parameters() -> list[inspect.Parameter]:
 
 def _compute(delayed: Any, *, client: Any, progress: bool, desc: str) -> None:
     """Run a dask delayed object (a lazy write) with a progress bar where possible."""
-    bar = Progress(desc, enabled=progress, delay=_settings().PROGRESS_DELAY)
+    bar = Progress(desc, enabled=progress, delay=PROGRESS_DELAY)
     try:
         if client is not None:
             future = client.compute(delayed)
@@ -97,7 +100,7 @@ def _connect(address: str) -> Any:
         ) from None
     try:
         # the default scheduler while it lives, so that xarray picks a cluster-wide write lock
-        return Client(address, timeout=_settings().SCHEDULER_TIMEOUT, set_as_default=True)
+        return Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=True)
     except (OSError, TimeoutError, ValueError) as exc:
         raise InvalidOptionError(
             f"cannot connect to the dask scheduler at {address!r} ({exc}); start one with "
@@ -108,7 +111,7 @@ def _connect(address: str) -> Any:
 def _save_output(da: Any, output: str, *, client: Any, args: argparse.Namespace) -> None:
     from spdgraph import io
 
-    progress = not args.no_progress and _settings()._stderr_is_tty()
+    progress = not args.no_progress and _stderr_is_tty()
 
     def compute(delayed: Any) -> None:
         _compute(delayed, client=client, progress=progress, desc=f"writing {output}")
@@ -143,12 +146,11 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             f"--option {clash[0]}=... names a sample parameter; use its own flag "
             f"(--{clash[0].replace('_', '-')}) instead."
         )
-    cli = _settings()
     chunks = args.chunks
     n = args.size if args.size is not None else 1
     if chunks is None and args.scheduler:
-        chunks = max(1, math.ceil(n / cli.SCHEDULER_CHUNK_COUNT))
-    if chunks is None and n >= cli.LARGE_RUN and not args.no_progress and cli._stderr_is_tty():
+        chunks = max(1, math.ceil(n / SCHEDULER_CHUNK_COUNT))
+    if chunks is None and n >= LARGE_RUN and not args.no_progress and _stderr_is_tty():
         print(
             f"spdgraph: sampling {n} matrices in memory; pass --chunks N for a progress bar "
             "and bounded memory.",
@@ -252,7 +254,7 @@ def _add_sample_parser(sub: Any) -> None:
         default=None,
         help="matrices per dask chunk: compute lazily, chunk by chunk, with a progress bar "
         "(default: in memory, as spdgraph.sample; about "
-        f"{_settings().SCHEDULER_CHUNK_COUNT} chunks with --scheduler)",
+        f"{SCHEDULER_CHUNK_COUNT} chunks with --scheduler)",
     )
     sample.add_argument(
         "--scheduler",

@@ -1,4 +1,8 @@
-"""spdgraph.experiments and `spdgraph reproduce` at tiny sizes."""
+"""spdgraph_reproduce and `spdgraph reproduce` at tiny sizes.
+
+Tests that run studies or process pools are marked ``integration`` (they run in
+the default suite and in CI).
+"""
 
 import os
 
@@ -9,7 +13,9 @@ import xarray as xr
 
 import spdgraph
 from spdgraph.cli import main
-from spdgraph.experiments import (
+from spdgraph.graphs import erdos_renyi
+from spdgraph_reproduce import (
+    CellError,
     CellStore,
     condition_number,
     link_strength,
@@ -17,7 +23,6 @@ from spdgraph.experiments import (
     run_study,
     studies,
 )
-from spdgraph.graphs import erdos_renyi
 
 pytest.importorskip("matplotlib")
 
@@ -44,6 +49,7 @@ def test_link_strength_matches_definition():
     assert condition_number(np.diag([1.0, 10.0])) == pytest.approx(10.0)
 
 
+@pytest.mark.integration
 def test_ratio_study_tiny(tmp_path):
     res = run_study("ratio", tmp_path, seed=1, progress=False, **TINY_RATIO)
     assert res.computed == 2 * 2 * 2 * 2 and res.skipped == 0
@@ -63,6 +69,7 @@ def test_ratio_study_tiny(tmp_path):
     assert (tmp_path / "ratio_summary.csv").exists()
 
 
+@pytest.mark.integration
 def test_ratio_results_do_not_depend_on_grid_or_order(tmp_path):
     a = run_study("ratio", tmp_path / "a", seed=3, progress=False, figures=False, **TINY_RATIO)
     b = run_study(
@@ -81,6 +88,7 @@ def test_ratio_results_do_not_depend_on_grid_or_order(tmp_path):
     pd.testing.assert_frame_equal(sub, b.data.sort_values(key).reset_index(drop=True))
 
 
+@pytest.mark.integration
 def test_resume_does_not_recompute(tmp_path):
     first = run_study("ratio", tmp_path, seed=1, progress=False, figures=False, **TINY_RATIO)
     cells = sorted((tmp_path / "ratio" / "cells").glob("*.nc"))
@@ -105,7 +113,7 @@ def test_run_cells_counts_calls_and_survives_interruption(tmp_path):
         return [{"k": params["k"], "value": params["k"] ** 2}]
 
     cells = [{"k": k} for k in range(5)]
-    with pytest.raises(spdgraph.CellError, match=r"1 of 5 demo cells failed.*k=3.*boom") as info:
+    with pytest.raises(CellError, match=r"1 of 5 demo cells failed.*k=3.*boom") as info:
         run_cells(store, cells, func, progress=False)
     assert isinstance(info.value.__cause__, RuntimeError)
     assert calls == [0, 1, 2, 3, 4]  # the failing cell did not stop the others
@@ -116,6 +124,7 @@ def test_run_cells_counts_calls_and_survives_interruption(tmp_path):
     assert list(store.load(cells)["value"]) == [0, 1, 4, 9, 16]
 
 
+@pytest.mark.integration
 def test_condition_study_tiny(tmp_path):
     res = run_study(
         "condition", tmp_path, progress=False, p=(6, 10), d=(0.05, 0.5), graphs=1, matrices=2
@@ -125,6 +134,7 @@ def test_condition_study_tiny(tmp_path):
     assert (tmp_path / "fig1_condition_po.png").exists()
 
 
+@pytest.mark.integration
 def test_timing_study_tiny(tmp_path):
     res = run_study(
         "timing", tmp_path, progress=False, p=(5, 8), d=(0.5,), batch=3, methods=["po", "dd"]
@@ -135,6 +145,7 @@ def test_timing_study_tiny(tmp_path):
     assert ds["seconds"].dims == ("method", "p", "d")
 
 
+@pytest.mark.integration
 def test_kramer_study_tiny(tmp_path):
     res = run_study(
         "kramer",
@@ -157,9 +168,18 @@ def test_kramer_study_tiny(tmp_path):
     assert (tmp_path / "fig5_kramer_d0.25.png").exists()
 
 
-def test_kramer_generators_default_skips_example_plugin():
+def test_kramer_generators_default_is_explicit():
     gens = studies.kramer_generators()
-    assert {"po", "dd"} <= set(gens) and not any(g.startswith("example") for g in gens)
+    known = spdgraph.methods()
+    assert gens == [m for m in studies.KRAMER_GENERATORS if m in known]
+    assert gens[:2] == ["po", "dd"]
+    if "gwishart" in known:
+        assert gens == ["po", "dd", "gwishart"]
+    # other plugins' generators (the example plugin's) take part only when requested
+    extra = [m for m in known if m not in studies.KRAMER_GENERATORS]
+    assert not set(extra) & set(gens)
+    if extra:
+        assert studies.kramer_generators([extra[0], "po"]) == [extra[0], "po"]
     with pytest.raises(spdgraph.UnknownMethodError):
         studies.kramer_generators(["nope"])
 
@@ -176,6 +196,7 @@ def test_bad_arguments(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.integration
 def test_ratio_single_setting(tmp_path):
     res = run_study(
         "ratio",
@@ -193,6 +214,7 @@ def test_ratio_single_setting(tmp_path):
     assert res.data["R"].between(0, 1).all()
 
 
+@pytest.mark.integration
 def test_dask_scheduler(tmp_path):
     distributed = pytest.importorskip("distributed")
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=1) as client:
@@ -211,6 +233,7 @@ def test_dask_scheduler(tmp_path):
     pd.testing.assert_frame_equal(res.data, local.data)
 
 
+@pytest.mark.integration
 def test_cli_reproduce(tmp_path, capsys):
     out = tmp_path / "res"
     argv = ["reproduce", "ratio", "--quick", "--out", str(out), "--max-p", "10"]
@@ -224,6 +247,7 @@ def test_cli_reproduce(tmp_path, capsys):
     assert os.path.isdir(out / "ratio" / "cells")
 
 
+@pytest.mark.integration
 def test_cli_scheduler_address(tmp_path, capsys):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(
@@ -261,6 +285,7 @@ def test_kramer_cell_records_a_failing_learner_as_missing(monkeypatch):
     assert 0 <= by["shrink"]["tpr"] <= 1
 
 
+@pytest.mark.integration
 def test_local_worker_processes_give_the_same_results(tmp_path):
     # two spawned worker processes vs one process: identical records
     pooled = run_study(
