@@ -7,6 +7,8 @@ import networkx as nx
 import numpy as np
 import pytest
 import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spdgraph
 from spdgraph import io
@@ -221,3 +223,89 @@ def test_missing_dependencies_are_named(tmp_path, monkeypatch):
     with pytest.raises(ImportError):
         spdgraph.save(da, tmp_path / "m.zarr")
     assert _listing(tmp_path) == []
+
+
+# ------------------------------------------------------------------ graph files
+
+
+def _write_edge_list(graph, path):
+    lines = [f"{n}" for n in graph.nodes] + [f"{u} {v}" for u, v in graph.edges]
+    path.write_text("# nodes, then edges\n" + "\n".join(lines) + "\n")
+
+
+def test_read_graph_is_public_and_reads_every_format(tmp_path):
+    import pandas as pd
+
+    assert spdgraph.read_graph is io.read_graph
+    g = nx.Graph([("a", "b"), ("b", "c")])
+    g.add_node("d")
+    _write_edge_list(g, tmp_path / "g.txt")
+    nx.write_graphml(g, tmp_path / "g.graphml")
+    nx.write_gml(g, tmp_path / "g.gml")
+    adj = nx.to_numpy_array(g, nodelist=list(g.nodes))
+    np.save(tmp_path / "g.npy", adj)
+    pd.DataFrame(adj.astype(int), index=list(g.nodes), columns=list(g.nodes)).to_csv(
+        tmp_path / "g.csv"
+    )
+    want = spdgraph.adapt_graph(g)
+    for name in ("g.txt", "g.graphml", "g.gml", "g.csv"):
+        got = spdgraph.adapt_graph(spdgraph.read_graph(tmp_path / name))
+        assert got.labels == want.labels, name
+        np.testing.assert_array_equal(got.adjacency, want.adjacency)
+    got = spdgraph.adapt_graph(spdgraph.read_graph(str(tmp_path / "g.npy")))
+    assert got.labels == [0, 1, 2, 3]
+    np.testing.assert_array_equal(got.adjacency, want.adjacency)
+
+
+def test_sample_accepts_a_path_like_the_cli(tmp_path):
+    g = nx.cycle_graph(["x", "y", "z", "w"])
+    _write_edge_list(g, tmp_path / "cycle.txt")
+    want = spdgraph.sample(g, seed=3, size=2)
+    for path in (tmp_path / "cycle.txt", str(tmp_path / "cycle.txt")):
+        got = spdgraph.sample(path, seed=3, size=2)
+        assert got.identical(want)
+    assert spdgraph.adapt_graph(tmp_path / "cycle.txt").labels == ["x", "y", "z", "w"]
+
+
+@pytest.mark.parametrize("graph", ["no-such-graph.txt", "a b"])
+def test_a_string_that_is_no_file_is_a_clear_error(graph):
+    with pytest.raises(spdgraph.FileError, match=f"graph '{graph}' is a path, but no such"):
+        spdgraph.sample(graph)
+
+
+def test_a_path_to_a_broken_file_names_it(tmp_path):
+    (tmp_path / "bad.graphml").write_text("<graphml><oops")
+    with pytest.raises(spdgraph.FileError, match=r"cannot read graph file .*bad\.graphml"):
+        spdgraph.sample(tmp_path / "bad.graphml")
+    (tmp_path / "asym.npy").write_bytes(b"")
+    np.save(tmp_path / "asym.npy", np.triu(np.ones((3, 3)), 1))
+    with pytest.raises(spdgraph.GraphError, match="symmetric"):
+        spdgraph.sample(tmp_path / "asym.npy")
+
+
+def test_netcdf_engine_is_the_one_picker(monkeypatch):
+    assert io.netcdf_engine() in ("netcdf4", "h5netcdf")
+    for name in ("netCDF4", "h5netcdf", "h5py"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(spdgraph.MissingDependencyError, match=r"spdgraph\[netcdf\]"):
+        io.netcdf_engine()
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    p=st.integers(1, 12),
+    density=st.floats(0.0, 1.0),
+    graph_seed=st.integers(0, 2**16),
+    seed=st.integers(0, 2**16),
+    method=st.sampled_from(["po", "dd"]),
+)
+def test_sampling_a_written_edge_list_gives_the_same_bits(
+    tmp_path_factory, p, density, graph_seed, seed, method
+):
+    g = nx.gnp_random_graph(p, density, seed=graph_seed)
+    path = tmp_path_factory.mktemp("edges") / "g.txt"
+    _write_edge_list(g, path)
+    got = spdgraph.sample(path, method=method, seed=seed)
+    want = spdgraph.sample(g, method=method, seed=seed)
+    assert got.identical(want)
+    assert np.all(got.values[~want["adjacency"].values & ~np.eye(p, dtype=bool)] == 0)
