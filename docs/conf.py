@@ -23,6 +23,8 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))  # autodoc documents the source tree next to this file
+# ...and the spdgraph-reproduce distribution's (docs/api.md), installed or not
+sys.path.insert(1, str(ROOT / "plugins" / "spdgraph-reproduce" / "src"))
 
 
 def _read_version() -> str:

@@ -35,7 +35,6 @@ from spdgraph.io import read_graph, save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 
 
-
 def __getattr__(name: str) -> object:
     # spdgraph.CellError moved to spdgraph-reproduce (a deprecated alias)
     if name == "CellError":

@@ -431,9 +431,7 @@ def test_sample_draw_info_round_trip(tmp_path, capsys):
     ):
         assert expected in stdout, expected
     r = [_reference_link_strength(v, m["adjacency"].values) for v in m.values]
-    assert (
-        f"|m_ij|/m_ii: min {min(r):.4g}, median {np.median(r):.4g}, max {max(r):.4g}" in stdout
-    )
+    assert f"|m_ij|/m_ii: min {min(r):.4g}, median {np.median(r):.4g}, max {max(r):.4g}" in stdout
     min_eig = np.linalg.eigvalsh(m.values)[:, 0]
     assert (
         f"smallest eigenvalue: min {min_eig.min():.4g}, median {np.median(min_eig):.4g}, "

@@ -42,9 +42,7 @@ def _spread(values: np.ndarray) -> str:
     """``v`` for one value, else ``min a, median b, max c``."""
     if values.size == 1:
         return f"{plain(values[0]):.4g}"
-    return (
-        f"min {np.min(values):.4g}, median {np.median(values):.4g}, max {np.max(values):.4g}"
-    )
+    return f"min {np.min(values):.4g}, median {np.median(values):.4g}, max {np.max(values):.4g}"
 
 
 def _format_attr(value: object) -> object:

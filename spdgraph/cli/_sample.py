@@ -21,7 +21,6 @@ from spdgraph._progress import stderr_is_tty as _stderr_is_tty
 from spdgraph.cli._options import _key_value, _literal, _non_negative_int, _positive_int
 from spdgraph.errors import FileError, InvalidOptionError
 
-
 #: ``sample`` parameters with a dedicated option; every other keyword-only
 #: parameter of :func:`spdgraph.sample` gets a generic ``--name VALUE`` option.
 _SAMPLE_EXPLICIT = {"size", "seed", "kind", "normalize", "entries", "factor", "chunks"}

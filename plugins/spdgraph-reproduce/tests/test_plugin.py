@@ -6,9 +6,9 @@ import sys
 import warnings
 
 import pytest
+import spdgraph_reproduce
 
 import spdgraph
-import spdgraph_reproduce
 from spdgraph.cli import build_parser, main
 
 
@@ -57,7 +57,8 @@ def test_old_names_without_the_distribution_name_the_pip_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "spdgraph_reproduce", None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        with pytest.raises(spdgraph.MissingDependencyError, match="pip install ./plugins/spd"):
+        hint = r"pip install \./plugins/spdgraph-reproduce"
+        with pytest.raises(spdgraph.MissingDependencyError, match=hint):
             importlib.import_module("spdgraph.experiments")
         with pytest.raises(spdgraph.MissingDependencyError, match="spdgraph-reproduce"):
             spdgraph.errors.CellError  # noqa: B018

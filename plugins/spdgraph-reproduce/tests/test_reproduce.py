@@ -10,10 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
-
-import spdgraph
-from spdgraph.cli import main
-from spdgraph.graphs import erdos_renyi
 from spdgraph_reproduce import (
     CellError,
     CellStore,
@@ -23,6 +19,10 @@ from spdgraph_reproduce import (
     run_study,
     studies,
 )
+
+import spdgraph
+from spdgraph.cli import main
+from spdgraph.graphs import erdos_renyi
 
 pytest.importorskip("matplotlib")
 

@@ -1,6 +1,5 @@
 """Run one study of the paper: plan its cells, compute the missing ones, write the results."""
 
-
 from __future__ import annotations
 
 import os
@@ -186,14 +185,14 @@ def run_study(
             import matplotlib  # noqa: F401
         except ImportError as exc:
             raise InvalidOptionError(
-                'figures need matplotlib: pip install matplotlib (or figures=False).'
+                "figures need matplotlib: pip install matplotlib (or figures=False)."
             ) from exc
     if study == "kramer":
         try:
             import sklearn  # noqa: F401
         except ImportError as exc:
             raise InvalidOptionError(
-                'the kramer study needs scikit-learn: pip install scikit-learn.'
+                "the kramer study needs scikit-learn: pip install scikit-learn."
             ) from exc
     g = studies.grid(study, quick=quick, options=grid_options)
     cells, config, func = _plan(study, g, seed, methods, learners)

@@ -38,8 +38,11 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--scheduler", default=None, help="dask.distributed scheduler address (tcp://host:port)"
     )
     parser.add_argument(
-        "--methods", nargs="+", default=None, help="generators to use (ratio/condition: po dd; timing: every registered one; "
-        "kramer: po dd, plus gwishart when installed)"
+        "--methods",
+        nargs="+",
+        default=None,
+        help="generators to use (ratio/condition: po dd; timing: every registered one; "
+        "kramer: po dd, plus gwishart when installed)",
     )
     parser.add_argument(
         "--learners", nargs="+", default=None, help="kramer learners (default: all six)"

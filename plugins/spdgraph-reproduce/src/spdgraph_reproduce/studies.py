@@ -16,8 +16,8 @@ import numpy as np
 
 import spdgraph
 from spdgraph import InvalidOptionError
-from spdgraph_reproduce._runner import seed_for
 from spdgraph.graphs import erdos_renyi
+from spdgraph_reproduce._runner import seed_for
 
 __all__ = [
     "KRAMER_GENERATORS",
