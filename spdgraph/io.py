@@ -33,6 +33,8 @@ from spdgraph.errors import FileError, InvalidOptionError, MissingDependencyErro
 
 __all__ = ["netcdf_engine", "open", "read_graph", "save"]
 
+read_graph.__module__ = __name__  # public (and documented) as spdgraph.io.read_graph
+
 #: Attribute (in files only) naming the attrs that were Python lists.
 LIST_ATTRS = "spdgraph_list_attrs"
 
