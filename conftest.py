@@ -1,4 +1,6 @@
 """Repository-wide pytest configuration."""
 
-# ``python -m spdgraph`` runs the CLI on import; never import it for doctests.
-collect_ignore = ["spdgraph/__main__.py"]
+# ``python -m spdgraph`` (and ``python -m spdgraph.cli``) run the CLI on import, and
+# the deprecated ``spdgraph.experiments`` alias warns (or, without spdgraph-reproduce,
+# raises) on import: never import them for doctests.
+collect_ignore = ["spdgraph/__main__.py", "spdgraph/cli/__main__.py", "spdgraph/experiments"]

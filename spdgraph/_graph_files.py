@@ -73,7 +73,7 @@ def _read_csv(path: Path) -> Any:
 
 
 def read_graph(path: str | os.PathLike[str]) -> Any:
-    """Read a graph file: what ``spdgraph sample GRAPH`` and ``spdgraph.sample(path)`` read.
+    r"""Read a graph file: what ``spdgraph sample GRAPH`` and ``spdgraph.sample(path)`` read.
 
     By suffix: ``.graphml``; ``.gml``; ``.npy`` (square adjacency array);
     ``.csv`` (square adjacency, optionally with node labels as a header row

@@ -156,6 +156,9 @@ def test_unsupported_type_names_alternatives():
     with pytest.raises(spdgraph.GraphTypeError, match="networkx or igraph"):
         spdgraph.sample([[0, 1], [1, 0]])
     with pytest.raises(TypeError):  # also a plain TypeError
+        spdgraph.sample(object())
+    # a string is a path to a graph file (the built-in path adapter): no file, a FileError
+    with pytest.raises(spdgraph.FileError, match="'not a graph' is a path, but no such file"):
         spdgraph.sample("not a graph")
 
 
