@@ -40,8 +40,25 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
+def _diagnostics(m: np.ndarray, adjacency: np.ndarray) -> Any:
+    """spdgraph's diagnostics of a bare matrix or stack (read as a precision)."""
+    import xarray as xr
+
+    dims = ("node", "node_2") if np.ndim(m) == 2 else ("sample", "node", "node_2")
+    da = xr.DataArray(
+        np.asarray(m, dtype=np.float64),
+        dims=dims,
+        coords={"adjacency": (("node", "node_2"), np.asarray(adjacency, dtype=bool))},
+    )
+    return spdgraph.diagnostics(da, kind="precision")
+
+
 def link_strength(m: np.ndarray, adjacency: np.ndarray) -> float:
     """The paper's R: max over edges ``i < j`` of ``|m_ij| / m_ii``; 0 without edges.
+
+    What ``spdgraph.diagnostics(da)["link_strength"]`` computes, for a bare
+    array (the studies call :func:`spdgraph.diagnostics` on what
+    :func:`spdgraph.sample` returns).
 
     Examples
     --------
@@ -53,16 +70,19 @@ def link_strength(m: np.ndarray, adjacency: np.ndarray) -> float:
     >>> link_strength(m, adj)
     0.5
     """
-    iu, ju = np.nonzero(np.triu(adjacency, 1))
-    if iu.size == 0:
-        return 0.0
-    return float(np.max(np.abs(m[iu, ju]) / np.diag(m)[iu]))
+    return float(_diagnostics(m, adjacency)["link_strength"])
 
 
 def condition_number(m: np.ndarray) -> float:
-    """2-norm condition number ``lambda_max / lambda_min`` of an SPD matrix."""
-    eig = np.linalg.eigvalsh(m)
-    return float(eig[-1] / eig[0])
+    """2-norm condition number ``lambda_max / lambda_min`` of an SPD matrix.
+
+    What ``spdgraph.diagnostics(da)["condition_number"]`` computes.
+
+    >>> condition_number(np.diag([1.0, 10.0]))
+    10.0
+    """
+    adjacency = np.zeros(np.shape(m), dtype=bool)
+    return float(_diagnostics(m, adjacency)["condition_number"])
 
 
 # --------------------------------------------------------------------------- grids
@@ -149,7 +169,6 @@ def ratio_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dic
     records = []
     for g in range(config["graphs"]):
         graph = erdos_renyi(p, d, seed=seed_for(seed, "graph", p, d, g))
-        adjacency = spdgraph.adapt_graph(graph).adjacency
         stack = spdgraph.sample(
             graph,
             method,
@@ -157,8 +176,12 @@ def ratio_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dic
             seed=seed_for(seed, "matrix", setting, method, p, d, g),
             kind="precision",
             **SETTINGS[setting],
-        ).values
-        for k, m in enumerate(stack):
+        )
+        diagnostics = spdgraph.diagnostics(stack)
+        strength = diagnostics["link_strength"].values
+        cond = diagnostics["condition_number"].values
+        edges = int(diagnostics["n_edges"])
+        for k in range(stack.sizes["sample"]):
             records.append(
                 {
                     "setting": setting,
@@ -167,9 +190,9 @@ def ratio_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dic
                     "method": method,
                     "graph": g,
                     "matrix": k,
-                    "R": link_strength(m, adjacency),
-                    "cond": condition_number(m),
-                    "edges": int(adjacency.sum() // 2),
+                    "R": float(strength[k]),
+                    "cond": float(cond[k]),
+                    "edges": edges,
                 }
             )
     return records
@@ -223,14 +246,16 @@ def kramer_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[di
     p, seed = config["p"], config["seed"]
     graph = erdos_renyi(p, d, seed=seed_for(seed, "kramer-graph", p, d, rep))
     truth = spdgraph.adapt_graph(graph).adjacency
-    prec = spdgraph.sample(
+    truth_matrix = spdgraph.sample(
         graph,
         gen,
         seed=seed_for(seed, "kramer-matrix", gen, p, d, rep),
         kind="precision",
         entries=config["entries"],
         normalize=config["normalize"],
-    ).values
+    )
+    prec = truth_matrix.values
+    strength = float(spdgraph.diagnostics(truth_matrix)["link_strength"])
     data_seed = seed_for(seed, "kramer-data", gen, p, d, rep, n)
     x = draw_gaussian(prec, n, seed=np.random.default_rng(data_seed))
     seconds: dict[str, float] = {}
@@ -275,7 +300,7 @@ def kramer_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[di
                 "n_selected": s.n_selected,
                 "n_true": s.n_true,
                 "seconds": seconds.get(name, np.nan),
-                "R": link_strength(prec, truth),
+                "R": strength,
             }
         )
     return records
