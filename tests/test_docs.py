@@ -34,6 +34,7 @@ GUIDE = DOCS / "plugins.md"
 NOT_IN_API_REFERENCE = {
     "spdgraph.core": "its public functions are re-exported and documented as spdgraph.*",
     "spdgraph.cli": "the command line, documented in docs/index.md",
+    "spdgraph.experiments": "deprecated alias of spdgraph_reproduce, documented under that name",
 }
 
 

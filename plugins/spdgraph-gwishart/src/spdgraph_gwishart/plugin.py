@@ -36,16 +36,15 @@ DEFAULTS: dict[str, Any] = {
 
 
 def _check_number(value: object, name: str, *, lower: float, strict: bool = True) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok:
+    x = float("nan")
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
         x = float(value)
-        ok = np.isfinite(x) and (x > lower if strict else x >= lower)
-    if not ok:
+    if not (np.isfinite(x) and (x > lower if strict else x >= lower)):
         rel = ">" if strict else ">="
         raise spdgraph.InvalidOptionError(
             f"gwishart option {name} must be a finite number {rel} {lower:g}, got {value!r}."
         )
-    return float(value)
+    return x
 
 
 def scale_matrix(D: object, p: int) -> np.ndarray:
