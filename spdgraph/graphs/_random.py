@@ -1,4 +1,4 @@
-"""Random graphs as used in the paper's experiments."""
+"""Erdős–Rényi random graphs, as used in the paper's experiments."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numbers
 import networkx as nx
 import numpy as np
 
-from spdgraph.core import SeedLike, seed_sequence
+from spdgraph._seeds import SeedLike, seed_sequence
 from spdgraph.errors import InvalidOptionError
 
 __all__ = ["erdos_renyi"]

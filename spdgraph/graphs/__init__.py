@@ -1,0 +1,12 @@
+"""Seeded graphs to sample matrices on.
+
+``erdos_renyi`` is the random graph of the paper's experiments (gmat's
+``rgraph``). Each family lives in its own private module and is re-exported
+here, so ``spdgraph.graphs.<name>`` is the public name.
+"""
+
+from __future__ import annotations
+
+from spdgraph.graphs._random import erdos_renyi
+
+__all__ = ["erdos_renyi"]
