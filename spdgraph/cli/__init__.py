@@ -31,6 +31,7 @@ from typing import Any
 from spdgraph._progress import Progress
 from spdgraph._version import __version__
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser
+from spdgraph.cli._data import _add_data_options
 from spdgraph.cli._info import _add_info_parser
 from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
 from spdgraph.errors import PluginError, SpdgraphError
@@ -45,6 +46,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_sample_parser,
     _add_draw_parser,
     _add_info_parser,
+    _add_data_options,  # --marginals, --missing, --format csv on sample and draw
 ]
 
 
