@@ -17,6 +17,14 @@ scikit-learn is needed by the node-wise learners and glasso (``pip install
 True
 """
 
+from spdgraph.validation._curves import (
+    METRICS,
+    confusion,
+    curve_areas,
+    edge_metrics,
+    learner_path,
+    path_table,
+)
 from spdgraph.validation._data import draw_gaussian
 from spdgraph.validation._learners import (
     BUILTIN_LEARNERS,
@@ -29,6 +37,7 @@ from spdgraph.validation._learners import (
 )
 from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
 from spdgraph.validation._score import Score, score, score_selection, select_edges
+from spdgraph.validation._scorer import estimated_graph, graph_scorer
 from spdgraph.validation._shrink import (
     precision_to_pcor,
     shrink_pcor,
@@ -38,17 +47,25 @@ from spdgraph.validation._shrink import (
 
 __all__ = [
     "BUILTIN_LEARNERS",
+    "METRICS",
     "SELECTION_RULES",
     "LocalFdr",
     "Score",
     "coefficients_to_pcor",
+    "confusion",
     "correlation_null_pdf",
+    "curve_areas",
     "draw_gaussian",
+    "edge_metrics",
+    "estimated_graph",
     "fit_learners",
+    "graph_scorer",
     "grenander",
     "kfold",
     "lasso_path",
+    "learner_path",
     "local_fdr",
+    "path_table",
     "pls_coefficients",
     "precision_to_pcor",
     "score",
