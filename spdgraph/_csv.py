@@ -15,6 +15,7 @@ import re
 import shutil
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -23,7 +24,7 @@ from spdgraph.errors import FileError, InvalidOptionError
 
 __all__ = ["save_csv"]
 
-_OURS = re.compile(r"^(sample_.+|adjacency)\.csv$")
+_OURS = re.compile(r"^(sample_.+\.csv|adjacency(_.+)?\.csv|group_[^/]+)$")
 
 
 def _labels(da: xr.DataArray) -> list[str]:
@@ -79,48 +80,51 @@ def _check_layout(da: xr.DataArray) -> bool:
 def save_csv(da: xr.DataArray, path: str | os.PathLike[str]) -> str:
     """Save a matrix or data set as a CSV file, or a stack as a folder of CSV files.
 
-    Parameters
-    ----------
-    da
-        What :func:`spdgraph.sample` or ``da.spd.draw`` returned (or
-        :func:`spdgraph.open` read).
-    path
-        A ``.csv`` file for one matrix or data set; a folder (created; an
-        existing folder must be empty or hold only files this function writes)
-        for a stack.
+        Parameters
+        ----------
+        da
+            What :func:`spdgraph.sample` or ``da.spd.draw`` returned (or
+            :func:`spdgraph.open` read).
+        path
+            A ``.csv`` file for one matrix or data set; a folder (created; an
+            existing folder must be empty or hold only files this function writes)
+            for a stack.
 
-    Returns
-    -------
-    str
-        The path written.
+        Returns
+        -------
+        str
+            The path written.
 
-    Raises
-    ------
-    InvalidOptionError
-        An array of another layout.
-    FileError
-        A missing parent folder, a stack to a ``.csv`` path, or a folder
-        holding other files.
+        Raises
+        ------
+        InvalidOptionError
+            An array of another layout.
+        FileError
+            A missing parent folder, a stack to a ``.csv`` path, or a folder
+            holding other files.
 
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> import networkx as nx, spdgraph
-    >>> from spdgraph.io import save_csv
-    >>> cov = spdgraph.sample(nx.path_graph(["a", "b", "c"]), seed=0)
-    >>> folder = tempfile.mkdtemp()
-    >>> path = save_csv(cov, os.path.join(folder, "cov.csv"))
-    >>> from pathlib import Path
-    >>> Path(path).read_text().splitlines()[0]
-    'a,b,c'
-    >>> stack = spdgraph.sample(nx.path_graph(3), size=2, seed=0)
-    >>> sorted(os.listdir(save_csv(stack, os.path.join(folder, "stack"))))
-    ['adjacency.csv', 'sample_0.csv', 'sample_1.csv']
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import networkx as nx, spdgraph
+        >>> from spdgraph.io import save_csv
+        >>> cov = spdgraph.sample(nx.path_graph(["a", "b", "c"]), seed=0)
+        >>> folder = tempfile.mkdtemp()
+        >>> path = save_csv(cov, os.path.join(folder, "cov.csv"))
+        >>> from pathlib import Path
+    from typing import Any
+        >>> Path(path).read_text().splitlines()[0]
+        'a,b,c'
+        >>> stack = spdgraph.sample(nx.path_graph(3), size=2, seed=0)
+        >>> sorted(os.listdir(save_csv(stack, os.path.join(folder, "stack"))))
+        ['adjacency.csv', 'sample_0.csv', 'sample_1.csv']
     """
-    stacked = _check_layout(da)
     target = Path(path)
     if not target.parent.is_dir():
         raise FileError(f"the folder {str(target.parent)!r} does not exist; create it first.")
+    if isinstance(da, xr.DataArray) and da.ndim >= 3 and da.dims[0] == "group":
+        return _save_folder(da, target, _write_groups)
+    stacked = _check_layout(da)
     labels = _labels(da)
     values = np.asarray(da.values)
     if not stacked:
@@ -128,30 +132,53 @@ def save_csv(da: xr.DataArray, path: str | os.PathLike[str]) -> str:
             raise FileError(f"a single table goes to a .csv file, got {os.fspath(path)!r}.")
         _write_table(values, labels, target)
         return os.fspath(path)
+    return _save_folder(da, target, _write_stack)
+
+
+def _write_stack(da: xr.DataArray, folder: Path) -> None:
+    labels = _labels(da)
+    values = np.asarray(da.values)
+    samples = da["sample"].values if "sample" in da.coords else range(da.sizes["sample"])
+    for k, name in enumerate(samples):
+        _write_table(values[k], labels, folder / f"sample_{name}.csv")
+    if da.dims[-1] == "node_2" and "adjacency" in da.coords:
+        adjacency = np.asarray(da["adjacency"].values, dtype=bool)
+        _write_table(adjacency, labels, folder / "adjacency.csv")
+
+
+def _write_groups(da: xr.DataArray, folder: Path) -> None:
+    groups = da["group"].values if "group" in da.coords else range(da.sizes["group"])
+    for k, name in enumerate(groups):
+        part = da.isel(group=k)
+        if part.ndim == 2:
+            save_csv(part, folder / f"group_{name}.csv")
+            if part.dims[-1] == "node_2" and "adjacency" in part.coords:
+                adjacency = np.asarray(part["adjacency"].values, dtype=bool)
+                _write_table(adjacency, _labels(part), folder / f"adjacency_{name}.csv")
+        else:
+            save_csv(part, folder / f"group_{name}")
+
+
+def _save_folder(da: xr.DataArray, target: Path, write: Any) -> str:
+    """Write a folder of CSV files under a temporary name, then rename it into place."""
     if target.suffix.lower() == ".csv":
         raise FileError(
-            f"a stack of {da.sizes['sample']} tables goes to a folder, not to the file "
-            f"{os.fspath(path)!r}; pass a folder name (without .csv)."
+            f"a stack of tables goes to a folder, not to the file {os.fspath(target)!r}; "
+            "pass a folder name (without .csv)."
         )
     if target.exists():
         if not target.is_dir() or any(not _OURS.match(f.name) for f in target.iterdir()):
             raise FileError(
-                f"{os.fspath(path)!r} exists and holds other files; choose a new folder name."
+                f"{os.fspath(target)!r} exists and holds other files; choose a new folder name."
             )
     tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     tmp.mkdir()
     try:
-        samples = da["sample"].values if "sample" in da.coords else range(da.sizes["sample"])
-        for k, name in enumerate(samples):
-            _write_table(values[k], labels, tmp / f"sample_{name}.csv")
-        if da.dims[-1] == "node_2" and "adjacency" in da.coords:
-            _write_table(
-                np.asarray(da["adjacency"].values, dtype=bool), labels, tmp / "adjacency.csv"
-            )
+        write(da, tmp)
         if target.exists():
             shutil.rmtree(target)
         os.replace(tmp, target)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
-    return os.fspath(path)
+    return os.fspath(target)

@@ -58,6 +58,8 @@ def draw_data(
     missing: float = 0.0,
 ) -> xr.DataArray:
     """What :meth:`spdgraph.accessor.SpdAccessor.draw` returns (see there)."""
+    if "group" in view._da.dims:
+        return _draw_groups(view, n_obs, seed, marginals, missing)
     if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
         raise InvalidOptionError(f"n_obs must be a non-negative integer, got {n_obs!r}.")
     n_obs = int(n_obs)
@@ -95,3 +97,28 @@ def draw_data(
     return xr.DataArray(
         out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
     )
+
+
+def _draw_groups(
+    view: SpdArrayView, n_obs: int, seed: SeedLike, marginals: object, missing: float
+) -> xr.DataArray:
+    """Data per group of a ``group``-stacked array, each group from its own seed stream."""
+    from spdgraph._groups import group_seed
+
+    da = view._da
+    if da.dims[0] != "group":
+        raise MatrixError(f"the 'group' dim must come first, got dims {da.dims}.")
+    root = seed_sequence(seed)
+    parts = [
+        draw_data(type(view)(da.isel(group=k)), n_obs, group_seed(root, k), marginals, missing)
+        for k in range(da.sizes["group"])
+    ]
+    out = xr.concat(parts, dim="group", coords="minimal", compat="override")
+    if "group" in da.coords:
+        out = out.assign_coords(group=("group", da["group"].values.copy()))
+    attrs = {k: v for k, v in parts[0].attrs.items() if k not in ("seed", "seed_spawn_key")}
+    attrs["seed"] = str(root.entropy)
+    if root.spawn_key:
+        attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
+    out.attrs = attrs
+    return out

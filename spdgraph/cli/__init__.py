@@ -33,6 +33,7 @@ from spdgraph._version import __version__
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser
 from spdgraph.cli._data import _add_data_options
 from spdgraph.cli._info import _add_info_parser
+from spdgraph.cli._related import _add_related_parser
 from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
 from spdgraph.errors import PluginError, SpdgraphError
 
@@ -47,6 +48,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_draw_parser,
     _add_info_parser,
     _add_data_options,  # --marginals, --missing, --format csv on sample and draw
+    _add_related_parser,
 ]
 
 

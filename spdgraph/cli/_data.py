@@ -112,7 +112,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
         io.save_csv(data, args.output)
     else:
         io.save(data, args.output)
-    count = data.sizes.get("sample", 1)
+    count = data.sizes.get("sample", 1) * data.sizes.get("group", 1)
     kind = "" if marginals is None else " (copula/discrete marginals)"
     print(
         f"wrote {args.n_obs} observations x {data.sizes['node']} nodes{kind} for {count} "

@@ -44,6 +44,7 @@ from spdgraph.validation._shrink import (
     shrinkage_intensity,
     standardize,
 )
+from spdgraph.validation._tables import score_table
 
 __all__ = [
     "BUILTIN_LEARNERS",
@@ -70,6 +71,7 @@ __all__ = [
     "precision_to_pcor",
     "score",
     "score_selection",
+    "score_table",
     "select_edges",
     "shrink_pcor",
     "shrinkage_intensity",
