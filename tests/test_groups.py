@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -46,7 +48,7 @@ def test_related_graphs_differ_by_the_requested_edits(p, k, n_add, n_remove, mod
             assert len(edge_set(g) - edge_set(base)) == n_add
     else:
         assert edge_set(graphs[0]) == edge_set(base)
-        for prev, nxt in zip(graphs, graphs[1:], strict=False):
+        for prev, nxt in itertools.pairwise(graphs):
             assert len(edge_set(prev) - edge_set(nxt)) == n_remove
             assert len(edge_set(nxt) - edge_set(prev)) == n_add
     assert shared_edges(graphs) == set.intersection(*(edge_set(g) for g in graphs))
