@@ -146,3 +146,27 @@ def test_graph_scorer_picks_the_true_graph_in_a_grid_search():
         graph_scorer(g, "auc")
     with pytest.raises(InvalidOptionError, match="fit it first"):
         graph_scorer(g)(FixedGraph())
+
+
+def test_cli_score_prints_the_score_table(tmp_path, capsys):
+    import io
+
+    import pandas as pd
+
+    from spdgraph.cli import main
+    from spdgraph.graphs import related_graphs
+    from spdgraph.validation import score_table
+
+    graphs = related_graphs(nx.cycle_graph(8), 2, n_add=1, n_remove=1, seed=1)
+    prec = spdgraph.sample(graphs, seed=2, kind="precision")
+    data = prec.spd.draw(150, seed=3)
+    spdgraph.save(prec, tmp_path / "truth.nc")
+    spdgraph.save(data, tmp_path / "data.nc")
+    argv = ["score", str(tmp_path / "data.nc"), str(tmp_path / "truth.nc"), "--seed", "0"]
+    assert main([*argv, "--learner", "shrink", "--areas"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    expected = score_table(data, prec, "shrink", seed=0)
+    np.testing.assert_allclose(table["mcc"], expected["mcc"])
+    assert (table["lasso_path_roc_auc"] > 0.5).all()
+    assert main([*argv, "-o", str(tmp_path / "s.csv")]) == 0
+    assert pd.read_csv(tmp_path / "s.csv")["learner"].tolist() == ["lasso", "lasso"]
