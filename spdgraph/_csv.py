@@ -80,44 +80,43 @@ def _check_layout(da: xr.DataArray) -> bool:
 def save_csv(da: xr.DataArray, path: str | os.PathLike[str]) -> str:
     """Save a matrix or data set as a CSV file, or a stack as a folder of CSV files.
 
-        Parameters
-        ----------
-        da
-            What :func:`spdgraph.sample` or ``da.spd.draw`` returned (or
-            :func:`spdgraph.open` read).
-        path
-            A ``.csv`` file for one matrix or data set; a folder (created; an
-            existing folder must be empty or hold only files this function writes)
-            for a stack.
+    Parameters
+    ----------
+    da
+        What :func:`spdgraph.sample` or ``da.spd.draw`` returned (or
+        :func:`spdgraph.open` read).
+    path
+        A ``.csv`` file for one matrix or data set; a folder (created; an
+        existing folder must be empty or hold only files this function writes)
+        for a stack or a ``group`` dim.
 
-        Returns
-        -------
-        str
-            The path written.
+    Returns
+    -------
+    str
+        The path written.
 
-        Raises
-        ------
-        InvalidOptionError
-            An array of another layout.
-        FileError
-            A missing parent folder, a stack to a ``.csv`` path, or a folder
-            holding other files.
+    Raises
+    ------
+    InvalidOptionError
+        An array of another layout.
+    FileError
+        A missing parent folder, a stack to a ``.csv`` path, or a folder
+        holding other files.
 
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> import networkx as nx, spdgraph
-        >>> from spdgraph.io import save_csv
-        >>> cov = spdgraph.sample(nx.path_graph(["a", "b", "c"]), seed=0)
-        >>> folder = tempfile.mkdtemp()
-        >>> path = save_csv(cov, os.path.join(folder, "cov.csv"))
-        >>> from pathlib import Path
-    from typing import Any
-        >>> Path(path).read_text().splitlines()[0]
-        'a,b,c'
-        >>> stack = spdgraph.sample(nx.path_graph(3), size=2, seed=0)
-        >>> sorted(os.listdir(save_csv(stack, os.path.join(folder, "stack"))))
-        ['adjacency.csv', 'sample_0.csv', 'sample_1.csv']
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import networkx as nx, spdgraph
+    >>> from spdgraph.io import save_csv
+    >>> cov = spdgraph.sample(nx.path_graph(["a", "b", "c"]), seed=0)
+    >>> folder = tempfile.mkdtemp()
+    >>> path = save_csv(cov, os.path.join(folder, "cov.csv"))
+    >>> from pathlib import Path
+    >>> Path(path).read_text().splitlines()[0]
+    'a,b,c'
+    >>> stack = spdgraph.sample(nx.path_graph(3), size=2, seed=0)
+    >>> sorted(os.listdir(save_csv(stack, os.path.join(folder, "stack"))))
+    ['adjacency.csv', 'sample_0.csv', 'sample_1.csv']
     """
     target = Path(path)
     if not target.parent.is_dir():
