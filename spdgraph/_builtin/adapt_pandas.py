@@ -33,3 +33,12 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     ordered = graph.loc[:, list(index)]
     adjacency = adjacency_from_array(ordered.to_numpy(), what="adjacency DataFrame")
     return GraphData(adjacency=adjacency, labels=list(index))
+
+
+@hookimpl
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of an adjacency DataFrame: its number of rows."""
+    pd = sys.modules.get("pandas")
+    if pd is None or not isinstance(graph, pd.DataFrame):
+        return None
+    return len(graph.index)
