@@ -83,7 +83,7 @@ def estimate_bytes(
     --------
     >>> need = estimate_bytes(1000, 1)
     >>> need.matrices, round(need.bytes / 2**20)
-    (1, 53)
+    (1, 65)
     """
     per_call = work_per_call + VALIDATION_ARRAYS
     per_matrix = 1 + work_per_matrix + 2 * normalize + 2 * targets

@@ -243,7 +243,7 @@ def check_options(
             f"method {method!r} (plugin {plugin!r}) does not accept option(s) "
             f"{', '.join(map(repr, unknown))}; its options are: {accepted}."
         )
-    merged = {name: spec.default for name, spec in specs.items()}
+    merged = {name: spec.default for name, spec in specs.items()}  # = Generator.defaults
     for name, value in options.items():
         spec = specs[name]
         why, checked = spec.problem(value)

@@ -87,3 +87,21 @@ class Generator:
     batch_function: Callable[..., np.ndarray] | None = None
     work_per_matrix: float = 0.0
     work_per_call: float = 2.0
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Every option's default: what the generator gets when the user passes none.
+
+        Examples
+        --------
+        >>> import spdgraph
+        >>> gen, _ = spdgraph.plugins.find_generator("po")
+        >>> gen.defaults
+        {'residual_tolerance': 1e-08}
+        """
+        from spdgraph._options import OptionSpec
+
+        return {
+            name: spec.default if isinstance(spec, OptionSpec) else spec
+            for name, spec in self.options.items()
+        }
