@@ -146,8 +146,8 @@ def spdgraph_register_generators() -> list[Generator]:
             },
             accepts_factor=True,
             batch_function=generate_po_batch,
-            # the drawn factors; per thread: L, the product and LAPACK's QR work
+            # the drawn factors; per thread: L, the product, QR and check temporaries
             work_per_matrix=1.0,
-            work_per_call=4.0 * (os.cpu_count() or 1),
+            work_per_call=5.0 * (os.cpu_count() or 1),
         )
     ]

@@ -254,5 +254,6 @@ def spdgraph_register_generators() -> list[spdgraph.Generator]:
             "rgwish; algorithm='chordal' exact on decomposable graphs); for the draw itself "
             "call with kind='precision', normalize=False",
             options=dict(OPTIONS),
+            work_per_call=7.0,  # K0, Sigma, W, K, D^-1 and the solves' identities
         )
     ]
