@@ -120,7 +120,7 @@ class OptionSpec:
         return self.default is None if self.allow_none is None else self.allow_none
 
     def problem(self, value: object) -> tuple[str | None, Any]:
-        """``(message, value)``: why ``value`` is refused (None if accepted), and its checked form."""
+        """``(why, value)``: why ``value`` is refused (None if accepted), and its checked form."""
         if value is None:
             return (None if self._none_ok() else "it may not be None"), value
         if self.choices is not None and not any(_same(value, c) for c in self.choices):
@@ -234,7 +234,7 @@ def check_options(
     Traceback (most recent call last):
     ...
     spdgraph.errors.InvalidOptionError: option tol of method 'm' (plugin 'p') must be a number > 0; got 'abc' (it has the wrong type).
-    """
+    """  # noqa: E501
     specs = option_specs(declared)
     unknown = sorted(set(options) - set(specs))
     if unknown:

@@ -177,8 +177,9 @@ class _MemoryCheck:
 
     def check(self, p: int) -> None:
         n = 1 if self.size is None else self.size
-        if self.size is None and self.factor is not None and np.ndim(self.factor) == 3:
-            n = int(np.shape(self.factor)[0])
+        factor: Any = self.factor
+        if self.size is None and factor is not None and np.ndim(factor) == 3:
+            n = int(np.shape(factor)[0])  # a stack of explicit factors
         need = estimate_bytes(
             p,
             n,
@@ -194,9 +195,8 @@ class _MemoryCheck:
                 "(c matrices per task)"
             )
         else:
-            advice = (
-                f"even one {p} x {p} matrix does not fit: use a graph with fewer nodes"
-                + ("" if self.gen.name == "dd" else " (method='dd' needs the least memory)")
+            advice = f"even one {p} x {p} matrix does not fit: use a graph with fewer nodes" + (
+                "" if self.gen.name == "dd" else " (method='dd' needs the least memory)"
             )
         check_memory(n, p, need=need, advice=advice)
 

@@ -70,7 +70,9 @@ def test_a_stack_that_does_not_fit_suggests_chunks():
 def test_lazy_requests_count_the_chunks_in_flight(monkeypatch):
     pytest.importorskip("dask.array")
     gen, _ = find_generator("dd")
-    work = dict(normalize=False, work_per_matrix=gen.work_per_matrix, work_per_call=gen.work_per_call)
+    work = dict(
+        normalize=False, work_per_matrix=gen.work_per_matrix, work_per_call=gen.work_per_call
+    )
     need = estimate_bytes(500, 1000, chunks=10, workers=2, **work)
     assert need.matrices == 20  # two chunks at once on two workers
     assert need.bytes < estimate_bytes(500, 1000, **work).bytes

@@ -82,7 +82,8 @@ def test_po_residual_tolerance_is_checked_before_work(value, why, no_adaptation)
 def test_accepted_values_are_converted_and_recorded():
     a = spdgraph.sample(G, seed=1, residual_tolerance=np.float64(1e-6))
     b = spdgraph.sample(G, seed=1, residual_tolerance=1e-6)
-    assert a.attrs["method_options"] == b.attrs["method_options"] == '{"residual_tolerance": 1e-06}'
+    recorded = '{"residual_tolerance": 1e-06}'
+    assert a.attrs["method_options"] == b.attrs["method_options"] == recorded
     np.testing.assert_array_equal(a.values, b.values)
     assert spdgraph.sample(G, seed=1, residual_tolerance=1).attrs["method_options"] == (
         '{"residual_tolerance": 1.0}'
@@ -162,10 +163,8 @@ def test_plain_defaults_keep_working_with_inferred_types(register):
 
 def test_third_party_declarations_are_checked(register, no_adaptation):
     calls = []
-    register(
-        _identity_generator("declared", {"margin": OptionSpec(1.0, float, low=0.0)}, calls)
-    )
-    with pytest.raises(spdgraph.InvalidOptionError, match="option margin .* must be a number >= 0"):
+    register(_identity_generator("declared", {"margin": OptionSpec(1.0, float, low=0.0)}, calls))
+    with pytest.raises(spdgraph.InvalidOptionError, match=r"margin .* must be a number >= 0"):
         spdgraph.sample(G, "declared", margin=-0.5)
     assert calls == []
 
@@ -197,9 +196,10 @@ def test_cli_option_error_is_one_line_exit_2(tmp_path, capsys):
     for value in ("abc", "-1"):
         argv = ["sample", str(graph), "-o", str(tmp_path / "m.nc")]
         code = cli.main([*argv, "--option", f"residual_tolerance={value}"])
-        out, err = capsys.readouterr()
+        _, err = capsys.readouterr()
         assert code == 2
         lines = err.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("spdgraph: error: option residual_tolerance")
+        assert len(lines) == 1
+        assert lines[0].startswith("spdgraph: error: option residual_tolerance")
         assert "Traceback" not in err
         assert not (tmp_path / "m.nc").exists()
