@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from spdgraph._plain import plain
 from spdgraph.errors import InvalidOptionError, PluginError, UnknownOptionError
 
 __all__ = ["OptionSpec", "check_options", "option_specs", "plain"]
@@ -32,20 +33,6 @@ _TYPE_WORDS: dict[type, str] = {
     bool: "True or False",
     str: "a string",
 }
-
-
-def plain(value: object) -> str:
-    """``repr`` of a value as a person writes it: numpy scalars as plain Python numbers.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> plain(np.float64(1.5)), plain(np.int64(3)), plain("abc")
-    ('1.5', '3', "'abc'")
-    """
-    if isinstance(value, np.generic):
-        value = value.item()
-    return repr(value)
 
 
 @dataclass(frozen=True)

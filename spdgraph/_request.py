@@ -23,6 +23,7 @@ from spdgraph._memory import check_memory, estimate_bytes
 from spdgraph._numerics import canonical_kind
 from spdgraph._options import check_options
 from spdgraph._output import json_options
+from spdgraph._plain import plain
 from spdgraph._seeds import SeedLike, seed_attrs, seed_sequence
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
@@ -229,7 +230,8 @@ def _check_size(size: object) -> int | None:
         return None
     if isinstance(size, bool) or not isinstance(size, numbers.Integral):
         raise InvalidOptionError(
-            f"size must be None (one matrix) or a non-negative integer (a stack), got {size!r}."
+            "size must be None (one matrix) or a non-negative integer (a stack), "
+            f"got {plain(size)}."
         )
     if size < 0:
         raise InvalidOptionError(f"size must be non-negative, got {size}.")
@@ -238,7 +240,7 @@ def _check_size(size: object) -> int | None:
 
 def _check_normalize(normalize: object) -> bool:
     if not isinstance(normalize, bool | np.bool_):
-        raise InvalidOptionError(f"normalize must be True or False, got {normalize!r}.")
+        raise InvalidOptionError(f"normalize must be True or False, got {plain(normalize)}.")
     return bool(normalize)
 
 
