@@ -179,6 +179,11 @@ def gwishart(
 
     ``entries`` is not used: the law fixes the distribution of every draw.
 
+    The draw is an unnormalized precision matrix: call
+    ``spdgraph.sample(g, "gwishart", kind="precision", normalize=False)``.
+    With the core's defaults (``kind="covariance"``, ``normalize=True``) it
+    is relabelled a covariance and rescaled to unit diagonal.
+
     Examples
     --------
     >>> import numpy as np, spdgraph
