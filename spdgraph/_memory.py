@@ -118,8 +118,9 @@ def check_memory(
     if available is None or need.bytes <= available:
         return
     what = f"{need.matrices} matrices" if need.matrices != 1 else "1 matrix"
+    verb = "need" if need.matrices != 1 else "needs"
     raise TooLargeError(
-        f"{what} of {p} x {p} in memory at once need about {_gib(need.bytes)} of working "
+        f"{what} of {p} x {p} in memory at once {verb} about {_gib(need.bytes)} of working "
         f"memory but only {_gib(available)} is available; "
         + (advice or "ask for fewer matrices per call (a smaller size, or chunks with dask)")
         + f". On this machine p can be at most about {_largest_p(need, available):,} for one "
