@@ -45,6 +45,8 @@ from spdgraph._numerics import (
     partial_correlation,
     unit_diagonal,
 )
+from spdgraph._output import ACHIEVED_SPECTRUM
+from spdgraph._plain import plain
 from spdgraph._seeds import SeedLike, child_generator, seed_sequence
 from spdgraph.errors import InvalidOptionError, MatrixError
 
@@ -213,7 +215,8 @@ class SpdAccessor(SpdArrayView):
             Named ``"data"``, dims ``("obs", "node")`` (``("sample", "obs",
             "node")`` for a stack), node labels kept. ``attrs["seed"]`` records
             the root entropy (replay with ``seed=int(attrs["seed"])``);
-            the matrix's provenance is kept with a ``matrix_`` prefix.
+            the matrix's provenance is kept with a ``matrix_`` prefix (not
+            the achieved spectrum: one value per matrix).
 
         Examples
         --------
@@ -226,7 +229,7 @@ class SpdAccessor(SpdArrayView):
         True
         """
         if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
-            raise InvalidOptionError(f"n_obs must be a non-negative integer, got {n_obs!r}.")
+            raise InvalidOptionError(f"n_obs must be a non-negative integer, got {plain(n_obs)}.")
         n_obs = int(n_obs)
         kind = self._require_scale("draw()")
         stacked = self._stacked()
@@ -256,7 +259,7 @@ class SpdAccessor(SpdArrayView):
                 coords["sample"] = ("sample", da["sample"].values.copy())
         elif "sample" in da.coords and da["sample"].ndim == 0:
             coords["sample"] = da["sample"].values.copy()
-        attrs: dict[str, Any] = {f"matrix_{k}": v for k, v in da.attrs.items()}
+        attrs = {f"matrix_{k}": v for k, v in da.attrs.items() if k not in ACHIEVED_SPECTRUM}
         attrs.update(
             {
                 "source_kind": kind,
