@@ -15,13 +15,14 @@ to the thread that sets or restores the limit, and gives it up again at once
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 _BLAS_LOCK = threading.Lock()
-_BLAS_STATE: dict[str, Any] = {"controller": None, "depth": 0, "limiter": None}
+_BLAS_STATE: dict[str, Any] = {"controller": None, "depth": 0, "limiter": None, "modules": 0}
 
 
 def _release_openblas_control() -> None:
@@ -50,10 +51,13 @@ def one_blas_thread() -> Iterator[None]:
     """
     with _BLAS_LOCK:
         if _BLAS_STATE["depth"] == 0:
-            if _BLAS_STATE["controller"] is None:
+            if _BLAS_STATE["controller"] is None or len(sys.modules) != _BLAS_STATE["modules"]:
+                # (re)scan the loaded libraries (~5 ms) when an import may have loaded a
+                # BLAS (SciPy's OpenBLAS is another library than NumPy's)
                 from threadpoolctl import ThreadpoolController
 
                 _BLAS_STATE["controller"] = ThreadpoolController()
+                _BLAS_STATE["modules"] = len(sys.modules)
             _release_openblas_control()
             _BLAS_STATE["limiter"] = _BLAS_STATE["controller"].limit(limits=1, user_api="blas")
             _release_openblas_control()
