@@ -10,6 +10,7 @@
 from spdgraph import accessor as _accessor  # noqa: F401 - registers ``da.spd``
 from spdgraph import graphs, spectrum
 from spdgraph._diagnostics import diagnostics
+from spdgraph._options import OptionSpec
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
@@ -59,6 +60,7 @@ __all__ = [
     "MatrixError",
     "MissingDependencyError",
     "NumericalError",
+    "OptionSpec",
     "PluginError",
     "SpdgraphError",
     "TooLargeError",

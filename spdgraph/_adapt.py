@@ -15,7 +15,7 @@ from spdgraph._types import GraphData
 from spdgraph.errors import GraphError, GraphTypeError
 from spdgraph.plugins import get_plugin_manager
 
-__all__ = ["adapt_graph", "label_array"]
+__all__ = ["adapt_graph", "count_nodes", "label_array"]
 
 
 def adapt_graph(graph: object) -> GraphData:
@@ -78,6 +78,30 @@ def adapt_graph(graph: object) -> GraphData:
         raise GraphError(f"a graph adapter returned {len(labels)} labels for {p} nodes.")
     _check_unique(labels)
     return GraphData(adjacency=adjacency, labels=labels)
+
+
+def count_nodes(graph: object) -> int | None:
+    """The number of nodes of ``graph``, counted without building its adjacency.
+
+    Asks the ``spdgraph_count_nodes`` hook (every built-in adapter implements
+    it); None when no implementation recognises the object (a third-party
+    adapter without it), and then the graph must be adapted to know.
+
+    Examples
+    --------
+    >>> import scipy.sparse
+    >>> count_nodes(scipy.sparse.eye(200_000, format="csr"))
+    200000
+    """
+    count = get_plugin_manager().hook.spdgraph_count_nodes(graph=graph)
+    if count is None:
+        return None
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
+        raise GraphTypeError(
+            f"a spdgraph_count_nodes implementation returned {count!r}, not a node count; "
+            "it must return a non-negative int or None."
+        )
+    return int(count)
 
 
 def _check_unique(labels: Sequence[Hashable]) -> None:

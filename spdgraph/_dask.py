@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from spdgraph._engine import generate_block
+from spdgraph._plain import plain
 from spdgraph._seeds import child_generator
 from spdgraph.errors import InvalidOptionError, MissingDependencyError
 
@@ -51,7 +52,7 @@ def check_chunks(chunks: object) -> int | None:
     if isinstance(chunks, bool) or not isinstance(chunks, numbers.Integral) or chunks < 1:
         raise InvalidOptionError(
             f"chunks must be None (an in-memory result) or a positive integer (matrices "
-            f"per dask chunk), got {chunks!r}."
+            f"per dask chunk), got {plain(chunks)}."
         )
     require_dask("spdgraph.sample(..., chunks=...)")
     return int(chunks)

@@ -16,6 +16,8 @@ import xarray as xr
 
 from spdgraph import _marginals
 from spdgraph._numerics import cholesky_factors, cholesky_inverse, gaussian_draws
+from spdgraph._output import ACHIEVED_SPECTRUM
+from spdgraph._plain import plain
 from spdgraph._seeds import SeedLike, child_generator, seed_sequence
 from spdgraph.errors import InvalidOptionError, MatrixError
 
@@ -61,7 +63,7 @@ def draw_data(
     if "group" in view._da.dims:
         return _draw_groups(view, n_obs, seed, marginals, missing)
     if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
-        raise InvalidOptionError(f"n_obs must be a non-negative integer, got {n_obs!r}.")
+        raise InvalidOptionError(f"n_obs must be a non-negative integer, got {plain(n_obs)}.")
     n_obs = int(n_obs)
     kind = view._require_scale("draw()")
     stacked = view._stacked()
@@ -89,7 +91,9 @@ def draw_data(
             _marginals.apply_missing(out[k], rate, child_generator(missing_root, streams[k]))
     da = view._da
     coords, dims = _coords_and_dims(da, stacked, n_obs)
-    attrs: dict[str, Any] = {f"matrix_{k}": v for k, v in da.attrs.items()}
+    attrs: dict[str, Any] = {
+        f"matrix_{k}": v for k, v in da.attrs.items() if k not in ACHIEVED_SPECTRUM
+    }
     attrs.update({"source_kind": kind, "n_obs": n_obs, "seed": str(root.entropy)})
     if root.spawn_key:
         attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)

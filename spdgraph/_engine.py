@@ -20,6 +20,7 @@ import numpy as np
 
 from spdgraph._blas import one_blas_thread
 from spdgraph._numerics import find_violation, unit_diagonal
+from spdgraph._plain import plain
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph.errors import GeneratorOutputError
 from spdgraph.spectrum import control_spectrum
@@ -53,12 +54,12 @@ def validate_matrix(
     if violation.problem == "asymmetric":
         raise GeneratorOutputError(
             f"{who} returned matrix {k} that is not exactly symmetric "
-            f"([{i}, {j}] = {violation.value!r} but [{j}, {i}] = {violation.other!r}); "
+            f"([{i}, {j}] = {plain(violation.value)} but [{j}, {i}] = {plain(violation.other)}); "
             "symmetrize with (M + M.T) / 2."
         )
     if violation.problem == "nonzero":
         raise GeneratorOutputError(
-            f"{who} returned matrix {k} with a non-zero entry {violation.value!r} at "
+            f"{who} returned matrix {k} with a non-zero entry {plain(violation.value)} at "
             f"[{i}, {j}], which is not an edge of the graph; non-edges must be exactly 0."
         )
     raise GeneratorOutputError(

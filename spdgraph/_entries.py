@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from spdgraph._plain import plain
 from spdgraph._types import EntrySampler
 from spdgraph.errors import InvalidOptionError
 
@@ -64,7 +65,7 @@ def _check_negative_share(negative_share: object) -> float:
     ):
         raise InvalidOptionError(
             "negative_share must be None (signs as drawn) or a number in [0, 1] (the "
-            f"probability that each entry is negative), got {negative_share!r}."
+            f"probability that each entry is negative), got {plain(negative_share)}."
         )
     return float(negative_share)
 

@@ -218,17 +218,17 @@ class Violation:
         if self.problem == "asymmetric":
             return (
                 f"matrix {self.k} is not exactly symmetric: [{self.i}, {self.j}] = "
-                f"{self.value!r} but [{self.j}, {self.i}] = {self.other!r}."
+                f"{plain(self.value)} but [{self.j}, {self.i}] = {plain(self.other)}."
             )
         if self.problem == "nonzero":
             return (
-                f"matrix {self.k} has a non-zero entry {self.value!r} at {where}, which is "
+                f"matrix {self.k} has a non-zero entry {plain(self.value)} at {where}, which is "
                 "not an edge of the graph; non-edges must be exactly 0."
             )
         if self.problem == "diagonal":
             node = f"node {plain(labels[self.i])!r}" if labels is not None else f"row {self.i}"
             return (
-                f"matrix {self.k} has diagonal entry {self.value!r} at {node}; it must be "
+                f"matrix {self.k} has diagonal entry {plain(self.value)} at {node}; it must be "
                 "exactly 1."
             )
         return f"matrix {self.k} is not positive definite (Cholesky failed)."

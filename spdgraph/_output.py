@@ -16,6 +16,10 @@ from spdgraph._types import GraphData
 __all__ = ["build_dataarray", "json_options"]
 
 
+#: Attrs holding one value per matrix (the achieved spectrum, with a target).
+ACHIEVED_SPECTRUM = frozenset({"min_eigenvalue", "condition_number"})
+
+
 def _json_default(value: Any) -> Any:
     """JSON fallback: numpy scalars as numbers, arrays as a reproducible summary."""
     if isinstance(value, np.generic):

@@ -16,16 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._adapt import adapt_graph
+from spdgraph._adapt import adapt_graph, count_nodes
 from spdgraph._dask import check_chunks
 from spdgraph._entries import resolve_entries
-from spdgraph._memory import check_memory
+from spdgraph._memory import check_memory, estimate_bytes
 from spdgraph._numerics import canonical_kind
+from spdgraph._options import check_options
 from spdgraph._output import json_options
+from spdgraph._plain import plain
 from spdgraph._seeds import SeedLike, seed_attrs, seed_sequence
 from spdgraph._types import EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
-from spdgraph.errors import FactorError, InvalidOptionError, UnknownOptionError
+from spdgraph.errors import FactorError, InvalidOptionError
 from spdgraph.plugins import find_generator, generators
 from spdgraph.spectrum import check_targets
 
@@ -92,25 +94,21 @@ def build_request(
     sampler, entries_label = resolve_entries(entries, negative_share)
     eps, k0 = check_targets(min_eigenvalue, condition_number, normalize)
     gen, plugin = find_generator(method)
-    options = _check_options(gen, plugin, method_options)
+    options = check_options(method_options, gen.options, gen.name, plugin)
     chunk_size = check_chunks(chunks)
     _check_factor_use(gen, factor, negative_share)
-    # 2. the graph
+    # 2. the memory the request needs, from the node count, before any p x p array
+    memory = _MemoryCheck(gen, size, factor, chunk_size, normalize, eps or k0)
+    counted = count_nodes(graph)
+    if counted is not None:
+        memory.check(counted)
+    # 3. the graph
     graph_data = adapt_graph(graph)
     p = graph_data.adjacency.shape[0]
-    # 3. random streams or factors, and the memory they need
-    attrs: dict[str, Any] = {
-        "method": gen.name,
-        "method_options": json_options(options),
-        "plugin": plugin,
-        "kind": kind,
-        "normalize": int(normalize),
-        "spdgraph_version": __version__,
-    }
-    if eps is not None:
-        attrs["min_eigenvalue_target"] = eps
-    if k0 is not None:
-        attrs["condition_number_target"] = k0
+    if counted != p:  # no count (an adapter plugin without the hook), or a plugin
+        memory.check(p)  # adapting a type differently: check right after adapting
+    # 4. random streams or factors
+    attrs = _provenance(gen.name, options, plugin, kind, normalize, eps, k0)
     factors: np.ndarray | None = None
     root: np.random.SeedSequence | None = None
     if factor is not None:
@@ -124,7 +122,6 @@ def build_request(
         if negative_share is not None:
             attrs["negative_share"] = float(negative_share)  # type: ignore[arg-type]
         attrs.update(seed_attrs(root))
-    check_memory(n if chunk_size is None else min(n, chunk_size), p)
     return SampleRequest(
         graph=graph_data,
         gen=gen,
@@ -142,6 +139,67 @@ def build_request(
         factors=factors,
         attrs=attrs,
     )
+
+
+def _provenance(
+    name: str,
+    options: Mapping[str, Any],
+    plugin: str,
+    kind: str,
+    normalize: bool,
+    eps: float | None,
+    k0: float | None,
+) -> dict[str, Any]:
+    attrs: dict[str, Any] = {
+        "method": name,
+        "method_options": json_options(options),
+        "plugin": plugin,
+        "kind": kind,
+        "normalize": int(normalize),
+        "spdgraph_version": __version__,
+    }
+    if eps is not None:
+        attrs["min_eigenvalue_target"] = eps
+    if k0 is not None:
+        attrs["condition_number_target"] = k0
+    return attrs
+
+
+@dataclass(frozen=True)
+class _MemoryCheck:
+    """The memory guard of one request, run as soon as the node count is known."""
+
+    gen: Generator
+    size: int | None
+    factor: object
+    chunks: int | None
+    normalize: bool
+    targets: object
+
+    def check(self, p: int) -> None:
+        n = 1 if self.size is None else self.size
+        factor: Any = self.factor
+        if self.size is None and factor is not None and np.ndim(factor) == 3:
+            n = int(np.shape(factor)[0])  # a stack of explicit factors
+        need = estimate_bytes(
+            p,
+            n,
+            chunks=self.chunks,
+            normalize=self.normalize,
+            targets=self.targets is not None,
+            work_per_matrix=self.gen.work_per_matrix,
+            work_per_call=self.gen.work_per_call,
+        )
+        if need.matrices > 1:
+            advice = (
+                "ask for fewer matrices at once: a smaller size, or chunks=c with dask "
+                "(c matrices per task)"
+            )
+        else:
+            advice = f"even one {p} x {p} matrix does not fit: use a graph with fewer nodes" + (
+                "" if self.gen.name == "dd" else " (method='dd' needs the least memory)"
+            )
+        check_memory(n, p, need=need, advice=advice)
 
 
 def _check_factor_use(gen: Generator, factor: object, negative_share: object) -> None:
@@ -172,7 +230,8 @@ def _check_size(size: object) -> int | None:
         return None
     if isinstance(size, bool) or not isinstance(size, numbers.Integral):
         raise InvalidOptionError(
-            f"size must be None (one matrix) or a non-negative integer (a stack), got {size!r}."
+            "size must be None (one matrix) or a non-negative integer (a stack), "
+            f"got {plain(size)}."
         )
     if size < 0:
         raise InvalidOptionError(f"size must be non-negative, got {size}.")
@@ -181,7 +240,7 @@ def _check_size(size: object) -> int | None:
 
 def _check_normalize(normalize: object) -> bool:
     if not isinstance(normalize, bool | np.bool_):
-        raise InvalidOptionError(f"normalize must be True or False, got {normalize!r}.")
+        raise InvalidOptionError(f"normalize must be True or False, got {plain(normalize)}.")
     return bool(normalize)
 
 
@@ -231,16 +290,3 @@ def _check_factor(factor: object, p: int, size: int | None) -> tuple[np.ndarray,
             "dependent, so Q Q^T cannot be positive definite. Use linearly independent rows."
         )
     return f, f.shape[0], stacked
-
-
-def _check_options(gen: Generator, plugin: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - set(gen.options))
-    if unknown:
-        accepted = ", ".join(sorted(gen.options)) or "none"
-        raise UnknownOptionError(
-            f"method {gen.name!r} (plugin {plugin!r}) does not accept option(s) "
-            f"{', '.join(map(repr, unknown))}; its options are: {accepted}."
-        )
-    merged = dict(gen.options)
-    merged.update(options)
-    return merged

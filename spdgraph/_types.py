@@ -57,9 +57,12 @@ class Generator:
     description
         One line shown by :func:`spdgraph.methods`.
     options
-        The method options the generator accepts, mapped to their defaults.
-        Anything else passed to :func:`spdgraph.sample` is rejected before any
-        work is done.
+        The method options the generator accepts: each name mapped to an
+        :class:`spdgraph.OptionSpec` (default, type, range or choices, doc)
+        or, as before, to a plain default (then a bool, int, float or str
+        default fixes the type, anything else is unchecked). The core checks
+        every option a user passes against it, and rejects unknown names,
+        before any work is done.
     accepts_factor
         Whether the generator understands an explicit initial ``factor``.
     batch_function
@@ -69,6 +72,11 @@ class Generator:
         ``(n, p, p)`` array or None). Matrix ``k`` must depend only on
         ``rngs[k]`` (or ``factors[k]``) so that results do not depend on the
         batch size. When absent, the core calls ``function`` once per matrix.
+    work_per_matrix, work_per_call
+        The generator's working memory, in ``p x p`` float64 arrays: held for
+        every matrix of a batch (e.g. the drawn factors) and once per call
+        (its temporaries), besides the matrices it returns. The core's memory
+        guard adds them to its own needs before any allocation.
     """
 
     name: str
@@ -77,3 +85,23 @@ class Generator:
     options: Mapping[str, Any] = field(default_factory=dict)
     accepts_factor: bool = False
     batch_function: Callable[..., np.ndarray] | None = None
+    work_per_matrix: float = 0.0
+    work_per_call: float = 2.0
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Every option's default: what the generator gets when the user passes none.
+
+        Examples
+        --------
+        >>> import spdgraph
+        >>> gen, _ = spdgraph.plugins.find_generator("po")
+        >>> gen.defaults
+        {'residual_tolerance': 1e-08}
+        """
+        from spdgraph._options import OptionSpec
+
+        return {
+            name: spec.default if isinstance(spec, OptionSpec) else spec
+            for name, spec in self.options.items()
+        }

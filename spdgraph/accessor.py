@@ -230,7 +230,8 @@ class SpdAccessor(SpdArrayView):
             Named ``"data"``, dims ``("obs", "node")`` (``("sample", "obs",
             "node")`` for a stack), node labels kept. ``attrs["seed"]`` records
             the root entropy (replay with ``seed=int(attrs["seed"])``);
-            the matrix's provenance is kept with a ``matrix_`` prefix; with
+            the matrix's provenance is kept with a ``matrix_`` prefix (not
+            the achieved spectrum: one value per matrix); with
             marginals, ``marginals``, ``data_types`` and ``latent_graph``
             record them (``missing_rate`` with missing values).
 

@@ -155,8 +155,12 @@ def sample(
         ``node`` and ``node_2``, a boolean ``adjacency`` coordinate and
         provenance attrs (``method``, ``method_options`` as JSON, ``plugin``,
         ``seed``, ``kind``, ``normalize`` as 0/1, ``entries``,
-        ``spdgraph_version``), and the achieved ``min_eigenvalue`` and
+        ``spdgraph_version``); with a ``min_eigenvalue`` or
+        ``condition_number`` target, also the achieved ``min_eigenvalue`` and
         ``condition_number`` (floats; lists along ``sample`` for a stack).
+        Without a target the spectrum is not computed (it would cost more than
+        the sampling): :func:`spdgraph.diagnostics` computes it when asked.
+        Positive definiteness is always proved by a Cholesky factorization.
 
     Raises
     ------
@@ -214,8 +218,14 @@ def sample(
 
 
 def _sample_eager(request: SampleRequest) -> xr.DataArray:
-    """The eager path: the whole stack in memory, with its achieved spectrum."""
-    block, lmin, lmax = generate_block(
+    """The eager path: the whole stack in memory.
+
+    The achieved spectrum is recorded only when a target was set (the
+    control computes it anyway); otherwise computing every eigenvalue would
+    cost more than the sampling (ask :func:`spdgraph.diagnostics`).
+    """
+    targets = request.min_eigenvalue is not None or request.condition_number is not None
+    result = generate_block(
         request.graph,
         request.gen,
         request.plugin,
@@ -226,8 +236,11 @@ def _sample_eager(request: SampleRequest) -> xr.DataArray:
         normalize=request.normalize,
         min_eigenvalue=request.min_eigenvalue,
         condition_number=request.condition_number,
-        return_spectrum=True,
+        return_spectrum=targets,
     )
+    if not targets:
+        return _label(request, result, request.attrs)
+    block, lmin, lmax = result
     attrs = {**request.attrs, **spectrum_attrs(lmin, lmax, stacked=request.stacked)}
     return _label(request, block, attrs)
 

@@ -27,6 +27,7 @@ __all__ = [
     "hookspec",
     "spdgraph_adapt_graph",
     "spdgraph_add_cli_commands",
+    "spdgraph_count_nodes",
     "spdgraph_register_generators",
 ]
 
@@ -62,6 +63,36 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     GraphData or None
         A :class:`spdgraph.GraphData` when the adapter recognises the object,
         or ``None`` to let other adapters try.
+    """
+
+
+@hookspec(firstresult=True)
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Count the nodes of a graph object cheaply, without building its adjacency.
+
+    Called before :func:`spdgraph_adapt_graph`, so that the core's memory
+    guard can refuse a request that cannot fit (``TooLargeError``) before any
+    ``p x p`` array is allocated. An adapter that recognises the object
+    returns its number of nodes (e.g. ``graph.number_of_nodes()`` or
+    ``matrix.shape[0]``), in time and memory far below ``p x p``; ``None``
+    lets other implementations try. Invalid objects are left to
+    :func:`spdgraph_adapt_graph` to report.
+
+    Implementing it is optional: for an object no implementation counts, the
+    core adapts the graph first and checks the memory right after (as before
+    this hook existed), so a third-party adapter keeps working. The count must
+    equal the number of nodes the adapter returns (checked).
+
+    Parameters
+    ----------
+    graph
+        Whatever the user passed as ``graph``.
+
+    Returns
+    -------
+    int or None
+        The number of nodes, or ``None`` when this implementation does not
+        recognise the object.
     """
 
 

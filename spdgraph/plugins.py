@@ -21,6 +21,7 @@ from typing import Any
 import pluggy
 
 from spdgraph import hookspecs
+from spdgraph._options import check_declarations
 from spdgraph._types import Generator
 from spdgraph.errors import PluginError, UnknownMethodError
 
@@ -180,6 +181,7 @@ def _check_generator(gen: object, plugin: str, table: dict[str, tuple[Generator,
             f"plugin {plugin!r} registered a generator with an invalid "
             f"name {gen.name!r}; use a non-empty string."
         )
+    check_declarations(gen.options, gen.name, plugin)
     if gen.name in table:
         other = table[gen.name][1]
         raise PluginError(

@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph._numerics import find_violation
+from spdgraph._plain import plain
 from spdgraph.errors import InvalidOptionError, NumericalError
 
 __all__ = [
@@ -134,16 +135,17 @@ def check_targets(
     k0 = None if condition_number is None else _as_target(condition_number, "condition_number")
     if eps is not None and eps <= 0:
         raise InvalidOptionError(
-            f"min_eigenvalue must be > 0 (the matrix must stay positive definite), got {eps!r}."
+            "min_eigenvalue must be > 0 (the matrix must stay positive definite), "
+            f"got {plain(eps)}."
         )
     if k0 is not None and k0 <= 1:
         raise InvalidOptionError(
             "condition_number must be > 1 (the condition number of an SPD matrix is at "
-            f"least 1), got {k0!r}."
+            f"least 1), got {plain(k0)}."
         )
     if normalize and eps is not None and eps >= 1:
         raise InvalidOptionError(
-            f"min_eigenvalue={eps!r} cannot be met with normalize=True: a unit-diagonal "
+            f"min_eigenvalue={plain(eps)} cannot be met with normalize=True: a unit-diagonal "
             "matrix has trace p, so its smallest eigenvalue is at most 1 (and equal to 1 only "
             "for the identity). Use 0 < min_eigenvalue < 1, or normalize=False."
         )
@@ -204,15 +206,15 @@ def _verify(
         k = int(np.flatnonzero(lmin <= 0)[0])
         raise NumericalError(
             f"{what}: matrix {k} lost positive definiteness (smallest eigenvalue "
-            f"{lmin[k]!r}); the target is too extreme for double precision."
+            f"{plain(lmin[k])}); the target is too extreme for double precision."
         )
     if k0 is not None:
         err = np.abs(lmax / lmin - k0) / k0
         if np.any(err > RELATIVE_TOLERANCE):
             k = int(np.argmax(err))
             raise NumericalError(
-                f"{what}: matrix {k} reached condition number {lmax[k] / lmin[k]!r} instead "
-                f"of {k0!r} (relative error {err[k]:.2g} > {RELATIVE_TOLERANCE:g}); rounding "
+                f"{what}: matrix {k} reached condition number {plain(lmax[k] / lmin[k])} instead "
+                f"of {plain(k0)} (relative error {err[k]:.2g} > {RELATIVE_TOLERANCE:g}); rounding "
                 "dominates at this condition number. Ask for a smaller condition_number."
             )
     if eps is not None:
@@ -220,8 +222,8 @@ def _verify(
         if np.any(bad):
             k = int(np.flatnonzero(bad)[0])
             raise NumericalError(
-                f"{what}: matrix {k} reached minimum eigenvalue {lmin[k]!r} instead of "
-                f"{eps!r} (to a relative {RELATIVE_TOLERANCE:g}); rounding dominates for a "
+                f"{what}: matrix {k} reached minimum eigenvalue {plain(lmin[k])} instead of "
+                f"{plain(eps)} (to a relative {RELATIVE_TOLERANCE:g}); rounding dominates for a "
                 "target this small relative to the largest eigenvalue. Ask for a larger "
                 "min_eigenvalue."
             )
@@ -252,7 +254,7 @@ def _control_raw(
         if np.any(flat):
             k = int(np.flatnonzero(flat)[0])
             raise InvalidOptionError(
-                f"condition_number={k0!r} cannot be met: matrix {k} is a multiple of the "
+                f"condition_number={plain(k0)} cannot be met: matrix {k} is a multiple of the "
                 "identity (all eigenvalues equal, e.g. a graph without edges and equal "
                 "diagonal), and adding a multiple of the identity keeps its condition "
                 "number at 1."
@@ -309,7 +311,9 @@ def _control_unit_diagonal(
     identity = (1.0 - lmin) <= 64 * np.finfo(float).eps * p
     if np.any(identity):
         k = int(np.flatnonzero(identity)[0])
-        target = f"min_eigenvalue={eps!r}" if eps is not None else f"condition_number={k0!r}"
+        target = (
+            f"min_eigenvalue={plain(eps)}" if eps is not None else f"condition_number={plain(k0)}"
+        )
         raise InvalidOptionError(
             f"{target} cannot be met with normalize=True: matrix {k} is the identity "
             "(the graph has no edges, or the generator put zeros on all of them), and the "

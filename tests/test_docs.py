@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import builtins
 import importlib.util
 import inspect
 import pkgutil
@@ -204,3 +205,23 @@ def test_site_builds_and_picks_up_new_pages(tmp_path):
         assert f'id="spdgraph.hookspecs.{hook}"' in (
             out / "generated" / "spdgraph.hookspecs.html"
         ).read_text(encoding="utf-8")
+
+
+def test_error_table_matches_the_hierarchy():
+    """docs/errors.md has one row per error class, with the builtin it also derives from."""
+    from spdgraph import errors
+
+    text = (DOCS / "errors.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| `(\w+)` \|", text, flags=re.MULTILINE))
+    classes = {
+        name: getattr(errors, name)
+        for name in errors.__all__
+        if name != "SpdgraphError" and issubclass(getattr(errors, name), errors.SpdgraphError)
+    }
+    missing = sorted(set(classes) - set(rows))
+    assert not missing, f"docs/errors.md has no row for {missing}"
+    for name, cls in classes.items():
+        builtin = getattr(builtins, rows[name], None)
+        assert builtin is not None and issubclass(cls, builtin), (name, rows[name])
+    stale = sorted(set(rows) - set(classes) - {"CellError"})  # CellError moved, documented
+    assert not stale, f"docs/errors.md documents unknown errors {stale}"

@@ -71,7 +71,7 @@ def test_normalization_and_spectrum():
         rngs=[child_generator(root, k) for k in range(3)],
         factors=None,
         entries=sampler,
-        options=dict(gen.options),
+        options=gen.defaults,
         normalize=True,
         return_spectrum=True,
     )

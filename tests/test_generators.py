@@ -43,8 +43,16 @@ def test_po_rows_orthogonal_to_earlier_non_neighbours(rng):
 
 
 def test_po_residual_check_raises_instead_of_zeroing(rng):
+    from spdgraph._builtin.gen_po import zero_nonedges_checked
+
     adjacency = np.zeros((3, 3), dtype=bool)
+    m = np.eye(3)
+    m[0, 2] = m[2, 0] = 1e-6  # a residual on a non-edge, above the tolerance
     with pytest.raises(spdgraph.NumericalError, match="residual"):
+        zero_nonedges_checked(m.copy(), adjacency, 1e-8)
+    assert zero_nonedges_checked(m.copy(), adjacency, 1e-5)[0, 2] == 0.0
+    # a negative tolerance is refused before any work, not reported as ill-conditioning
+    with pytest.raises(spdgraph.InvalidOptionError, match="must be a number > 0"):
         spdgraph.sample(adjacency, "po", seed=0, residual_tolerance=-1.0)
 
 

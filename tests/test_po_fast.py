@@ -289,9 +289,15 @@ def test_degenerate_entries_give_a_clear_error():
 
 
 def test_residual_check_applies_to_batches():
-    g = spdgraph.graphs.erdos_renyi(10, 0.2, seed=1)
+    from spdgraph._builtin.gen_po import generate_po_batch
+    from spdgraph._entries import resolve_entries
+
+    # the batch function itself (spdgraph.sample refuses a negative tolerance up front)
+    adjacency = spdgraph.adapt_graph(spdgraph.graphs.erdos_renyi(10, 0.2, seed=1)).adjacency
+    rngs = [np.random.default_rng(k) for k in range(3)]
+    entries, _ = resolve_entries("normal", None)
     with pytest.raises(spdgraph.NumericalError, match="residual_tolerance"):
-        spdgraph.sample(g, "po", size=3, seed=0, residual_tolerance=-1.0)
+        generate_po_batch(adjacency, rngs=rngs, entries=entries, residual_tolerance=-1.0)
 
 
 def test_import_spdgraph_does_not_import_numba():

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
+from spdgraph import spectrum
 from spdgraph.spectrum import RELATIVE_TOLERANCE
 
 G = nx.erdos_renyi_graph(25, 0.3, seed=4)
@@ -91,18 +92,33 @@ def test_raw_both_targets_shift_then_scale():
     assert 0.01 <= lo <= 0.01 * (1 + RELATIVE_TOLERANCE)
 
 
-def test_uncontrolled_calls_record_achieved_spectrum():
+def test_uncontrolled_calls_skip_the_spectrum(monkeypatch):
+    # without a target no eigenvalue is computed (it costs more than the sampling)...
+    calls = []
+    real = spectrum.extreme_eigenvalues
+    monkeypatch.setattr(spectrum, "extreme_eigenvalues", lambda b: calls.append(1) or real(b))
     one = spdgraph.sample(G, seed=0)
+    assert calls == []
+    assert "min_eigenvalue" not in one.attrs and "condition_number" not in one.attrs
+    # ...the diagnostics compute it when asked
+    lo, hi = _eig(one.values)
+    ds = spdgraph.diagnostics(one)
+    assert ds["min_eigenvalue"].item() == pytest.approx(lo, rel=1e-12)
+    assert ds["condition_number"].item() == pytest.approx(hi / lo, rel=1e-12)
+
+
+def test_controlled_calls_record_achieved_spectrum():
+    one = spdgraph.sample(G, seed=0, min_eigenvalue=0.05)
     lo, hi = _eig(one.values)
     assert isinstance(one.attrs["min_eigenvalue"], float)
     assert one.attrs["min_eigenvalue"] == pytest.approx(lo, rel=1e-12)
     assert one.attrs["condition_number"] == pytest.approx(hi / lo, rel=1e-12)
     assert "condition_number_target" not in one.attrs
-    stack = spdgraph.sample(G, seed=0, size=4)
+    stack = spdgraph.sample(G, seed=0, size=4, condition_number=9.0)
     assert isinstance(stack.attrs["condition_number"], list)
     assert len(stack.attrs["condition_number"]) == 4
     assert all(isinstance(x, float) for x in stack.attrs["min_eigenvalue"])
-    assert spdgraph.sample(G, seed=0, size=0).attrs["min_eigenvalue"] == []
+    assert spdgraph.sample(G, seed=0, size=0, condition_number=9.0).attrs["min_eigenvalue"] == []
 
 
 def test_matrix_k_independent_of_size_with_control():
@@ -245,7 +261,7 @@ def test_generate_block_applies_targets_for_chunked_callers():
         rngs=[child_generator(root, k) for k in range(2)],
         factors=None,
         entries=sampler,
-        options=dict(gen.options),
+        options=gen.defaults,
         normalize=True,
         condition_number=25.0,
     )

@@ -51,3 +51,12 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     else:
         labels = list(range(p))
     return GraphData(adjacency=adjacency, labels=labels)
+
+
+@hookimpl
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of an igraph graph: ``graph.vcount()``."""
+    ig = sys.modules.get("igraph")
+    if ig is None or not isinstance(graph, ig.Graph):
+        return None
+    return int(graph.vcount())

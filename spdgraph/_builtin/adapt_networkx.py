@@ -45,3 +45,12 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
             i, j = index[u], index[v]
             adjacency[i, j] = adjacency[j, i] = True
     return GraphData(adjacency=adjacency, labels=labels)
+
+
+@hookimpl
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of a networkx graph: ``graph.number_of_nodes()``."""
+    nx = sys.modules.get("networkx")
+    if nx is None or not isinstance(graph, nx.Graph):
+        return None
+    return int(graph.number_of_nodes())

@@ -16,3 +16,11 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
         return None
     adjacency = adjacency_from_array(graph, what="adjacency array")
     return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))
+
+
+@hookimpl(trylast=True)
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of a numpy adjacency: its number of rows (no copy)."""
+    if not isinstance(graph, np.ndarray) or graph.ndim != 2:
+        return None
+    return int(graph.shape[0])

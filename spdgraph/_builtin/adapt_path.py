@@ -10,7 +10,9 @@ existing file is an error naming the path.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
+from typing import Any
 
 from spdgraph._types import GraphData
 from spdgraph.errors import FileError
@@ -26,6 +28,39 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     """
     if not isinstance(graph, str | os.PathLike):
         return None
+    from spdgraph.plugins import get_plugin_manager
+
+    content = _read(graph, keep=False)
+    result: GraphData | None = get_plugin_manager().hook.spdgraph_adapt_graph(graph=content)
+    return result
+
+
+@hookimpl
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of the graph a path names: the file is read (edge lists stay sparse).
+
+    What was read is kept for the adapter that runs next, so the file is read
+    once per call.
+    """
+    if not isinstance(graph, str | os.PathLike) or not Path(graph).is_file():
+        return None  # not a file: the adapters report it (or a plugin's adapts it)
+    from spdgraph.plugins import get_plugin_manager
+
+    try:
+        content = _read(graph, keep=True)
+    except FileError:
+        return None  # unreadable: the adapter reports it
+    count: int | None = get_plugin_manager().hook.spdgraph_count_nodes(graph=content)
+    return count
+
+
+#: The file counted last: (path, size, mtime) -> content, so counting and adapting read once.
+_last: dict[tuple[str, int, int], Any] = {}
+_lock = threading.Lock()
+
+
+def _read(graph: str | os.PathLike[str], *, keep: bool) -> Any:
+    """The file's content; ``keep`` it for the next read (count, then adapt) or not."""
     path = Path(graph)
     if not path.is_file():
         raise FileError(
@@ -34,8 +69,16 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
             "object (networkx, igraph, numpy, scipy.sparse, pandas)."
         )
     from spdgraph._graph_files import read_graph
-    from spdgraph.plugins import get_plugin_manager
 
+    stat = path.stat()
+    key = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    with _lock:
+        content = _last.pop(key, None) if not keep else _last.get(key)
+        if content is not None:
+            return content
     content = read_graph(path)
-    result: GraphData | None = get_plugin_manager().hook.spdgraph_adapt_graph(graph=content)
-    return result
+    if keep:
+        with _lock:
+            _last.clear()
+            _last[key] = content
+    return content

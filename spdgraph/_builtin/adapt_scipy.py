@@ -19,3 +19,13 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     matrix: Any = graph  # a scipy.sparse matrix or array: issparse said so
     adjacency = adjacency_from_array(matrix.toarray(), what="sparse adjacency matrix")
     return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))
+
+
+@hookimpl
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of a scipy.sparse adjacency: its number of rows, without densifying it."""
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is None or not sparse.issparse(graph):
+        return None
+    shape: Any = getattr(graph, "shape", ())
+    return int(shape[0]) if len(shape) == 2 else None

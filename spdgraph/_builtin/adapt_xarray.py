@@ -47,3 +47,13 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
             )
     adjacency = adjacency_from_array(graph.values, what="adjacency DataArray")
     return GraphData(adjacency=adjacency, labels=labels)
+
+
+@hookimpl
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of a DataArray graph: the size of its ``adjacency`` coordinate or first dim."""
+    xr = sys.modules.get("xarray")
+    if xr is None or not isinstance(graph, xr.DataArray):
+        return None
+    shape = graph.coords["adjacency"].shape if "adjacency" in graph.coords else graph.shape
+    return int(shape[0]) if len(shape) == 2 else None

@@ -33,5 +33,7 @@ def spdgraph_register_generators() -> list[Generator]:
             name="dd",
             function=generate_dd,
             description=("diagonal dominance (gmat diagdom): fast, but links weaken like 1/(p d)"),
+            options={},  # dd takes no option: any name passed is refused before work
+            work_per_call=1.0,  # the matrix being filled
         )
     ]

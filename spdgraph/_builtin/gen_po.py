@@ -8,12 +8,14 @@ algorithm, kept for the tests and the benchmarks.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from spdgraph._kernels import po_numpy
+from spdgraph._options import OptionSpec
 from spdgraph._types import EntrySampler, Generator
 from spdgraph.errors import InvalidOptionError, NumericalError
 from spdgraph.hookspecs import hookimpl
@@ -132,8 +134,20 @@ def spdgraph_register_generators() -> list[Generator]:
                 "partial orthogonalization (Córdoba et al. 2018): strong links at any "
                 "size and density"
             ),
-            options={"residual_tolerance": DEFAULT_RESIDUAL_TOLERANCE},
+            options={
+                "residual_tolerance": OptionSpec(
+                    DEFAULT_RESIDUAL_TOLERANCE,
+                    float,
+                    low=0.0,
+                    low_inclusive=False,
+                    high=1.0,
+                    doc="largest relative residual accepted on a non-edge",
+                )
+            },
             accepts_factor=True,
             batch_function=generate_po_batch,
+            # the drawn factors; per thread: L, the product, QR and check temporaries
+            work_per_matrix=1.0,
+            work_per_call=5.0 * (os.cpu_count() or 1),
         )
     ]

@@ -7,6 +7,7 @@ import numbers
 import networkx as nx
 import numpy as np
 
+from spdgraph._plain import plain
 from spdgraph._seeds import SeedLike, seed_sequence
 from spdgraph.errors import InvalidOptionError
 
@@ -37,9 +38,9 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None) -> nx.Graph:
     True
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
-        raise InvalidOptionError(f"p must be a positive integer, got {p!r}.")
+        raise InvalidOptionError(f"p must be a positive integer, got {plain(p)}.")
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0.0 <= float(d) <= 1.0:
-        raise InvalidOptionError(f"d must be a probability in [0, 1], got {d!r}.")
+        raise InvalidOptionError(f"d must be a probability in [0, 1], got {plain(d)}.")
     rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
     rows, cols = np.triu_indices(int(p), k=1)
     keep = rng.random(rows.size) < float(d)

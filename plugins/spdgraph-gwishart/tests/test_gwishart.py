@@ -241,15 +241,17 @@ def test_not_converged_is_a_clear_error():
 @pytest.mark.parametrize(
     ("options", "match"),
     [
-        ({"b": 2.0}, "b \\(degrees of freedom\\) must be a finite number > 2"),
-        ({"b": "3"}, "must be a finite number"),
+        ({"b": 2.0}, "option b \\(degrees of freedom\\) .* must be a number > 2; got 2.0"),
+        ({"b": "3"}, "must be a number > 2; got '3' \\(it has the wrong type\\)"),
         ({"D": np.eye(3)}, "must be 5 x 5"),
         ({"D": -np.eye(5)}, "positive definite"),
         ({"D": np.triu(np.ones((5, 5)))}, "symmetric"),
         ({"D": 0.0}, "D \\(a scalar"),
         ({"D": "identity"}, "D must be None"),
-        ({"max_iter": 0}, "max_iter must be a positive integer"),
-        ({"tol": -1.0}, "tol must be"),
+        ({"max_iter": 0}, "option max_iter .* must be an integer >= 1; got 0"),
+        ({"max_iter": 10.0}, "option max_iter .* must be an integer >= 1; got 10.0"),
+        ({"tol": -1.0}, "option tol .* must be a number > 0"),
+        ({"algorithm": 3}, "option algorithm .* must be one of 'lenkoski', 'chordal'; got 3"),
     ],
 )
 def test_bad_options(options, match):
@@ -341,5 +343,5 @@ def test_chordal_errors():
     d = np.eye(5) + 0.1 * _adjacency(5, [(0, 1)])
     with pytest.raises(spdgraph.InvalidOptionError, match="diagonal D"):
         spdgraph.sample(_adjacency(5, DECOMPOSABLE), "gwishart", seed=0, D=d, algorithm="chordal")
-    with pytest.raises(spdgraph.InvalidOptionError, match="'lenkoski' or 'chordal'"):
+    with pytest.raises(spdgraph.InvalidOptionError, match="'lenkoski', 'chordal'; got 'exact'"):
         spdgraph.sample(_adjacency(5, DECOMPOSABLE), "gwishart", seed=0, algorithm="exact")

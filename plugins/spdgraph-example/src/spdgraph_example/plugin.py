@@ -45,7 +45,12 @@ def spdgraph_register_generators() -> list[spdgraph.Generator]:
             name="example-scaled-identity",
             function=scaled_identity,
             description="EXAMPLE plugin: c * I, a toy showing how plugins register",
-            options={"offset": 1.0},
+            # a declared option: spdgraph checks every value before any work
+            options={
+                "offset": spdgraph.OptionSpec(
+                    1.0, float, low=0.0, doc="c = offset + |entry| (>= 0 keeps c * I SPD)"
+                )
+            },
         )
     ]
 

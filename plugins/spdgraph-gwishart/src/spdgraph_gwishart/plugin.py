@@ -22,7 +22,7 @@ import spdgraph
 from spdgraph_gwishart._kernels import complete_covariance
 from spdgraph_gwishart.chordal import chordal_gwishart
 
-__all__ = ["DEFAULTS", "gwishart", "wishart_bartlett"]
+__all__ = ["DEFAULTS", "OPTIONS", "gwishart", "wishart_bartlett"]
 
 #: Options of ``method="gwishart"`` and their defaults.
 DEFAULTS: dict[str, Any] = {
@@ -32,6 +32,34 @@ DEFAULTS: dict[str, Any] = {
     "tol": 1e-12,
     "max_iter": 10_000,
     "residual_tolerance": 1e-6,
+}
+
+
+#: The declared options: spdgraph checks every value a user passes against these
+#: before any work (``D`` depends on p, so :func:`scale_matrix` checks it at the call).
+OPTIONS: dict[str, spdgraph.OptionSpec] = {
+    "b": spdgraph.OptionSpec(
+        DEFAULTS["b"], float, low=2.0, low_inclusive=False, doc="degrees of freedom"
+    ),
+    "algorithm": spdgraph.OptionSpec(
+        DEFAULTS["algorithm"], str, choices=("lenkoski", "chordal"), doc="the sampler"
+    ),
+    "D": spdgraph.OptionSpec(
+        DEFAULTS["D"], None, doc="scale matrix: None (identity), a number c (c I) or p x p SPD"
+    ),
+    "tol": spdgraph.OptionSpec(
+        DEFAULTS["tol"], float, low=0.0, low_inclusive=False, doc="convergence of the sweeps"
+    ),
+    "max_iter": spdgraph.OptionSpec(
+        DEFAULTS["max_iter"], int, low=1, doc="largest number of sweeps"
+    ),
+    "residual_tolerance": spdgraph.OptionSpec(
+        DEFAULTS["residual_tolerance"],
+        float,
+        low=0.0,
+        low_inclusive=False,
+        doc="largest relative residual accepted on a non-edge",
+    ),
 }
 
 
@@ -151,6 +179,11 @@ def gwishart(
 
     ``entries`` is not used: the law fixes the distribution of every draw.
 
+    The draw is an unnormalized precision matrix: call
+    ``spdgraph.sample(g, "gwishart", kind="precision", normalize=False)``.
+    With the core's defaults (``kind="covariance"``, ``normalize=True``) it
+    is relabelled a covariance and rescaled to unit diagonal.
+
     Examples
     --------
     >>> import numpy as np, spdgraph
@@ -223,7 +256,9 @@ def spdgraph_register_generators() -> list[spdgraph.Generator]:
             name="gwishart",
             function=gwishart,
             description="G-Wishart W_G(b, D) precision draw (Lenkoski 2013 as BDgraph's "
-            "rgwish; algorithm='chordal' exact on decomposable graphs)",
-            options=dict(DEFAULTS),
+            "rgwish; algorithm='chordal' exact on decomposable graphs); for the draw itself "
+            "call with kind='precision', normalize=False",
+            options=dict(OPTIONS),
+            work_per_call=7.0,  # K0, Sigma, W, K, D^-1 and the solves' identities
         )
     ]
