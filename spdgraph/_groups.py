@@ -17,6 +17,7 @@ import xarray as xr
 
 from spdgraph._adapt import adapt_graph
 from spdgraph._numerics import plain
+from spdgraph._output import ACHIEVED_SPECTRUM
 from spdgraph._seeds import SeedLike, seed_attrs, seed_sequence
 from spdgraph.errors import InvalidOptionError
 
@@ -26,8 +27,9 @@ __all__ = ["GROUP_STREAM_DOMAIN", "group_seed", "sample_groups"]
 GROUP_STREAM_DOMAIN = 0x67727570
 
 
-#: Attrs that are always listed per group (flattened in (group, sample) order).
-_PER_GROUP = ("min_eigenvalue", "condition_number")
+#: Attrs that are always listed per group (flattened in (group, sample) order):
+#: the achieved spectrum, present when the call sets a spectrum target.
+_PER_GROUP = ACHIEVED_SPECTRUM
 
 
 def group_seed(root: np.random.SeedSequence, k: int) -> np.random.SeedSequence:
