@@ -36,6 +36,11 @@ class SpdArrayView:
             stacked = False
         elif da.dims == STACK_DIMS:
             stacked = True
+        elif "group" in da.dims:
+            raise MatrixError(
+                "this array has a 'group' dim (one matrix or stack per related graph); select "
+                "one group first, e.g. da.isel(group=0).spd... (draw works on all groups)."
+            )
         else:
             raise MatrixError(
                 f"expected a matrix with dims {MATRIX_DIMS} or a stack with dims {STACK_DIMS} "

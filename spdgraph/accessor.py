@@ -29,36 +29,27 @@ operations applied, comma-separated. All other provenance attrs are kept.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xarray as xr
 
+from spdgraph._draw import DRAW_STREAM_DOMAIN, draw_data
 from spdgraph._layout import MATRIX_DIMS, SpdArrayView
 from spdgraph._numerics import (
-    cholesky_factors,
     cholesky_inverse,
     find_violation,
-    gaussian_draws,
     partial_correlation,
     unit_diagonal,
 )
-from spdgraph._output import ACHIEVED_SPECTRUM
-from spdgraph._plain import plain
-from spdgraph._seeds import SeedLike, child_generator, seed_sequence
-from spdgraph.errors import InvalidOptionError, MatrixError
+from spdgraph._seeds import SeedLike
+from spdgraph.errors import MatrixError
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-__all__ = ["SpdAccessor"]
-
-#: Spawn-key entry separating the data streams of ``draw`` from the matrix
-#: streams of :func:`spdgraph.sample`, so that reusing one seed for both never
-#: reuses random numbers (ASCII "draw").
-DRAW_STREAM_DOMAIN = 0x64726177
+__all__ = ["DRAW_STREAM_DOMAIN", "SpdAccessor"]
 
 
 class SpdAccessor(SpdArrayView):
@@ -189,12 +180,25 @@ class SpdAccessor(SpdArrayView):
 
     # ------------------------------------------------------------------ data
 
-    def draw(self, n_obs: int, seed: SeedLike = None) -> xr.DataArray:
-        """Draw Gaussian data X ~ N(0, Sigma) from the matrix (or from each of a stack).
+    def draw(
+        self,
+        n_obs: int,
+        seed: SeedLike = None,
+        *,
+        marginals: object = None,
+        missing: float = 0.0,
+    ) -> xr.DataArray:
+        """Draw data from the matrix (or each of a stack): Gaussian, copula, discrete, mixed.
 
-        Sigma is the array itself for a covariance or correlation, and the
-        inverse for a precision Omega: with Omega = L L^T, ``x = L^{-T} z``
-        by a triangular solve, so Sigma is never formed.
+        The latent data are X ~ N(0, Sigma), Sigma the array itself for a
+        covariance or correlation and the inverse for a precision Omega (with
+        Omega = L L^T, ``x = L^{-T} z`` by a triangular solve; Sigma is never
+        formed). With ``marginals``, each node's latent value is standardized
+        and mapped through its marginal (a Gaussian copula, as huge's
+        nonparanormal and bdgraph.sim's data types): ``F^{-1}(Phi(z))`` for a
+        scipy.stats distribution, a cut into categories for
+        :class:`spdgraph.marginals.Ordinal`. The graph is then the conditional
+        independence graph of the latent Gaussian, not of the observed data.
 
         Parameters
         ----------
@@ -207,7 +211,18 @@ class SpdAccessor(SpdArrayView):
             do not depend on the stack size: ``da.isel(sample=[k]).spd.draw``
             gives the same rows as ``da.spd.draw`` at ``k``. The streams are
             distinct from those :func:`spdgraph.sample` draws matrices from,
-            even with the same seed.
+            even with the same seed; the latent Gaussian rows do not depend on
+            ``marginals`` or ``missing``.
+        marginals
+            None (Gaussian data), or one spec for every node, a sequence with
+            one spec per node, or a mapping node label -> spec (others stay
+            Gaussian). A spec is ``"gaussian"``, ``"binary"`` (cut at 0), a
+            frozen scipy.stats distribution (continuous: ``t(df=5)``,
+            ``lognorm(1)``, ``expon()``, ``gamma(2)``...; discrete:
+            ``poisson(3)``, ``nbinom(5, 0.5)``, ``bernoulli(0.3)``) or an
+            :class:`~spdgraph.marginals.Ordinal`.
+        missing
+            Rate in [0, 1) of values set to NaN completely at random (MCAR).
 
         Returns
         -------
@@ -216,62 +231,27 @@ class SpdAccessor(SpdArrayView):
             "node")`` for a stack), node labels kept. ``attrs["seed"]`` records
             the root entropy (replay with ``seed=int(attrs["seed"])``);
             the matrix's provenance is kept with a ``matrix_`` prefix (not
-            the achieved spectrum: one value per matrix).
+            the achieved spectrum: one value per matrix); with
+            marginals, ``marginals``, ``data_types`` and ``latent_graph``
+            record them (``missing_rate`` with missing values).
 
         Examples
         --------
         >>> import networkx as nx, numpy as np, spdgraph
+        >>> from scipy import stats
         >>> cov = spdgraph.sample(nx.path_graph(3), seed=0)
         >>> x = cov.spd.draw(20_000, seed=1)
         >>> x.dims, x.shape
         (('obs', 'node'), (20000, 3))
         >>> bool(np.allclose(np.cov(x.values.T), cov.values, atol=0.05))
         True
+        >>> mixed = cov.spd.draw(5, seed=1, marginals=["binary", stats.poisson(3), "gaussian"])
+        >>> mixed.attrs["data_types"]
+        'binary,count,gaussian'
+        >>> bool((mixed.values[:, 2] == x.values[:5, 2]).all())  # same latent draws
+        True
         """
-        if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
-            raise InvalidOptionError(f"n_obs must be a non-negative integer, got {plain(n_obs)}.")
-        n_obs = int(n_obs)
-        kind = self._require_scale("draw()")
-        stacked = self._stacked()
-        root = seed_sequence(seed)
-        draw_root = np.random.SeedSequence(
-            root.entropy,
-            spawn_key=(*root.spawn_key, DRAW_STREAM_DOMAIN),
-            pool_size=root.pool_size,
-        )
-        m = self._stack()
-        n, p = m.shape[0], m.shape[-1]
-        factors = cholesky_factors(m, MatrixError) if n else m
-        streams = self._stream_indices(stacked, n)
-        out = np.empty((n, n_obs, p), dtype=np.float64)
-        scale = "precision" if kind == "precision" else "covariance"
-        for k in range(n):
-            z = child_generator(draw_root, streams[k]).standard_normal((n_obs, p))
-            out[k] = gaussian_draws(z, factors[k], scale)
-        da = self._da
-        coords: dict[str, Any] = {"obs": ("obs", np.arange(n_obs, dtype=np.int64))}
-        if "node" in da.coords:
-            coords["node"] = ("node", da["node"].values.copy())
-        dims: tuple[str, ...] = ("obs", "node")
-        if stacked:
-            dims = ("sample", *dims)
-            if "sample" in da.coords:
-                coords["sample"] = ("sample", da["sample"].values.copy())
-        elif "sample" in da.coords and da["sample"].ndim == 0:
-            coords["sample"] = da["sample"].values.copy()
-        attrs = {f"matrix_{k}": v for k, v in da.attrs.items() if k not in ACHIEVED_SPECTRUM}
-        attrs.update(
-            {
-                "source_kind": kind,
-                "n_obs": n_obs,
-                "seed": str(root.entropy),
-            }
-        )
-        if root.spawn_key:
-            attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
-        return xr.DataArray(
-            out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
-        )
+        return draw_data(self, n_obs, seed, marginals, missing)
 
     # ------------------------------------------------------------------ graph
 

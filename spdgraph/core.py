@@ -90,7 +90,12 @@ def sample(
         symmetric adjacency array (numpy, scipy.sparse, ``pandas.DataFrame``
         with node labels on index and columns, 2-D ``xarray.DataArray``), a
         DataArray spdgraph returned (same graph again), or anything an
-        installed adapter plugin accepts. Self-loops are ignored.
+        installed adapter plugin accepts. Self-loops are ignored. A list or
+        tuple of graphs over the same nodes (e.g. from
+        :func:`spdgraph.graphs.related_graphs`) gives one array with a leading
+        ``group`` dimension: group ``k`` is sampled from its own seed stream
+        and keeps its graph in the ``adjacency`` coordinate, dims ``("group",
+        "node", "node_2")``.
     method
         Name of a registered generator: ``"po"`` (partial orthogonalization),
         ``"dd"`` (diagonal dominance), or one from a plugin; see
@@ -180,7 +185,16 @@ def sample(
     0.0
     >>> spdgraph.sample(g, size=5, seed=1, kind="precision").dims
     ('sample', 'node', 'node_2')
+    >>> spdgraph.sample([g, nx.path_graph(["a", "b", "c", "d"])], seed=1).dims
+    ('group', 'node', 'node_2')
     """
+    if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
+        from spdgraph._groups import sample_groups
+
+        options = dict(size=size, kind=kind, normalize=normalize, entries=entries, factor=factor)
+        options.update(min_eigenvalue=min_eigenvalue, condition_number=condition_number)
+        options.update(negative_share=negative_share, chunks=chunks, **method_options)
+        return sample_groups(sample, graph, method, seed, options)
     request = build_request(
         graph,
         method,

@@ -28,12 +28,14 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
+from spdgraph._csv import save_csv
 from spdgraph._graph_files import read_graph
 from spdgraph.errors import FileError, InvalidOptionError, MissingDependencyError
 
-__all__ = ["netcdf_engine", "open", "read_graph", "save"]
+__all__ = ["netcdf_engine", "open", "read_graph", "save", "save_csv"]
 
 read_graph.__module__ = __name__  # public (and documented) as spdgraph.io.read_graph
+save_csv.__module__ = __name__  # public as spdgraph.io.save_csv
 
 #: Attribute (in files only) naming the attrs that were Python lists.
 LIST_ATTRS = "spdgraph_list_attrs"

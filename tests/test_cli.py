@@ -378,6 +378,9 @@ def test_the_core_cli_names_no_plugin_command(monkeypatch):
         "_add_sample_parser",
         "_add_draw_parser",
         "_add_info_parser",
+        "_add_data_options",
+        "_add_related_parser",
+        "_add_score_parser",
     ]
 
 

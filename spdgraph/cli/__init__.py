@@ -31,8 +31,11 @@ from typing import Any
 from spdgraph._progress import Progress
 from spdgraph._version import __version__
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser
+from spdgraph.cli._data import _add_data_options
 from spdgraph.cli._info import _add_info_parser
+from spdgraph.cli._related import _add_related_parser
 from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
+from spdgraph.cli._score import _add_score_parser
 from spdgraph.errors import PluginError, SpdgraphError
 
 __all__ = ["SUBCOMMANDS", "Progress", "build_parser", "main"]
@@ -45,6 +48,9 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_sample_parser,
     _add_draw_parser,
     _add_info_parser,
+    _add_data_options,  # --marginals, --missing, --format csv on sample and draw
+    _add_related_parser,
+    _add_score_parser,
 ]
 
 

@@ -8,5 +8,6 @@ here, so ``spdgraph.graphs.<name>`` is the public name.
 from __future__ import annotations
 
 from spdgraph.graphs._random import erdos_renyi
+from spdgraph.graphs._related import related_graphs, shared_edges
 
-__all__ = ["erdos_renyi"]
+__all__ = ["erdos_renyi", "related_graphs", "shared_edges"]

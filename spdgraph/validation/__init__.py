@@ -17,6 +17,14 @@ scikit-learn is needed by the node-wise learners and glasso (``pip install
 True
 """
 
+from spdgraph.validation._curves import (
+    METRICS,
+    confusion,
+    curve_areas,
+    edge_metrics,
+    learner_path,
+    path_table,
+)
 from spdgraph.validation._data import draw_gaussian
 from spdgraph.validation._learners import (
     BUILTIN_LEARNERS,
@@ -29,30 +37,41 @@ from spdgraph.validation._learners import (
 )
 from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
 from spdgraph.validation._score import Score, score, score_selection, select_edges
+from spdgraph.validation._scorer import estimated_graph, graph_scorer
 from spdgraph.validation._shrink import (
     precision_to_pcor,
     shrink_pcor,
     shrinkage_intensity,
     standardize,
 )
+from spdgraph.validation._tables import score_table
 
 __all__ = [
     "BUILTIN_LEARNERS",
+    "METRICS",
     "SELECTION_RULES",
     "LocalFdr",
     "Score",
     "coefficients_to_pcor",
+    "confusion",
     "correlation_null_pdf",
+    "curve_areas",
     "draw_gaussian",
+    "edge_metrics",
+    "estimated_graph",
     "fit_learners",
+    "graph_scorer",
     "grenander",
     "kfold",
     "lasso_path",
+    "learner_path",
     "local_fdr",
+    "path_table",
     "pls_coefficients",
     "precision_to_pcor",
     "score",
     "score_selection",
+    "score_table",
     "select_edges",
     "shrink_pcor",
     "shrinkage_intensity",

@@ -50,15 +50,24 @@ class Score:
     selected: np.ndarray
     learner: str
 
+    def metrics(self) -> dict[str, float]:
+        """TPR, FPR, TDR, F1, MCC and SHD (:func:`~spdgraph.validation.edge_metrics`)."""
+        from spdgraph.validation._curves import edge_metrics
+
+        p = self.selected.shape[0]
+        tp = self.true_positives
+        fp, fn = self.n_selected - tp, self.n_true - tp
+        tn = p * (p - 1) // 2 - tp - fp - fn
+        return edge_metrics(tp, fp, fn, tn)
+
     def as_dict(self) -> dict[str, Any]:
-        """The scalar fields as a dict."""
+        """The scalar fields and :meth:`metrics` as a dict."""
         return {
             "learner": self.learner,
-            "tpr": self.tpr,
-            "tdr": self.tdr,
             "n_selected": self.n_selected,
             "n_true": self.n_true,
             "true_positives": self.true_positives,
+            **self.metrics(),
         }
 
 

@@ -1,0 +1,190 @@
+"""Options of ``spdgraph draw`` beyond the Gaussian, and CSV output of ``sample``/``draw``.
+
+``spdgraph draw M.nc --n-obs 200 --marginals "t(df=5)" --missing 0.1 -o x.nc``
+draws Gaussian-copula data (``--marginals`` for every node, ``--marginal
+NODE=SPEC`` per node; SPEC is ``gaussian``, ``binary``,
+``ordinal(n_categories=3)``, ``ordinal(cuts=[-1, 0.5])`` or a scipy.stats
+distribution with literal arguments such as ``poisson(3)``). ``--format csv``
+(on ``sample`` and ``draw``) writes a CSV file for one matrix or data set and
+a folder of CSV files for a stack (:func:`spdgraph.io.save_csv`).
+
+The options are added to the parsers ``_sample.py`` registers (this module
+runs after it in :data:`spdgraph.cli.SUBCOMMANDS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import io as _stdio
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from spdgraph.errors import FileError, InvalidOptionError
+
+__all__ = ["parse_marginal"]
+
+_FORMAT_HELP = (
+    "output format: 'auto' (from the suffix: .nc or .zarr) or 'csv' (a .csv file for one "
+    "table, a folder of CSV files for a stack)"
+)
+
+
+def parse_marginal(text: str) -> object:
+    """A marginal spec from its command-line text (``"t(df=5)"``, ``"binary"``, ...).
+
+    Examples
+    --------
+    >>> from spdgraph.cli._data import parse_marginal
+    >>> parse_marginal("poisson(3)").mean()
+    np.float64(3.0)
+    >>> parse_marginal("ordinal(n_categories=2)").cuts
+    (0.0,)
+    """
+    from scipy import stats
+
+    from spdgraph.marginals import Ordinal
+
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise InvalidOptionError(f"cannot read the marginal {text!r} ({exc.msg}).") from exc
+    if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "binary"):
+        return node.id
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise InvalidOptionError(
+            f"a marginal is a name or a call such as t(df=5) or poisson(3), got {text!r}."
+        )
+    try:
+        args = [ast.literal_eval(a) for a in node.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+    except ValueError as exc:
+        raise InvalidOptionError(f"arguments of {text!r} must be Python literals.") from exc
+    name = node.func.id
+    if name == "ordinal":
+        return Ordinal(*args, **kwargs)
+    dist = getattr(stats, name, None)
+    if not isinstance(dist, stats.rv_continuous | stats.rv_discrete):
+        raise InvalidOptionError(f"{name!r} is not a scipy.stats distribution.")
+    try:
+        frozen = dist(*args, **kwargs)
+        frozen.ppf(0.5)
+    except (TypeError, ValueError) as exc:
+        raise InvalidOptionError(f"cannot build the marginal {text!r} ({exc}).") from exc
+    return frozen
+
+
+def _marginals(args: argparse.Namespace, labels: list[Any]) -> object:
+    per_node = dict(args.marginal or [])
+    if not per_node:
+        return None if args.marginals is None else parse_marginal(args.marginals)
+    by_text = {str(label): label for label in labels}
+    unknown = [key for key in per_node if key not in by_text]
+    if unknown:
+        raise InvalidOptionError(f"--marginal names {unknown[0]!r}, which is not a node.")
+    common = "gaussian" if args.marginals is None else parse_marginal(args.marginals)
+    specs = {by_text[k]: parse_marginal(str(v)) for k, v in per_node.items()}
+    return [specs.get(label, common) for label in labels]
+
+
+def _check_csv_target(output: str) -> None:
+    parent = Path(output).parent
+    if not parent.is_dir():
+        raise FileError(f"the folder {str(parent)!r} does not exist; create it first.")
+
+
+def _cmd_draw(args: argparse.Namespace) -> int:
+    import spdgraph
+    from spdgraph import io
+
+    if args.format == "csv":
+        _check_csv_target(args.output)
+    else:
+        io.check_writable(args.output)
+    matrices = spdgraph.open(args.input)
+    marginals = _marginals(args, matrices.spd._labels())
+    data = matrices.spd.draw(args.n_obs, seed=args.seed, marginals=marginals, missing=args.missing)
+    if args.format == "csv":
+        io.save_csv(data, args.output)
+    else:
+        io.save(data, args.output)
+    count = data.sizes.get("sample", 1) * data.sizes.get("group", 1)
+    kind = "" if marginals is None else " (copula/discrete marginals)"
+    print(
+        f"wrote {args.n_obs} observations x {data.sizes['node']} nodes{kind} for {count} "
+        f"matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']}) to {args.output}"
+    )
+    return 0
+
+
+def _extend_draw_parser(sub: Any) -> None:
+    draw = sub.choices["draw"]
+    draw.add_argument(
+        "--marginals",
+        metavar="SPEC",
+        help="marginal of every node: gaussian, binary, ordinal(n_categories=K), "
+        "ordinal(cuts=[...]) or a scipy.stats distribution, e.g. 't(df=5)', 'poisson(3)'",
+    )
+    draw.add_argument(
+        "--marginal",
+        metavar="NODE=SPEC",
+        action="append",
+        type=_key_value_text,
+        help="marginal of one node (repeatable; others get --marginals or stay Gaussian)",
+    )
+    draw.add_argument(
+        "--missing", type=float, default=0.0, help="rate of values missing completely at random"
+    )
+    draw.add_argument("--format", choices=["auto", "csv"], default="auto", help=_FORMAT_HELP)
+    draw.set_defaults(func=_cmd_draw)
+
+
+def _key_value_text(text: str) -> tuple[str, str]:
+    key, _, value = text.partition("=")
+    if not key or not value:
+        raise argparse.ArgumentTypeError(f"expected NODE=SPEC, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def _sample_as_csv(original: Any) -> Any:
+    """Run ``sample`` into a temporary netCDF file, then write it as CSV."""
+
+    def run(args: argparse.Namespace) -> int:
+        if args.format != "csv":
+            return int(original(args))
+        import spdgraph
+        from spdgraph import io
+
+        output = args.output
+        _check_csv_target(output)
+        folder = tempfile.mkdtemp(prefix=".spdgraph-", dir=Path(output).parent)
+        try:
+            args.output = os.path.join(folder, "matrices.nc")
+            captured = _stdio.StringIO()
+            with contextlib.redirect_stdout(captured):
+                status = int(original(args))
+            da = spdgraph.open(args.output).load()
+            io.save_csv(da, output)
+            print(captured.getvalue().replace(args.output, output), end="")
+            return status
+        finally:
+            args.output = output
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return run
+
+
+def _extend_sample_parser(sub: Any) -> None:
+    sample = sub.choices["sample"]
+    sample.add_argument("--format", choices=["auto", "csv"], default="auto", help=_FORMAT_HELP)
+    sample.set_defaults(func=_sample_as_csv(sample.get_default("func")))
+
+
+def _add_data_options(sub: Any) -> None:
+    """Registrar (see :data:`spdgraph.cli.SUBCOMMANDS`): extend ``sample`` and ``draw``."""
+    _extend_sample_parser(sub)
+    _extend_draw_parser(sub)
