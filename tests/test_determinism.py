@@ -88,7 +88,7 @@ def _dask_threads(graph: Any, chunks: int, **kw: Any) -> np.ndarray:
 
 
 @settings(
-    max_examples=16,
+    max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
