@@ -236,8 +236,11 @@ def marginal_attrs(nodes: list[NodeMarginal] | None, rate: float) -> dict[str, A
     """Provenance attrs: what the data are and what the graph means for them."""
     attrs: dict[str, Any] = {}
     if nodes is not None:
-        attrs["marginals"] = "; ".join(node.text for node in nodes)
-        attrs["data_types"] = ",".join(node.data_type for node in nodes)
+        texts = [node.text for node in nodes]
+        types = [node.data_type for node in nodes]
+        # one value when every node shares it (readable at any p), else one per node
+        attrs["marginals"] = texts[0] if len(set(texts)) == 1 else "; ".join(texts)
+        attrs["data_types"] = types[0] if len(set(types)) == 1 else ",".join(types)
         attrs["latent_graph"] = (
             "the graph is the conditional independence graph of the latent Gaussian "
             "(Gaussian copula); the observed variables are monotone transforms of it"

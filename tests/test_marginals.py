@@ -48,6 +48,12 @@ def test_copula_marginals_pass_ks_and_keep_latent_ranks(cov, dist):
     np.testing.assert_array_equal(stats.rankdata(x, axis=0), stats.rankdata(latent, axis=0))
 
 
+def test_shared_marginal_is_recorded_once(cov):
+    """One marginal for every node: one attr value, readable at any p."""
+    x = cov.spd.draw(5, seed=1, marginals=stats.t(5))
+    assert x.attrs["marginals"] == "t(5)" and x.attrs["data_types"] == "continuous"
+
+
 def test_normal_scores_recover_the_latent_correlation(cov):
     x = cov.spd.draw(20_000, seed=2, marginals=stats.lognorm(1.5)).values
     corr = np.corrcoef(normal_scores(x).T)
