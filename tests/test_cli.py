@@ -460,6 +460,7 @@ def test_info_reports_broken_matrices(tmp_path, capsys):
 def test_info_on_one_matrix_and_long_attrs(tmp_path, capsys):
     da = spdgraph.sample(_graph(), seed=1, kind="precision")
     da.attrs["weights"] = [float(k) for k in range(10)]
+    da.attrs["note"] = "; ".join(f"t({k})" for k in range(100))  # e.g. one marginal per node
     spdgraph.save(da, tmp_path / "one.nc")
     code, stdout, err = _run(["info", tmp_path / "one.nc"], capsys)
     assert code == 0, err
@@ -468,6 +469,9 @@ def test_info_on_one_matrix_and_long_attrs(tmp_path, capsys):
     assert f"|m_ij|/m_ii: {r:.4g}\n" in stdout
     assert "max |non-edge|:      0 (must be 0)" in stdout
     assert "weights:" in stdout and "10 values: min 0, median 4.5, max 9" in stdout
+    note_line = next(line for line in stdout.splitlines() if line.startswith("note:"))
+    assert note_line.endswith(f"... ({len(da.attrs['note'])} characters)")
+    assert len(note_line) < 160
 
 
 def test_info_exits_quietly_on_a_broken_pipe(tmp_path):

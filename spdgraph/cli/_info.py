@@ -31,6 +31,10 @@ _PROBLEMS = {
 }
 
 
+#: Text attrs longer than this (e.g. one marginal per node) are cut in the header.
+LONG_TEXT = 120
+
+
 def _format_labels(labels: Sequence[Any], limit: int = 6) -> str:
     shown = [str(x) for x in labels[:limit]]
     if len(labels) > limit:
@@ -51,6 +55,8 @@ def _format_attr(value: object) -> object:
         array = np.asarray(value)
         if array.ndim == 1 and array.dtype.kind in "iuf":
             return f"{array.size} values: {_spread(array.astype(np.float64))}"
+    if isinstance(value, str) and len(value) > LONG_TEXT:
+        return f"{value[: LONG_TEXT - 20]} ... ({len(value)} characters)"
     return value
 
 
