@@ -34,8 +34,9 @@ from spdgraph.hookspecs import hookimpl
 
 #: Metropolis-Hastings steps per row before the state is kept (gmat's ``h`` is 100).
 DEFAULT_BURN_IN = 500
-#: Angular size of a proposal: noise of standard deviation ``step / sqrt(k)`` per coordinate.
-DEFAULT_STEP = 0.5
+#: Size of a proposal: noise of standard deviation ``step / sqrt(k (1 + power))`` per
+#: coordinate of a row with ``k`` entries (acceptance about 0.4 to 0.6).
+DEFAULT_STEP = 1.5
 SAMPLERS = ("mh", "exact", "onion")
 
 
@@ -56,10 +57,11 @@ def _row_sampler(sampler: str, burn_in: int, step: float) -> Any:
     """``draw(rng, k, power) -> row``: one hemisphere point with density ``x[-1]^power``."""
 
     def mh(rng: np.random.Generator, k: int, power: float) -> np.ndarray:
-        start = rng.standard_normal(k)  # gmat's start: uniform on the hemisphere
-        start[-1] = abs(start[-1])
-        start /= np.linalg.norm(start)
-        noise = rng.standard_normal((burn_in, k)) * (step / np.sqrt(k))
+        # start: the pole coordinate at its mean under the target, a uniform direction
+        # (gmat starts uniform on the hemisphere, far from the target for long rows)
+        start = ku.exact_row((power + 1.0) / (power + k), rng.standard_normal(k - 1))
+        # the target's pole coordinate has spread about 1 / sqrt(k (1 + power))
+        noise = rng.standard_normal((burn_in, k)) * (step / np.sqrt(k * (1.0 + power)))
         log_u = np.log(rng.random(burn_in))
         row, _ = ku.mh_hemisphere(start, noise, log_u, power)
         return row
@@ -146,12 +148,13 @@ def generate_uniform_batch(
     pa, powers = ku.earlier_neighbours(adjacency, order)
     draw = _row_sampler(sampler, burn_in, step)
     out = np.empty((len(rngs), p, p))
-    for k, rng in enumerate(rngs):
-        if sampler == "onion":
-            out[k] = _onion(p, rng)
-        else:
-            factor = _node_order(uniform_lower(pa, powers, rng, draw), order)
-            out[k] = _correlation(factor, adjacency)
+    with one_blas_thread():  # once for the block: the same bits on any thread setting
+        for k, rng in enumerate(rngs):
+            if sampler == "onion":
+                out[k] = _onion(p, rng)
+            else:
+                factor = _node_order(uniform_lower(pa, powers, rng, draw), order)
+                out[k] = _correlation(factor, adjacency)
     return out
 
 
@@ -162,13 +165,25 @@ def generate_uniform(
     return generate_uniform_batch(adjacency, rngs=[rng], entries=entries, **options)[0]
 
 
-def chordal_cover(adjacency: np.ndarray) -> np.ndarray:
-    """The adjacency of :func:`networkx.complete_to_chordal_graph` (a minimal triangulation)."""
+def chordal_cover(adjacency: np.ndarray, triangulation: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(cover, order)``: a chordal cover of the graph and a perfect elimination order of it.
+
+    ``triangulation="min_degree"``: the elimination game with the minimum-degree
+    heuristic (:func:`spdgraph._kernels.chol_uniform.min_degree_triangulation`);
+    ``"networkx"``: :func:`networkx.complete_to_chordal_graph` (MCS-M, a minimal
+    triangulation; slow above a few hundred nodes). A chordal graph is its own cover.
+    """
+    order = ku.perfect_elimination_order(adjacency)
+    if order is not None:
+        return adjacency, order
+    if triangulation == "min_degree":
+        return ku.min_degree_triangulation(adjacency)
     import networkx as nx
 
     graph = nx.from_numpy_array(adjacency.astype(np.int8))
-    cover, _ = nx.complete_to_chordal_graph(graph)
-    return nx.to_numpy_array(cover, nodelist=range(adjacency.shape[0]), dtype=bool)
+    cover_graph, _ = nx.complete_to_chordal_graph(graph)
+    cover = nx.to_numpy_array(cover_graph, nodelist=range(adjacency.shape[0]), dtype=bool)
+    return cover, chordal_order(cover)
 
 
 def generate_port_chol_batch(
@@ -180,6 +195,7 @@ def generate_port_chol_batch(
     burn_in: int = DEFAULT_BURN_IN,
     step: float = DEFAULT_STEP,
     residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
+    triangulation: str = "min_degree",
 ) -> np.ndarray:
     """gmat's ``port_chol``: a uniform factor on a chordal cover, then PO on the graph.
 
@@ -195,8 +211,7 @@ def generate_port_chol_batch(
             "method 'port_chol' takes sampler='mh' or sampler='exact'; the onion method "
             "is method='uniform' on a complete graph."
         )
-    cover = chordal_cover(adjacency)
-    order = chordal_order(cover)
+    cover, order = chordal_cover(adjacency, triangulation)
     pa, powers = ku.earlier_neighbours(cover, order)
     draw = _row_sampler(sampler, burn_in, step)
     factors = np.empty((len(rngs), p, p))
@@ -251,6 +266,12 @@ def spdgraph_register_generators() -> list[Generator]:
         low_inclusive=False,
         high=1.0,
         doc="largest relative residual accepted on a non-edge",
+    )
+    port_options["triangulation"] = OptionSpec(
+        "min_degree",
+        str,
+        choices=("min_degree", "networkx"),
+        doc="chordal cover: minimum-degree elimination or networkx.complete_to_chordal_graph",
     )
     return [
         Generator(
