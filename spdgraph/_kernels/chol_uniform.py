@@ -41,8 +41,8 @@ __all__ = [
     "earlier_neighbours",
     "exact_row",
     "mcs_order",
-    "min_degree_triangulation",
     "mh_hemisphere",
+    "min_degree_triangulation",
     "onion_correlation",
     "perfect_elimination_order",
 ]
@@ -136,7 +136,9 @@ def min_degree_triangulation(adjacency: np.ndarray) -> tuple[np.ndarray, np.ndar
     return cover, order
 
 
-def earlier_neighbours(adjacency: np.ndarray, order: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+def earlier_neighbours(
+    adjacency: np.ndarray, order: np.ndarray
+) -> tuple[list[np.ndarray], np.ndarray]:
     """For each position ``r`` of ``order``: the sorted positions of its earlier neighbours.
 
     Returns ``(pa, powers)``: ``pa[r]`` an int64 array, ``powers[r] = ch(r) + 1``
@@ -176,7 +178,7 @@ def mh_hemisphere(start, noise, log_uniforms, power):  # pragma: no cover - comp
 
 
 def exact_row(pole_squared: float, direction: np.ndarray) -> np.ndarray:
-    """The hemisphere point with ``x[-1]^2 = pole_squared`` and the other coordinates along ``direction``.
+    """The hemisphere point with ``x[-1]^2 = pole_squared``, the rest along ``direction``.
 
     ``pole_squared`` is a ``Beta((a + 1) / 2, (k - 1) / 2)`` draw, ``direction``
     ``k - 1`` standard normal draws (any non-zero vector).
