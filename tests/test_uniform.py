@@ -252,3 +252,33 @@ def test_large_complete_graph_mh_against_onion(p):
     for i, j in [(0, 1), (0, p - 1), (p // 2, p // 2 + 1), (p - 2, p - 1)]:
         assert stats.ks_2samp(mh[:, i, j], onion[:, i, j]).pvalue > ALPHA
     assert stats.ks_2samp(np.linalg.slogdet(mh)[1], np.linalg.slogdet(onion)[1]).pvalue > ALPHA
+
+
+def test_cli_samples_uniform_and_port_chol(tmp_path, capsys):
+    from spdgraph import cli
+
+    pytest.importorskip("netCDF4")
+    (tmp_path / "path.txt").write_text("a b\nb c\nc d\n")  # a path: chordal
+    (tmp_path / "cycle.txt").write_text("a b\nb c\nc d\nd a\n")  # a 4-cycle: not chordal
+    argv = ["sample", tmp_path / "path.txt", "--method", "uniform", "--size", "3", "--seed", "5"]
+    argv += ["--option", "sampler='exact'", "-o", tmp_path / "u.nc"]
+    assert cli.main([str(a) for a in argv]) == 0
+    da = spdgraph.open(tmp_path / "u.nc")
+    ref = spdgraph.sample(nx.path_graph(list("abcd")), "uniform", size=3, seed=5, sampler="exact")
+    np.testing.assert_array_equal(da.values, ref.values)
+    assert da.attrs["method_options"]  # the sampler is recorded
+    argv = [
+        "sample",
+        tmp_path / "cycle.txt",
+        "-m",
+        "port_chol",
+        "--seed",
+        "1",
+        "-o",
+        tmp_path / "p.nc",
+    ]
+    assert cli.main([str(a) for a in argv]) == 0
+    assert spdgraph.open(tmp_path / "p.nc").attrs["method"] == "port_chol"
+    argv = ["sample", tmp_path / "cycle.txt", "-m", "uniform", "-o", tmp_path / "x.nc"]
+    assert cli.main([str(a) for a in argv]) == 2
+    assert "port_chol" in capsys.readouterr().err
