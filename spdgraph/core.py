@@ -237,6 +237,7 @@ def _sample_eager(request: SampleRequest) -> xr.DataArray:
         min_eigenvalue=request.min_eigenvalue,
         condition_number=request.condition_number,
         return_spectrum=targets,
+        kind=request.kind,
     )
     if not targets:
         return _label(request, result, request.attrs)

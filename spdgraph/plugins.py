@@ -47,6 +47,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph._builtin.gen_po",
     "spdgraph._builtin.gen_dd",
     "spdgraph._builtin.gen_uniform",
+    "spdgraph._builtin.gen_dag",
 )
 
 #: Entry point group searched for third-party plugins.
