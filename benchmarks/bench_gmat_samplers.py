@@ -4,7 +4,9 @@ Times one matrix per call of ``spdgraph.sample`` (normalize=False) for
 p in {100, 500}: ``port_chol`` (samplers mh and exact) on an Erdős–Rényi graph
 G(p, d) against ``po`` on the same graph, and ``uniform`` (mh, exact, and onion
 on the complete graph) on the chordal cover H of G (minimum-degree
-triangulation; H = G when d = 1) against ``po`` on H. Prints the median over
+triangulation; H = G when d = 1) against ``po`` on H; then ``dag`` (precision
+and covariance) on G oriented from lower to higher node, against ``po`` on G.
+Prints the median over
 ``--repeats`` calls and the ratio to ``po`` measured in the same run. A warm-up
 call per method compiles the Numba kernels first.
 
@@ -37,10 +39,12 @@ COLUMNS = (
 
 
 def median_seconds(graph, method: str, options: dict, repeats: int) -> float:
+    options = dict(options)
+    kind = options.pop("kind", "covariance")
     times = []
     for seed in range(repeats):
         start = time.perf_counter()
-        spdgraph.sample(graph, method, seed=seed, normalize=False, **options)
+        spdgraph.sample(graph, method, seed=seed, normalize=False, kind=kind, **options)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -50,9 +54,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 500])
     parser.add_argument("--densities", type=float, nargs="+", default=[0.01, 0.05, 1.0])
+    parser.add_argument("--dag-only", action="store_true", help="only the dag table")
     args = parser.parse_args(argv)
+    if args.dag_only:
+        dag_table(args)
+        return
     for _, method, options, _ in COLUMNS:  # warm-up: Numba compilation, caches
         spdgraph.sample(nx.complete_graph(5), method, seed=0, **options)
+    spdgraph.sample(nx.DiGraph([(0, 1)]), "dag", seed=0)
     print(f"median seconds per matrix over {args.repeats} calls (ratio to po, same run)")
     print(
         f"{'p':>5} {'d':>5} {'edges G':>8} {'edges H':>8} "
@@ -77,6 +86,23 @@ def main(argv: list[str] | None = None) -> None:
                 cells.append(f"{t[name]:>9.4f} ({t[name] / base:>5.1f}x)")
             head = f"{p:>5} {d:>5} {g.number_of_edges():>8} {h.number_of_edges():>8} "
             print(head + " ".join(cells), flush=True)
+    dag_table(args)
+
+
+def dag_table(args: argparse.Namespace) -> None:
+    """``dag`` on G(p, d) oriented i -> j for i < j, against ``po`` on G, same run."""
+    print(f"\n{'p':>5} {'d':>5} {'po(G)':>18} {'dag precision':>18} {'dag covariance':>18}")
+    for p in args.sizes:
+        for d in args.densities:
+            g = erdos_renyi(p, d, seed=1)
+            dag = nx.DiGraph()
+            dag.add_nodes_from(g.nodes)
+            dag.add_edges_from((min(u, v), max(u, v)) for u, v in g.edges)
+            t = [median_seconds(g, "po", {}, args.repeats)]
+            for kind in ("precision", "covariance"):
+                t.append(median_seconds(dag, "dag", {"kind": kind}, args.repeats))
+            cells = " ".join(f"{x:>9.4f} ({x / t[0]:>5.2f}x)" for x in t)
+            print(f"{p:>5} {d:>5} {cells}", flush=True)
 
 
 if __name__ == "__main__":

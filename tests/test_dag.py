@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import spdgraph
 from spdgraph._kernels.sem import sem_covariance, sem_precision, topological_order
-from spdgraph.errors import GraphError, GraphTypeError, InvalidOptionError
+from spdgraph.errors import GraphError, GraphTypeError, InvalidOptionError, NumericalError
 
 DAG_EDGES = [("a", "c"), ("b", "c"), ("c", "d"), ("e", "d")]
 
@@ -158,6 +158,15 @@ def test_other_methods_keep_refusing_directed_graphs():
 def test_invalid_dags_are_refused(graph, match):
     with pytest.raises(GraphError, match=match):
         spdgraph.sample(graph, "dag", seed=0)
+
+
+def test_dense_dags_fail_with_a_fix_not_a_plugin_error():
+    """A complete DAG on 100 nodes, N(0, 1) weights: (I - B) is exponentially ill-conditioned."""
+    dag = spdgraph.DAG(np.triu(np.ones((100, 100)), 1))
+    with pytest.raises(NumericalError, match="sparser DAG or smaller weights"):
+        spdgraph.sample(dag, "dag", seed=0, kind="precision")
+    small = spdgraph.sample(dag, "dag", seed=0, entries=lambda rng, s: rng.uniform(-0.05, 0.05, s))
+    np.linalg.cholesky(small.values)
 
 
 def test_bad_variance_options():

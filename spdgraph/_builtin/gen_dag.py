@@ -13,10 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from spdgraph._blas import one_blas_thread
 from spdgraph._kernels.sem import sem_covariance, sem_precision, topological_order
 from spdgraph._options import OptionSpec
 from spdgraph._types import EntrySampler, Generator
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, NumericalError
 from spdgraph.hookspecs import hookimpl
 
 
@@ -59,8 +60,29 @@ def generate_dag_batch(
         else:
             m = sem_covariance(dag, weights, variances, order)
         m[outside] = 0.0  # exact zeros already; this turns -0.0 into +0.0
+        _check_definite(m, kind, k, n_edges, p)
         out[k] = m
     return out
+
+
+def _check_definite(m: np.ndarray, kind: str, k: int, n_edges: int, p: int) -> None:
+    """A NumericalError with a fix when rounding broke positive definiteness.
+
+    ``I - B`` is unit triangular in a topological order, and random dense
+    triangular matrices are exponentially ill-conditioned: products of
+    weights along the many paths of a dense DAG overwhelm double precision.
+    """
+    try:
+        with one_blas_thread():
+            np.linalg.cholesky(m)
+    except np.linalg.LinAlgError:
+        raise NumericalError(
+            f"the {kind} of the structural equation model (matrix {k}) is numerically "
+            f"singular: with {n_edges} edges on {p} nodes, products of the edge weights "
+            "along the DAG's many paths make (I - B) too ill-conditioned for double "
+            "precision. Use a sparser DAG or smaller weights, e.g. "
+            "entries=lambda rng, shape: rng.uniform(-0.5, 0.5, shape)."
+        ) from None
 
 
 def generate_dag(
