@@ -48,8 +48,10 @@ def topological_order(dag: np.ndarray) -> np.ndarray | None:
 
 def moral_graph(dag: np.ndarray) -> np.ndarray:
     """The moral graph: the skeleton plus an edge between every two parents of a child."""
-    d = dag.astype(np.int64)
-    moral = (dag | dag.T) | ((d @ d.T) > 0)
+    d = dag.astype(np.float64)  # BLAS: counts of common children, exact in float64
+    with one_blas_thread():
+        married = (d @ d.T) > 0
+    moral = (dag | dag.T) | married
     np.fill_diagonal(moral, False)
     return moral
 
@@ -62,8 +64,9 @@ def ancestral_pairs(dag: np.ndarray, order: np.ndarray) -> np.ndarray:
         parents = np.flatnonzero(dag[:, j])
         if parents.size:
             reach[:, j] |= reach[:, parents].any(axis=1)
-    r = reach.astype(np.int64)
-    pairs = (r.T @ r) > 0
+    r = reach.astype(np.float64)  # BLAS: counts of common ancestors, exact in float64
+    with one_blas_thread():
+        pairs = (r.T @ r) > 0
     np.fill_diagonal(pairs, False)
     return pairs
 
