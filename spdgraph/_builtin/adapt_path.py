@@ -48,6 +48,8 @@ def spdgraph_adapt_dag(graph: object) -> GraphData | None:
     from spdgraph.plugins import get_plugin_manager
 
     content = read_graph(path, directed=True)
+    with _lock:
+        _last.clear()  # the undirected reading kept by spdgraph_count_nodes is not needed
     result: GraphData | None = get_plugin_manager().hook.spdgraph_adapt_dag(graph=content)
     return result
 

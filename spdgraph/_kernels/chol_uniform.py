@@ -209,16 +209,27 @@ def onion_correlation(r12_beta: float, ys: np.ndarray, normals: list[np.ndarray]
     and ``normals[k - 2]`` ``k`` standard normal draws. With ``eta = 1`` this is
     the uniform distribution on ``p x p`` correlation matrices (each
     correlation's marginal is ``Beta(p / 2, p / 2)`` on ``[-1, 1]``).
-    Returns the ``(p, p)`` correlation matrix (exactly symmetric, unit diagonal).
+
+    Step ``k`` extends the correlation matrix ``C_k`` by the column
+    ``z = chol(C_k) w`` with ``w = sqrt(y) u`` (``u`` uniform on the sphere);
+    the Cholesky factor of the extended matrix is that of ``C_k`` plus the row
+    ``(w, sqrt(1 - y))``, so no factorization is ever repeated: the factor is
+    built row by row and multiplied once. Returns the ``(p, p)`` correlation
+    matrix (exactly symmetric, unit diagonal).
     """
     p = ys.size + 2
-    c = np.eye(p)
+    lower = np.zeros((p, p))
     r12 = 2.0 * r12_beta - 1.0
-    c[0, 1] = c[1, 0] = r12
+    lower[0, 0] = 1.0
+    lower[1, 0] = r12
+    lower[1, 1] = np.sqrt(1.0 - r12 * r12)
     for k in range(2, p):
         u = normals[k - 2] / np.linalg.norm(normals[k - 2])
-        w = np.sqrt(ys[k - 2]) * u
-        z = np.linalg.cholesky(c[:k, :k]) @ w
-        c[k, :k] = z
-        c[:k, k] = z
+        lower[k, :k] = np.sqrt(ys[k - 2]) * u
+        lower[k, k] = np.sqrt(1.0 - ys[k - 2])
+    c = lower @ lower.T
+    c = (c + c.T) / 2.0
+    d = 1.0 / np.sqrt(np.diagonal(c))
+    c *= d[:, None] * d[None, :]
+    np.fill_diagonal(c, 1.0)
     return c
