@@ -117,6 +117,17 @@ def test_chunked_dask_sampling_gives_the_same_bits():
         np.testing.assert_array_equal(lazy["dag"].values, eager["dag"].values)
 
 
+def test_same_bits_in_a_worker_thread():
+    from concurrent.futures import ThreadPoolExecutor
+
+    g = _random_dag(60, 0.1, np.random.default_rng(2))
+    main = spdgraph.sample(g, "dag", seed=9, size=3, kind="covariance").values
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(spdgraph.sample, g, "dag", seed=9, size=3) for _ in range(2)]
+        for future in futures:
+            np.testing.assert_array_equal(future.result().values, main)
+
+
 def test_labels_and_dag_survive_a_file(tmp_path):
     pytest.importorskip("netCDF4")
     da = spdgraph.sample(_digraph(), "dag", seed=1, kind="precision")

@@ -282,3 +282,35 @@ def test_cli_samples_uniform_and_port_chol(tmp_path, capsys):
     argv = ["sample", tmp_path / "cycle.txt", "-m", "uniform", "-o", tmp_path / "x.nc"]
     assert cli.main([str(a) for a in argv]) == 2
     assert "port_chol" in capsys.readouterr().err
+
+
+def _gmat_mh_sphere_rule(start, noise, uniforms, power):
+    """gmat's mh_sphere step, transcribed as a plain loop (its pole is the first coordinate)."""
+    x = start.copy()
+    for t in range(noise.shape[0]):
+        prop = x + noise[t]
+        prop = prop / np.sqrt(np.sum(prop**2))
+        if prop[0] > 0 and np.log(uniforms[t]) <= power * np.log(prop[0]) - power * np.log(x[0]):
+            x = prop
+    return x
+
+
+def test_mh_kernel_is_gmat_rule_given_the_same_draws():
+    rng = np.random.default_rng(7)
+    for k, power in [(2, 1.0), (5, 3.0), (12, 20.0)]:
+        start = ku.exact_row(0.6, rng.standard_normal(k - 1))
+        noise, uniforms = 0.05 * rng.standard_normal((300, k)), rng.random(300)
+        ours, _ = ku.mh_hemisphere(start, noise, np.log(uniforms), power)
+        flip = slice(None, None, -1)  # gmat's pole first, ours last
+        theirs = _gmat_mh_sphere_rule(start[flip], noise[:, flip], uniforms, power)
+        np.testing.assert_allclose(ours, theirs[flip], rtol=0, atol=1e-14)
+
+
+def test_row_lengths_and_powers_are_gmat_mh_u_on_the_complete_graph():
+    """gmat: row i (1-based) of the upper factor has p - i + 1 entries and power i."""
+    p = 6
+    a = _complete(p)
+    pa, powers = ku.earlier_neighbours(a, ku.perfect_elimination_order(a))
+    ours = sorted((parents.size + 1, power) for parents, power in zip(pa, powers, strict=True))
+    gmat = sorted((p - i + 1, float(i)) for i in range(1, p + 1))
+    assert ours == gmat
