@@ -128,6 +128,18 @@ def test_same_bits_in_a_worker_thread():
             np.testing.assert_array_equal(future.result().values, main)
 
 
+def test_related_dags_give_a_group_dim_with_each_dag():
+    g1, g2 = nx.DiGraph([(0, 1), (1, 2)]), nx.DiGraph([(0, 1), (0, 2)])
+    g1.add_node(3), g2.add_node(3)
+    da = spdgraph.sample([g1, g2], "dag", seed=1, kind="precision")
+    assert da.dims == ("group", "node", "node_2")
+    for k, g in enumerate((g1, g2)):
+        np.testing.assert_array_equal(da["dag"].values[k], nx.to_numpy_array(g, dtype=bool))
+        np.testing.assert_array_equal(da["adjacency"].values[k], _reference_patterns(g)[0])
+    with pytest.raises(GraphError, match="to_undirected"):  # po still refuses them
+        spdgraph.sample([g1, g2], "po", seed=1)
+
+
 def test_labels_and_dag_survive_a_file(tmp_path):
     pytest.importorskip("netCDF4")
     da = spdgraph.sample(_digraph(), "dag", seed=1, kind="precision")
