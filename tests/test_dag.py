@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import shutil
 import types
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -270,3 +274,20 @@ def test_a_third_party_dag_adapter_and_generator(request):
     assert m[0, 1] != 0 and m[0, 2] == 0
     with pytest.raises(GraphTypeError, match="no adapter recognises"):
         spdgraph.sample(toy, "po", seed=0)  # not a DAG-capable method: no DAG adapter asked
+
+
+GMAT_DAG_R = os.environ.get("SPDGRAPH_GMAT_DAG_R", "")
+
+
+@pytest.mark.skipif(
+    not (GMAT_DAG_R and Path(GMAT_DAG_R).is_file() and shutil.which("Rscript")),
+    reason="set SPDGRAPH_GMAT_DAG_R to gmat's R/dag.R (needs Rscript and R's igraph)",
+)
+def test_kernels_against_gmat_run_in_r():
+    """chol_iid and mh_sphere of gmat, run in R on recorded draws: the same numbers."""
+    path = Path(__file__).resolve().parents[1] / "contrib" / "gmat_conformance" / "check.py"
+    spec = importlib.util.spec_from_file_location("gmat_check", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    chol_iid, mh = module.run(Path(GMAT_DAG_R))
+    assert chol_iid < 1e-12 and mh < 1e-12
