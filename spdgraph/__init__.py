@@ -11,7 +11,7 @@ from spdgraph import accessor as _accessor  # noqa: F401 - registers ``da.spd``
 from spdgraph import graphs, spectrum
 from spdgraph._diagnostics import diagnostics
 from spdgraph._options import OptionSpec
-from spdgraph._types import EntrySampler, Generator, GraphData
+from spdgraph._types import DAG, EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
 from spdgraph.core import adapt_graph, methods, sample
 from spdgraph.errors import (
@@ -48,6 +48,7 @@ def __getattr__(name: str) -> object:
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
 __all__ = [
+    "DAG",
     "EntrySampler",
     "FactorError",
     "FileError",

@@ -179,4 +179,5 @@ def sample_lazy(request: SampleRequest) -> dask.array.Array:
         normalize=request.normalize,
         min_eigenvalue=request.min_eigenvalue,
         condition_number=request.condition_number,
+        kind=request.kind,
     )

@@ -103,6 +103,7 @@ def generate_block(
     min_eigenvalue: float | None = None,
     condition_number: float | None = None,
     return_spectrum: bool = False,
+    kind: str = "covariance",
 ) -> Any:
     """Generate, validate, (optionally) normalize and control an ``(n, p, p)`` block.
 
@@ -112,9 +113,12 @@ def generate_block(
     :func:`spdgraph.spectrum.control_spectrum` after the normalization.
     Returns the block, or ``(block, lmin, lmax)`` with the achieved extreme
     eigenvalues per matrix when ``return_spectrum`` (computed once, however
-    the block was made).
+    the block was made). A DAG-capable generator also gets ``dag=`` (the
+    directed adjacency) and ``kind=``.
     """
     adjacency = graph.adjacency
+    if gen.accepts_dag:
+        options = {**options, "dag": graph.directed, "kind": kind}
     p = adjacency.shape[0]
     n = len(factors) if factors is not None else len(rngs or ())
     if gen.batch_function is not None:

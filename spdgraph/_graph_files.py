@@ -23,7 +23,7 @@ def _parse_token(token: str) -> int | str:
     return int(token) if re.fullmatch(r"[+-]?\d+", token) else token
 
 
-def _read_edge_list(path: Path) -> Any:
+def _read_edge_list(path: Path, directed: bool = False) -> Any:
     import networkx as nx
 
     nodes: dict[str, None] = {}
@@ -47,7 +47,7 @@ def _read_edge_list(path: Path) -> Any:
         )
     as_int = all(re.fullmatch(r"[+-]?\d+", t) for t in nodes)
     conv: Callable[[str], Any] = int if as_int else str
-    g = nx.Graph()
+    g = nx.DiGraph() if directed else nx.Graph()
     g.add_nodes_from(conv(t) for t in nodes)
     g.add_edges_from((conv(u), conv(v)) for u, v in edges if u != v)
     return g
@@ -72,7 +72,23 @@ def _read_csv(path: Path) -> Any:
     return frame
 
 
-def read_graph(path: str | os.PathLike[str]) -> Any:
+def _read_directed(path: Path, suffix: str) -> Any:
+    """A directed reading of an edge list or adjacency file."""
+    import networkx as nx
+
+    from spdgraph._types import DAG
+
+    if suffix == ".npy":
+        return DAG(np.load(path, allow_pickle=False))
+    if suffix == ".csv":
+        content = _read_csv(path)
+        if isinstance(content, np.ndarray):
+            return DAG(content)
+        return nx.from_pandas_adjacency(content != 0, create_using=nx.DiGraph)
+    return _read_edge_list(path, directed=True)
+
+
+def read_graph(path: str | os.PathLike[str], *, directed: bool = False) -> Any:
     r"""Read a graph file: what ``spdgraph sample GRAPH`` and ``spdgraph.sample(path)`` read.
 
     By suffix: ``.graphml``; ``.gml``; ``.npy`` (square adjacency array);
@@ -86,11 +102,19 @@ def read_graph(path: str | os.PathLike[str]) -> Any:
     ----------
     path
         The graph file.
+    directed
+        Read the file as a directed graph (for the DAG-capable methods, e.g.
+        ``method="dag"``): an edge list line ``u v`` is the edge ``u -> v``
+        (a ``networkx.DiGraph``), an adjacency array (``.npy``, ``.csv``)
+        ``a[i, j] != 0`` the edge ``i -> j`` (``spdgraph.DAG(array)``, or a
+        ``DiGraph`` with the labels of a ``.csv``); GraphML and GML files say
+        themselves whether they are directed.
 
     Returns
     -------
     networkx.Graph, numpy.ndarray or pandas.DataFrame
-        A graph object every built-in adapter accepts (``spdgraph.adapt_graph``).
+        A graph object every built-in adapter accepts (``spdgraph.adapt_graph``);
+        with ``directed=True`` a ``networkx.DiGraph`` or a ``spdgraph.DAG``.
 
     Raises
     ------
@@ -115,6 +139,8 @@ def read_graph(path: str | os.PathLike[str]) -> Any:
         raise FileError(f"cannot read graph file {os.fspath(path)!r}: no such file.")
     suffix = path.suffix.lower()
     try:
+        if directed and suffix not in (".graphml", ".gml"):
+            return _read_directed(path, suffix)
         if suffix == ".graphml":
             return nx.read_graphml(path)
         if suffix == ".gml":

@@ -39,10 +39,21 @@ def group_seed(root: np.random.SeedSequence, k: int) -> np.random.SeedSequence:
     )
 
 
-def _check_nodes(graphs: Sequence[object]) -> None:
+def _labels(graph: object, method: str) -> list[Any]:
+    """The node labels of a graph, adapted as ``method`` will (a DAG for a DAG method)."""
+    from spdgraph.plugins import find_generator
+
+    if isinstance(method, str) and find_generator(method)[0].accepts_dag:
+        from spdgraph._adapt_dag import adapt_dag
+
+        return [plain(x) for x in adapt_dag(graph, "covariance", method).labels]
+    return [plain(x) for x in adapt_graph(graph).labels]
+
+
+def _check_nodes(graphs: Sequence[object], method: str) -> None:
     first: list[Any] | None = None
     for k, graph in enumerate(graphs):
-        labels = [plain(x) for x in adapt_graph(graph).labels]
+        labels = _labels(graph, method)
         if first is None:
             first = labels
         elif labels != first:
@@ -82,24 +93,27 @@ def sample_groups(
         raise InvalidOptionError(
             "factor= cannot be given with several graphs; sample each graph on its own."
         )
-    _check_nodes(graphs)
+    _check_nodes(graphs, method)
     root = seed_sequence(seed)
     parts = [
         sample(graph, method, seed=group_seed(root, k), **options)
         for k, graph in enumerate(graphs)
     ]
-    adjacency = np.stack([np.asarray(part["adjacency"].values) for part in parts])
+    # each group's graph: the adjacency, and the DAG for a DAG method
+    per_group = [name for name in ("adjacency", "dag") if name in parts[0].coords]
+    graphs_of = {
+        name: np.stack([np.asarray(part[name].values) for part in parts]) for name in per_group
+    }
     stacked = xr.concat(
-        [part.drop_vars("adjacency") for part in parts],
+        [part.drop_vars(per_group) for part in parts],
         dim="group",
         coords="minimal",
         compat="override",
         combine_attrs="drop",
     )
-    stacked = stacked.assign_coords(
-        group=("group", np.arange(len(parts), dtype=np.int64)),
-        adjacency=(("group", "node", "node_2"), adjacency),
-    )
+    coords: dict[str, Any] = {"group": ("group", np.arange(len(parts), dtype=np.int64))}
+    coords.update({name: (("group", "node", "node_2"), v) for name, v in graphs_of.items()})
+    stacked = stacked.assign_coords(coords)
     stacked.attrs = _combine_attrs(parts, root)
     stacked.name = parts[0].name
     return stacked

@@ -46,7 +46,9 @@ def build_dataarray(
 
     Dims are ``("node", "node_2")`` (with a leading ``"sample"`` for a
     stack); both matrix dims carry the node labels; the boolean ``adjacency``
-    coordinate over ``(node, node_2)`` carries the graph.
+    coordinate over ``(node, node_2)`` carries the graph (the zero pattern); for
+    a DAG method the boolean ``dag`` coordinate carries the DAG
+    (``dag[i, j]`` True for the edge ``i -> j``).
     """
     labels = label_array(graph.labels)
     coords: dict[str, Any] = {
@@ -54,6 +56,8 @@ def build_dataarray(
         "node_2": ("node_2", labels.copy()),
         "adjacency": (("node", "node_2"), graph.adjacency.copy()),
     }
+    if graph.directed is not None:  # a DAG method: the DAG itself, dag[i, j] for i -> j
+        coords["dag"] = (("node", "node_2"), graph.directed.copy())
     dims: tuple[str, ...] = ("node", "node_2")
     if stacked:
         dims = ("sample", *dims)

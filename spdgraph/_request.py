@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph._adapt import adapt_graph, count_nodes
+from spdgraph._adapt_dag import adapt_dag, refuse_dag
 from spdgraph._dask import check_chunks
 from spdgraph._entries import resolve_entries
 from spdgraph._memory import check_memory, estimate_bytes
@@ -102,8 +103,14 @@ def build_request(
     counted = count_nodes(graph)
     if counted is not None:
         memory.check(counted)
-    # 3. the graph
-    graph_data = adapt_graph(graph)
+    # 3. the graph (directed acyclic for the DAG-capable methods only)
+    if gen.accepts_dag:
+        graph_data = adapt_dag(graph, kind, gen.name)
+    else:
+        refuse_dag(
+            graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag)
+        )
+        graph_data = adapt_graph(graph)
     p = graph_data.adjacency.shape[0]
     if counted != p:  # no count (an adapter plugin without the hook), or a plugin
         memory.check(p)  # adapting a type differently: check right after adapting

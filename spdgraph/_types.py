@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["EntrySampler", "Generator", "GraphData"]
+__all__ = ["DAG", "EntrySampler", "Generator", "GraphData"]
 
 
 class EntrySampler(Protocol):
@@ -33,10 +33,44 @@ class GraphData:
         ``adjacency[i, j]`` is True when nodes ``i`` and ``j`` are linked.
     labels
         The ``p`` node labels, in the order of the rows of ``adjacency``.
+    directed
+        For a directed acyclic graph (what ``spdgraph_adapt_dag`` returns):
+        the boolean ``(p, p)`` array with ``directed[i, j]`` True for the edge
+        ``i -> j``; then ``adjacency`` is its skeleton as returned by an
+        adapter, and the zero pattern of the matrices once the core has
+        adapted it for a ``kind``. None for an undirected graph.
     """
 
     adjacency: np.ndarray
     labels: Sequence[Hashable]
+    directed: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class DAG:
+    """Marks a graph as directed acyclic, for the DAG-capable methods (``method="dag"``).
+
+    A ``networkx.DiGraph`` or a directed ``igraph.Graph`` is directed by its
+    type; an adjacency array is not, so it must be wrapped: ``DAG(array)``
+    reads ``array[i, j] != 0`` as the edge ``i -> j`` (e.g. a strictly upper
+    triangular array after a topological order). Wrapping a directed graph
+    object is allowed too. Methods that are not DAG-capable refuse a DAG.
+
+    Parameters
+    ----------
+    graph
+        A directed graph object some ``spdgraph_adapt_dag`` adapter recognises.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spdgraph
+    >>> da = spdgraph.sample(spdgraph.DAG(np.triu(np.ones((3, 3)), 1)), "dag", seed=1)
+    >>> da["dag"].values.astype(int).tolist()
+    [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
+    """
+
+    graph: object
 
 
 @dataclass(frozen=True)
@@ -72,6 +106,16 @@ class Generator:
         ``(n, p, p)`` array or None). Matrix ``k`` must depend only on
         ``rngs[k]`` (or ``factors[k]``) so that results do not depend on the
         batch size. When absent, the core calls ``function`` once per matrix.
+    accepts_dag
+        Whether the generator takes a directed acyclic graph instead of an
+        undirected one. The core then adapts the graph with the
+        ``spdgraph_adapt_dag`` hook and passes ``dag=`` (the boolean
+        ``directed`` array, ``dag[i, j]`` for ``i -> j``) and ``kind=``
+        (``"covariance"`` or ``"precision"``) to the generator; the
+        ``adjacency`` it gets, and that its matrices are checked against, is
+        the pattern of that kind: the moral graph for a precision, the pairs
+        with a common ancestor for a covariance. Other generators never see a
+        directed graph.
     work_per_matrix, work_per_call
         The generator's working memory, in ``p x p`` float64 arrays: held for
         every matrix of a batch (e.g. the drawn factors) and once per call
@@ -87,6 +131,7 @@ class Generator:
     batch_function: Callable[..., np.ndarray] | None = None
     work_per_matrix: float = 0.0
     work_per_call: float = 2.0
+    accepts_dag: bool = False
 
     @property
     def defaults(self) -> dict[str, Any]:

@@ -96,6 +96,10 @@ def sample(
         ``group`` dimension: group ``k`` is sampled from its own seed stream
         and keeps its graph in the ``adjacency`` coordinate, dims ``("group",
         "node", "node_2")``.
+        A DAG-capable method (``method="dag"``) takes a directed acyclic
+        graph instead: a ``networkx.DiGraph``, a directed ``igraph.Graph``, a
+        graph file (read as directed) or ``spdgraph.DAG(array)``; every other
+        method refuses directed graphs.
     method
         Name of a registered generator: ``"po"`` (partial orthogonalization),
         ``"dd"`` (diagonal dominance), or one from a plugin; see
@@ -237,6 +241,7 @@ def _sample_eager(request: SampleRequest) -> xr.DataArray:
         min_eigenvalue=request.min_eigenvalue,
         condition_number=request.condition_number,
         return_spectrum=targets,
+        kind=request.kind,
     )
     if not targets:
         return _label(request, result, request.attrs)

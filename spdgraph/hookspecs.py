@@ -25,6 +25,7 @@ from spdgraph._types import Generator, GraphData
 __all__ = [
     "hookimpl",
     "hookspec",
+    "spdgraph_adapt_dag",
     "spdgraph_adapt_graph",
     "spdgraph_add_cli_commands",
     "spdgraph_count_nodes",
@@ -63,6 +64,37 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     GraphData or None
         A :class:`spdgraph.GraphData` when the adapter recognises the object,
         or ``None`` to let other adapters try.
+    """
+
+
+@hookspec(firstresult=True)
+def spdgraph_adapt_dag(graph: object) -> GraphData | None:
+    """Turn a directed acyclic graph object into a directed adjacency plus node labels.
+
+    Called instead of :func:`spdgraph_adapt_graph` when the chosen method is
+    DAG-capable (:attr:`spdgraph.Generator.accepts_dag`); the first
+    implementation returning a non-None result wins. ``graph`` is what the
+    user passed: a directed graph object (``networkx.DiGraph``, a directed
+    ``igraph.Graph``) or a :class:`spdgraph.DAG` wrapping one or wrapping an
+    adjacency array (an array is read as directed only when wrapped: unwrap
+    ``graph.graph``). An undirected graph is not recognised (return None):
+    the core then says which inputs a DAG method takes.
+
+    Return a :class:`spdgraph.GraphData` whose ``directed`` is the boolean
+    ``(p, p)`` array with ``directed[i, j]`` True for the edge ``i -> j`` and
+    whose ``adjacency`` is its skeleton (``directed | directed.T``). The core
+    checks it (square, boolean, no self-loop, acyclic, unique labels) and
+    computes the zero pattern the requested ``kind`` has.
+
+    Parameters
+    ----------
+    graph
+        Whatever the user passed as ``graph``.
+
+    Returns
+    -------
+    GraphData or None
+        The directed graph, or ``None`` to let other adapters try.
     """
 
 

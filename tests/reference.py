@@ -97,3 +97,24 @@ def lasso_reference(
         if primal - dual < gap_tol * (y @ y):
             return w
     raise RuntimeError("reference lasso did not converge")
+
+
+def uniform_correlation_reference(
+    adjacency: np.ndarray, n: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``n`` uniform correlation matrices with the graph's zeros, by rejection.
+
+    Edge entries i.i.d. U(-1, 1), non-edges 0, unit diagonal; kept when positive
+    definite. Obviously correct for any graph, practical for a handful of edges.
+    """
+    p = adjacency.shape[0]
+    rows, cols = np.nonzero(np.triu(adjacency, 1))
+    out = []
+    while len(out) < n:
+        m = np.eye(p)
+        values = rng.uniform(-1.0, 1.0, rows.size)
+        m[rows, cols] = values
+        m[cols, rows] = values
+        if np.linalg.eigvalsh(m)[0] > 0.0:
+            out.append(m)
+    return np.array(out)

@@ -107,7 +107,7 @@ def test_factor_stack_and_no_random_draw(rng):
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
-        ({"method": "nope"}, spdgraph.UnknownMethodError, "known methods: dd, .*po"),
+        ({"method": "nope"}, spdgraph.UnknownMethodError, "known methods: dag, dd, .*po"),
         ({"method": 3}, spdgraph.UnknownMethodError, "string"),
         ({"size": -1}, spdgraph.InvalidOptionError, "non-negative"),
         ({"size": 2.5}, spdgraph.InvalidOptionError, "integer"),

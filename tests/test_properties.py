@@ -6,6 +6,15 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
+from spdgraph._builtin.gen_uniform import chordal_cover
+
+METHODS = ["po", "dd", "port_chol", "uniform"]
+
+
+def _for(method, adjacency):
+    """The graph a method accepts: ``uniform`` needs a chordal graph (its minimum-degree cover)."""
+    return chordal_cover(adjacency, "min_degree")[0] if method == "uniform" else adjacency
+
 
 graphs = st.builds(
     lambda p, d, s: random_adjacency(p, d, np.random.default_rng(s)),
@@ -17,13 +26,14 @@ graphs = st.builds(
 
 @given(
     adjacency=graphs,
-    method=st.sampled_from(["po", "dd"]),
+    method=st.sampled_from(METHODS),
     kind=st.sampled_from(["covariance", "precision"]),
     normalize=st.booleans(),
     entries=st.sampled_from(["normal", "uniform"]),
     seed=st.integers(0, 2**63),
 )
 def test_structure_symmetry_definiteness(adjacency, method, kind, normalize, entries, seed):
+    adjacency = _for(method, adjacency)
     da = spdgraph.sample(
         adjacency, method, seed=seed, kind=kind, normalize=normalize, entries=entries
     )
@@ -40,8 +50,9 @@ def test_structure_symmetry_definiteness(adjacency, method, kind, normalize, ent
     np.testing.assert_array_equal(da["adjacency"].values, adjacency)
 
 
-@given(adjacency=graphs, method=st.sampled_from(["po", "dd"]), seed=st.integers(0, 2**32))
+@given(adjacency=graphs, method=st.sampled_from(METHODS), seed=st.integers(0, 2**32))
 def test_reproducible_and_independent_of_size(adjacency, method, seed):
+    adjacency = _for(method, adjacency)
     one = spdgraph.sample(adjacency, method, seed=seed).values
     again = spdgraph.sample(adjacency, method, seed=seed).values
     stack = spdgraph.sample(adjacency, method, seed=seed, size=3).values

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from spdgraph._types import GraphData
+from spdgraph._types import DAG, GraphData
 from spdgraph.errors import GraphError
 from spdgraph.hookspecs import hookimpl
 
@@ -60,3 +60,25 @@ def spdgraph_count_nodes(graph: object) -> int | None:
     if ig is None or not isinstance(graph, ig.Graph):
         return None
     return int(graph.vcount())
+
+
+@hookimpl
+def spdgraph_adapt_dag(graph: object) -> GraphData | None:
+    """Adapt a directed ``igraph.Graph`` (bare or in :class:`spdgraph.DAG`) for the DAG methods.
+
+    An edge ``(u, v)`` sets ``directed[u, v]``; labels as for undirected graphs.
+    """
+    ig = sys.modules.get("igraph")
+    inner = graph.graph if isinstance(graph, DAG) else graph
+    if ig is None or not isinstance(inner, ig.Graph) or not inner.is_directed():
+        return None
+    p = inner.vcount()
+    directed = np.zeros((p, p), dtype=bool)
+    edges = np.array(inner.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    if np.any(edges[:, 0] == edges[:, 1]):
+        raise GraphError("the directed igraph graph has a self-loop; a DAG has none.")
+    if any(inner.is_multiple()):
+        raise GraphError("the directed igraph graph has parallel edges; use graph.simplify().")
+    directed[edges[:, 0], edges[:, 1]] = True
+    labels = list(inner.vs["name"]) if "name" in inner.vs.attributes() else list(range(p))
+    return GraphData(adjacency=directed | directed.T, labels=labels, directed=directed)

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from spdgraph._types import GraphData
+from spdgraph._types import DAG, GraphData
 from spdgraph.errors import GraphError
 from spdgraph.hookspecs import hookimpl
 
@@ -54,3 +54,29 @@ def spdgraph_count_nodes(graph: object) -> int | None:
     if nx is None or not isinstance(graph, nx.Graph):
         return None
     return int(graph.number_of_nodes())
+
+
+@hookimpl
+def spdgraph_adapt_dag(graph: object) -> GraphData | None:
+    """Adapt a ``networkx.DiGraph`` (bare or in :class:`spdgraph.DAG`) for the DAG methods.
+
+    Node order is ``list(graph.nodes)``; an edge ``u -> v`` sets
+    ``directed[u, v]``. Self-loops are refused (a DAG has none), as are
+    parallel edges of a ``MultiDiGraph``; cycles are left to the core.
+    """
+    nx = sys.modules.get("networkx")
+    inner = graph.graph if isinstance(graph, DAG) else graph
+    if nx is None or not isinstance(inner, nx.Graph) or not inner.is_directed():
+        return None
+    labels = list(inner.nodes)
+    index = {node: i for i, node in enumerate(labels)}
+    directed = np.zeros((len(labels), len(labels)), dtype=bool)
+    for u, v in inner.edges():
+        if u == v:
+            raise GraphError(f"the directed graph has a self-loop at {u!r}; a DAG has none.")
+        if inner.is_multigraph() and inner.number_of_edges(u, v) > 1:
+            raise GraphError(
+                f"the multigraph has parallel edges {u!r} -> {v!r}; use networkx.DiGraph(G)."
+            )
+        directed[index[u], index[v]] = True
+    return GraphData(adjacency=directed | directed.T, labels=labels, directed=directed)

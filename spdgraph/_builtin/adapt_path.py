@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from spdgraph._types import GraphData
+from spdgraph._types import DAG, GraphData
 from spdgraph.errors import FileError
 from spdgraph.hookspecs import hookimpl
 
@@ -32,6 +32,25 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
 
     content = _read(graph, keep=False)
     result: GraphData | None = get_plugin_manager().hook.spdgraph_adapt_graph(graph=content)
+    return result
+
+
+@hookimpl
+def spdgraph_adapt_dag(graph: object) -> GraphData | None:
+    """Adapt a path for the DAG methods: the file read with ``read_graph(path, directed=True)``."""
+    inner = graph.graph if isinstance(graph, DAG) else graph
+    if not isinstance(inner, str | os.PathLike):
+        return None
+    path = Path(inner)
+    if not path.is_file():
+        _read(inner, keep=False)  # raises the FileError naming the path
+    from spdgraph._graph_files import read_graph
+    from spdgraph.plugins import get_plugin_manager
+
+    content = read_graph(path, directed=True)
+    with _lock:
+        _last.clear()  # the undirected reading kept by spdgraph_count_nodes is not needed
+    result: GraphData | None = get_plugin_manager().hook.spdgraph_adapt_dag(graph=content)
     return result
 
 

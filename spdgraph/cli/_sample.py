@@ -118,12 +118,23 @@ def _save_output(da: Any, output: str, *, client: Any, args: argparse.Namespace)
     io._save(da, output, compute=compute)
 
 
+def _takes_dag(method: str) -> bool:
+    """Whether ``method`` is DAG-capable: its graph file is then read as directed."""
+    from spdgraph.errors import UnknownMethodError
+    from spdgraph.plugins import find_generator
+
+    try:
+        return find_generator(method)[0].accepts_dag
+    except UnknownMethodError:
+        return False  # spdgraph.sample reports it
+
+
 def _cmd_sample(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph import io
 
     io.check_writable(args.output)  # before any heavy work
-    graph = read_graph(args.graph)
+    graph = read_graph(args.graph, directed=_takes_dag(args.method))
     factor = None
     if args.factor is not None:
         factor_path = Path(args.factor)
