@@ -46,6 +46,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph._builtin.adapt_path",
     "spdgraph._builtin.gen_po",
     "spdgraph._builtin.gen_dd",
+    "spdgraph._builtin.gen_huge",
 )
 
 #: Entry point group searched for third-party plugins.

@@ -17,7 +17,7 @@ graphs = st.builds(
 
 @given(
     adjacency=graphs,
-    method=st.sampled_from(["po", "dd"]),
+    method=st.sampled_from(["po", "dd", "huge"]),
     kind=st.sampled_from(["covariance", "precision"]),
     normalize=st.booleans(),
     entries=st.sampled_from(["normal", "uniform"]),
@@ -40,7 +40,7 @@ def test_structure_symmetry_definiteness(adjacency, method, kind, normalize, ent
     np.testing.assert_array_equal(da["adjacency"].values, adjacency)
 
 
-@given(adjacency=graphs, method=st.sampled_from(["po", "dd"]), seed=st.integers(0, 2**32))
+@given(adjacency=graphs, method=st.sampled_from(["po", "dd", "huge"]), seed=st.integers(0, 2**32))
 def test_reproducible_and_independent_of_size(adjacency, method, seed):
     one = spdgraph.sample(adjacency, method, seed=seed).values
     again = spdgraph.sample(adjacency, method, seed=seed).values
