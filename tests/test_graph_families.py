@@ -1,6 +1,7 @@
 """spdgraph.graphs families: the structure each promises, seeds, errors."""
 
 import math
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -237,3 +238,15 @@ def test_erdos_renyi_unchanged_by_recording():
 def test_bad_parameters_are_clear_errors(call, match):
     with pytest.raises(spdgraph.InvalidOptionError, match=match):
         call()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_scale_free_step_conforms_to_r_huge(seed):
+    """R huge 1.3.5's scale-free graph from its own uniforms (tests/data/huge_1.3.5)."""
+    from spdgraph.graphs._growth import sfgen_edges
+
+    data = Path(__file__).parent / "data" / "huge_1.3.5"
+    theta = np.loadtxt(data / f"huge_scale_free_seed{seed}_theta.csv", delimiter=",")
+    u = np.loadtxt(data / f"huge_scale_free_seed{seed}_u.csv")
+    g = nx.Graph(sfgen_edges(40, u))
+    np.testing.assert_array_equal(nx.to_numpy_array(g, nodelist=range(40)), theta)

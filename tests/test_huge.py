@@ -1,5 +1,7 @@
 """method="huge": R huge.generator's rule given the graph, against a line-by-line transcription."""
 
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -124,3 +126,27 @@ def test_command_line(tmp_path, capsys):
     # R's omega = solve(sigma) has rounding noise (~1e-16) where spdgraph's zeros are exact
     assert _rel(m.values, huge_reference(adjacency, v=0.4)[2]) < 1e-10
     assert m.attrs["method"] == "huge"
+
+
+HUGE_DATA = Path(__file__).parent / "data" / "huge_1.3.5"
+
+
+@pytest.mark.parametrize(
+    "name, graph, options",
+    [
+        ("band", spdgraph.graphs.band(12, 2), {}),
+        ("hub", spdgraph.graphs.hub(12, 3), {}),
+        ("band_v05_u02", spdgraph.graphs.band(12, 1), {"v": 0.5, "u": 0.2}),
+    ],
+)
+def test_conforms_to_r_huge(name, graph, options):
+    """R huge 1.3.5's own output (tests/data/huge_1.3.5/make_reference.R, d = 12)."""
+
+    def load(what):
+        return np.loadtxt(HUGE_DATA / f"huge_{name}_{what}.csv", delimiter=",")
+
+    theta = load("theta")
+    np.testing.assert_array_equal(nx.to_numpy_array(graph, nodelist=range(12)), theta)
+    omega = spdgraph.sample(graph, "huge", kind="precision", normalize=False, **options)
+    assert _rel(omega.values, load("omega")) < 1e-13
+    assert np.max(np.abs(omega.spd.inverse().values - load("sigma"))) < 1e-13

@@ -11,6 +11,23 @@ from spdgraph.graphs._common import check_count, check_probability, make_graph, 
 __all__ = ["scale_free", "small_world"]
 
 
+def sfgen_edges(p: int, u: np.ndarray) -> list[tuple[int, int]]:
+    """huge's ``SFGen`` (``d0 = 2``) given its ``p - 2`` uniforms: the edges ``(j, i)``."""
+    degree = np.zeros(p, dtype=np.int64)
+    degree[:2] = 2  # huge counts its initial 2-cycle as degree 2 per node
+    total = 4
+    edges = [(0, 1)]
+    for i in range(2, p):
+        x = total * u[i - 2]
+        cumulative = np.cumsum(degree[:i])
+        j = min(int(np.searchsorted(cumulative, x, side="left")), i - 1)  # first cumsum >= x
+        edges.append((j, i))
+        degree[j] += 1
+        degree[i] += 1
+        total += 2
+    return edges
+
+
 def scale_free(p: int, *, seed: SeedLike = None) -> nx.Graph:
     """Scale-free graph by preferential attachment (Barabási–Albert, one edge per new node).
 
@@ -41,20 +58,7 @@ def scale_free(p: int, *, seed: SeedLike = None) -> nx.Graph:
     """
     p = check_count(p, "p", 2)
     rng, entropy = seeded_rng(seed)
-    u = rng.random(p - 2)
-    degree = np.zeros(p, dtype=np.int64)
-    degree[:2] = 2
-    total = 4
-    edges = [(0, 1)]
-    for i in range(2, p):
-        x = total * u[i - 2]
-        cumulative = np.cumsum(degree[:i])
-        j = int(np.searchsorted(cumulative, x, side="left"))  # first with cumsum >= x
-        j = min(j, i - 1)
-        edges.append((j, i))
-        degree[j] += 1
-        degree[i] += 1
-        total += 2
+    edges = sfgen_edges(p, rng.random(p - 2))
     return make_graph(p, edges, "scale_free", {}, entropy)
 
 
