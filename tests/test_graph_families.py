@@ -250,3 +250,24 @@ def test_scale_free_step_conforms_to_r_huge(seed):
     u = np.loadtxt(data / f"huge_scale_free_seed{seed}_u.csv")
     g = nx.Graph(sfgen_edges(40, u))
     np.testing.assert_array_equal(nx.to_numpy_array(g, nodelist=range(40)), theta)
+
+
+@pytest.mark.parametrize(
+    "name, graph",
+    [
+        ("lattice_p16", lambda: lattice(16)),
+        ("lattice_p14_3x4", lambda: lattice(14, shape=(3, 4))),
+        ("lattice_p11", lambda: lattice(11)),
+        ("circle_p9", lambda: circle(9)),
+        ("bdgraph_sim_AR1_p10", lambda: ar1(10)),
+        ("bdgraph_sim_AR2_p10", lambda: ar2(10)),
+        ("bdgraph_sim_circle_p10", lambda: circle(10)),
+    ],
+)
+def test_deterministic_families_conform_to_r_bdgraph(name, graph):
+    """R BDgraph 2.72's own graphs (tests/data/bdgraph_2.72/make_reference.R)."""
+    expected = np.loadtxt(
+        Path(__file__).parent / "data" / "bdgraph_2.72" / f"{name}.csv", delimiter=","
+    )
+    g = graph()
+    np.testing.assert_array_equal(nx.to_numpy_array(g, nodelist=range(len(g))), expected)
