@@ -100,3 +100,44 @@ def test_unparsable_values_are_usage_errors(tmp_path, capsys):
 def test_missing_folder_is_a_file_error(tmp_path, capsys):
     code, _, err = _run(["graph", "ar1", "--p", 4, "-o", tmp_path / "no" / "g.txt"], capsys)
     assert code == 2 and "does not exist" in err
+
+
+def test_sample_graph_family_equals_graph_then_sample(tmp_path, capsys):
+    graph, via_file, direct = tmp_path / "g.txt", tmp_path / "a.nc", tmp_path / "b.nc"
+    argv = ["graph", "cluster", "--p", 20, "--n-groups", 2, "--prob", 0.4, "--seed", 3]
+    assert _run([*argv, "-o", graph], capsys)[0] == 0
+    common = ["--method", "huge", "--kind", "precision", "--seed", 1]
+    assert _run(["sample", graph, *common, "-o", via_file], capsys)[0] == 0
+    family = ["--graph-family", "cluster", "--graph-option", "p=20"]
+    family += ["--graph-option", "n_groups=2", "--graph-option", "prob=0.4", "--graph-seed", 3]
+    code, _, err = _run(["sample", *family, *common, "-o", direct], capsys)
+    assert code == 0, err
+    a, b = spdgraph.open(via_file), spdgraph.open(direct)
+    np.testing.assert_array_equal(a.values, b.values)
+    np.testing.assert_array_equal(a["adjacency"].values, b["adjacency"].values)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "give either a GRAPH file or --graph-family"),
+        (["g.txt", "--graph-family", "hub"], "give either a GRAPH file or --graph-family"),
+        (["g.txt", "--graph-seed", 1], "go with --graph-family"),
+        (["--graph-family", "hub"], "needs --graph-option p=P"),
+        (
+            ["--graph-family", "hub", "--graph-option", "p=9", "--graph-option", "bandwidth=2"],
+            "--graph-option bandwidth=... does not apply to graph family 'hub'",
+        ),
+        (
+            ["--graph-family", "band", "--graph-option", "p=9", "--graph-seed", 1],
+            "drop --graph-seed",
+        ),
+        (["--graph-family", "hub", "--graph-option", "p=0"], "p must be an integer >= 1"),
+    ],
+)
+def test_sample_graph_family_errors(argv, message, tmp_path, capsys):
+    (tmp_path / "g.txt").write_text("0 1\n")
+    argv = [tmp_path / a if a == "g.txt" else a for a in argv]
+    code, _, err = _run(["sample", *argv, "-o", tmp_path / "m.nc"], capsys)
+    assert code == 2 and err.count("\n") == 1 and message in err
+    assert not (tmp_path / "m.nc").exists()

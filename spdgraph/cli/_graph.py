@@ -20,6 +20,7 @@ import inspect
 import json
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +81,28 @@ _TYPES: dict[str, Any] = {
 }
 
 
-def make_family_graph(family: str, p: int, seed: int | None, given: dict[str, Any]) -> Any:
-    """The graph ``spdgraph graph`` writes: checks the family and which options it takes."""
+def _flag(key: str) -> str:
+    return f"--{key.replace('_', '-')}"
+
+
+def make_family_graph(
+    family: str,
+    p: object,
+    seed: int | None,
+    given: dict[str, Any],
+    *,
+    flag: Callable[[str], str] = _flag,
+    seed_flag: str = "--seed",
+) -> Any:
+    """The graph of ``spdgraph graph`` and ``sample --graph-family``; checks what it takes.
+
+    ``flag(name)`` and ``seed_flag`` spell the options in messages as the
+    calling command names them.
+    """
     from spdgraph.graphs import FAMILIES
+    from spdgraph.graphs._common import check_count
+
+    p = check_count(p, "p")
 
     name = family.replace("-", "_")
     if name == "random":  # huge's and BDgraph's name for it
@@ -98,17 +118,16 @@ def make_family_graph(family: str, p: int, seed: int | None, given: dict[str, An
     takes = [k for k in _OPTIONS if k in params]
     for key in given:
         if key not in params:
-            options = ", ".join(f"--{k.replace('_', '-')}" for k in takes) or "none but --p"
+            options = ", ".join(flag(k) for k in takes) or "none but p"
             raise InvalidOptionError(
-                f"--{key.replace('_', '-')} does not apply to graph family {name!r}; "
-                f"its options: {options}."
+                f"{flag(key)} does not apply to graph family {name!r}; its options: {options}."
             )
     if "d" in params and "d" not in given:
-        raise InvalidOptionError("graph family 'erdos_renyi' needs --d (its edge density).")
+        raise InvalidOptionError(f"graph family 'erdos_renyi' needs {flag('d')} (its density).")
     if "seed" in params:
         given["seed"] = seed
     elif seed is not None:
-        raise InvalidOptionError(f"graph family {name!r} is not random; drop --seed.")
+        raise InvalidOptionError(f"graph family {name!r} is not random; drop {seed_flag}.")
     if isinstance(given.get("shape"), list) and len(given["shape"]) == 1:
         given["shape"] = given["shape"][0]
     return function(p, **given)
