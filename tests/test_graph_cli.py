@@ -133,6 +133,10 @@ def test_sample_graph_family_equals_graph_then_sample(tmp_path, capsys):
             "drop --graph-seed",
         ),
         (["--graph-family", "hub", "--graph-option", "p=0"], "p must be an integer >= 1"),
+        (
+            ["--graph-family", "cluster", "--graph-option", "p=9", "--graph-option", "seed=1"],
+            "give the graph's seed with --graph-seed",
+        ),
     ],
 )
 def test_sample_graph_family_errors(argv, message, tmp_path, capsys):

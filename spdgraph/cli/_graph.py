@@ -117,6 +117,8 @@ def make_family_graph(
     params = inspect.signature(function).parameters
     takes = [k for k in _OPTIONS if k in params]
     for key in given:
+        if key == "seed":
+            raise InvalidOptionError(f"give the graph's seed with {seed_flag}.")
         if key not in params:
             options = ", ".join(flag(k) for k in takes) or "none but p"
             raise InvalidOptionError(
