@@ -271,3 +271,11 @@ def test_deterministic_families_conform_to_r_bdgraph(name, graph):
     )
     g = graph()
     np.testing.assert_array_equal(nx.to_numpy_array(g, nodelist=range(len(g))), expected)
+
+
+def test_small_world_rewires_about_the_given_share():
+    p, k, rewire = 500, 2, 0.3
+    ring = {(min(i, (i + s) % p), max(i, (i + s) % p)) for i in range(p) for s in (1, 2)}
+    kept = len(ring & edge_set(small_world(p, k, rewire, seed=11))) / len(ring)
+    # an edge rewired away can come back only when a later edge is rewired onto it: rare
+    assert abs((1 - kept) - rewire) < 5 * math.sqrt(rewire * (1 - rewire) / len(ring))
