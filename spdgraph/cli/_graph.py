@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from spdgraph.cli._options import _non_negative_int, _positive_int
+from spdgraph.cli._options import _key_value, _non_negative_int, _positive_int
 from spdgraph.errors import FileError, InvalidOptionError
 
 __all__: list[str] = []
@@ -209,3 +209,50 @@ def _add_graph_parser(sub: Any) -> None:
     )
     graph.add_argument("-o", "--output", required=True, help="graph file to write")
     graph.set_defaults(func=_cmd_graph)
+
+
+def _add_graph_family_options(sample: Any) -> None:
+    """``spdgraph sample``'s options to make the graph of a family in place of GRAPH."""
+    sample.add_argument(
+        "--graph-family",
+        metavar="NAME",
+        help="instead of GRAPH: a graph of this family (spdgraph graph's families)",
+    )
+    sample.add_argument(
+        "--graph-option",
+        metavar="KEY=VALUE",
+        action="append",
+        type=_key_value,
+        help="a parameter of --graph-family (repeatable), p required, e.g. "
+        "--graph-option p=100 --graph-option n_hubs=5",
+    )
+    sample.add_argument(
+        "--graph-seed", type=_non_negative_int, default=None, help="seed of a random family"
+    )
+
+
+def _graph_argument(args: argparse.Namespace) -> Any:
+    """The graph to sample on: the GRAPH file, or a ``--graph-family`` graph made here."""
+    family_flags = args.graph_option or args.graph_seed is not None
+    if (args.graph is None) == (args.graph_family is None):
+        raise InvalidOptionError(
+            "give either a GRAPH file or --graph-family NAME --graph-option p=P (not both)."
+        )
+    if args.graph_family is None:
+        if family_flags:
+            raise InvalidOptionError("--graph-option and --graph-seed go with --graph-family.")
+        from spdgraph._graph_files import read_graph
+
+        return read_graph(args.graph)
+    given = dict(args.graph_option or [])
+    if "p" not in given:
+        raise InvalidOptionError("--graph-family needs --graph-option p=P (the number of nodes).")
+    p = given.pop("p")
+    return make_family_graph(
+        args.graph_family,
+        p,
+        args.graph_seed,
+        given,
+        flag=lambda key: f"--graph-option {key}=...",
+        seed_flag="--graph-seed",
+    )

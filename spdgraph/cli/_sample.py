@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._graph_files import read_graph
 from spdgraph._progress import PROGRESS_DELAY, Progress
 from spdgraph._progress import stderr_is_tty as _stderr_is_tty
+from spdgraph.cli._graph import _add_graph_family_options, _graph_argument
 from spdgraph.cli._options import _key_value, _literal, _non_negative_int, _positive_int
 from spdgraph.errors import FileError, InvalidOptionError
 
@@ -118,33 +118,6 @@ def _save_output(da: Any, output: str, *, client: Any, args: argparse.Namespace)
     io._save(da, output, compute=compute)
 
 
-def _graph_argument(args: argparse.Namespace) -> Any:
-    """The graph to sample on: the GRAPH file, or a ``--graph-family`` graph made here."""
-    family_flags = args.graph_option or args.graph_seed is not None
-    if (args.graph is None) == (args.graph_family is None):
-        raise InvalidOptionError(
-            "give either a GRAPH file or --graph-family NAME --graph-option p=P (not both)."
-        )
-    if args.graph_family is None:
-        if family_flags:
-            raise InvalidOptionError("--graph-option and --graph-seed go with --graph-family.")
-        return read_graph(args.graph)
-    from spdgraph.cli._graph import make_family_graph
-
-    given = dict(args.graph_option or [])
-    if "p" not in given:
-        raise InvalidOptionError("--graph-family needs --graph-option p=P (the number of nodes).")
-    p = given.pop("p")
-    return make_family_graph(
-        args.graph_family,
-        p,
-        args.graph_seed,
-        given,
-        flag=lambda key: f"--graph-option {key}=...",
-        seed_flag="--graph-seed",
-    )
-
-
 def _cmd_sample(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph import io
@@ -222,22 +195,7 @@ def _add_sample_parser(sub: Any) -> None:
         ),
     )
     sample.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file")
-    sample.add_argument(
-        "--graph-family",
-        metavar="NAME",
-        help="instead of GRAPH: a graph of this family (spdgraph graph's families)",
-    )
-    sample.add_argument(
-        "--graph-option",
-        metavar="KEY=VALUE",
-        action="append",
-        type=_key_value,
-        help="a parameter of --graph-family (repeatable), p required, e.g. "
-        "--graph-option p=100 --graph-option n_hubs=5",
-    )
-    sample.add_argument(
-        "--graph-seed", type=_non_negative_int, default=None, help="seed of a random family"
-    )
+    _add_graph_family_options(sample)
     sample.add_argument(
         "-o", "--output", required=True, help="output file: .nc (netCDF) or .zarr (Zarr)"
     )
