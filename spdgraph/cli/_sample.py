@@ -191,7 +191,7 @@ def _add_sample_parser(sub: Any) -> None:
             "Sample SPD matrices whose zeros are exactly the non-edges of GRAPH and save "
             "them with their graph and provenance. GRAPH is an edge list (text: one 'u v' "
             "per line), GraphML (.graphml), GML (.gml), or an adjacency matrix (.npy, "
-            ".csv)."
+            ".csv); or, instead of GRAPH, --graph-family NAME --graph-option p=P makes it."
         ),
     )
     sample.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file")
