@@ -48,6 +48,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph._builtin.gen_dd",
     "spdgraph._builtin.gen_uniform",
     "spdgraph._builtin.gen_dag",
+    "spdgraph._builtin.gen_huge",
 )
 
 #: Entry point group searched for third-party plugins.

@@ -97,7 +97,7 @@ def _dask_threads(graph: Any, chunks: int, **kw: Any) -> np.ndarray:
 @given(
     p=st.sampled_from([2, 17, 60, 100, 150, 200]),
     density=st.sampled_from([0.05, 0.1, 0.3, 0.7]),
-    method=st.sampled_from(["po", "dd", "port_chol", "uniform"]),
+    method=st.sampled_from(["po", "dd", "huge", "port_chol", "uniform"]),
     seed=st.integers(0, 2**32 - 1),
     size=st.integers(1, 4),
     target=st.sampled_from(range(len(TARGETS))),

@@ -8,7 +8,7 @@ from reference import random_adjacency
 import spdgraph
 from spdgraph._builtin.gen_uniform import chordal_cover
 
-METHODS = ["po", "dd", "port_chol", "uniform"]
+METHODS = ["po", "dd", "huge", "port_chol", "uniform"]
 
 
 def _for(method, adjacency):

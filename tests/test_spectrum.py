@@ -29,7 +29,7 @@ def _check_structure(m, normalized):
     np.linalg.cholesky(m)
 
 
-@pytest.mark.parametrize("method", ["po", "dd"])
+@pytest.mark.parametrize("method", ["po", "dd", "huge"])
 @pytest.mark.parametrize("k0", [1.5, 10.0, 1e4])
 @pytest.mark.parametrize("normalize", [True, False])
 def test_condition_number_target_met(method, k0, normalize):
@@ -41,7 +41,7 @@ def test_condition_number_target_met(method, k0, normalize):
     np.testing.assert_allclose(da.attrs["condition_number"], hi / lo, rtol=1e-12)
 
 
-@pytest.mark.parametrize("method", ["po", "dd"])
+@pytest.mark.parametrize("method", ["po", "dd", "huge"])
 @pytest.mark.parametrize("eps", [1e-3, 0.2, 0.9])
 @pytest.mark.parametrize("normalize", [True, False])
 def test_min_eigenvalue_target_met(method, eps, normalize):
@@ -226,7 +226,7 @@ def test_targets_rounding_cannot_meet_are_numerical_errors():
     d=st.floats(0.1, 1.0),
     k0=st.floats(1.01, 1e5),
     seed=st.integers(0, 2**32),
-    method=st.sampled_from(["po", "dd"]),
+    method=st.sampled_from(["po", "dd", "huge"]),
 )
 def test_property_condition_number_and_zeros(p, d, k0, seed, method):
     adjacency = random_adjacency(p, d, np.random.default_rng(seed))

@@ -6,11 +6,12 @@ random graph with the built-in defaults and prints a summary;
 ``spdgraph sample GRAPH -o out.nc`` samples matrices on a graph read from a
 file (:func:`spdgraph.read_graph`) and saves them; ``spdgraph draw out.nc
 --n-obs 200 -o data.nc`` draws Gaussian data from them; ``spdgraph info
-out.nc`` summarises a file with diagnostics.
+out.nc`` summarises a file with diagnostics; ``spdgraph graph hub --p 100 -o
+g.txt`` writes a graph of a family of :mod:`spdgraph.graphs`.
 
 Each built-in subcommand is registered by a small ``_add_<name>_parser(sub)``
 function listed in :data:`SUBCOMMANDS` (one module per command group:
-``_basic``, ``_sample``, ``_info``). Plugins add their own subcommands through
+``_basic``, ``_sample``, ``_info``, ``_graph``...). Plugins add their own subcommands through
 the ``spdgraph_add_cli_commands`` hook (``spdgraph reproduce`` comes from the
 spdgraph-reproduce distribution); the core names none of them. Errors of the
 spdgraph hierarchy print one ``spdgraph: error: ...`` line and exit with status
@@ -32,6 +33,7 @@ from spdgraph._progress import Progress
 from spdgraph._version import __version__
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser
 from spdgraph.cli._data import _add_data_options
+from spdgraph.cli._graph import _add_graph_parser
 from spdgraph.cli._info import _add_info_parser
 from spdgraph.cli._related import _add_related_parser
 from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
@@ -51,6 +53,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_data_options,  # --marginals, --missing, --format csv on sample and draw
     _add_related_parser,
     _add_score_parser,
+    _add_graph_parser,
 ]
 
 

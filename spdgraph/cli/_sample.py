@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._graph_files import read_graph
 from spdgraph._progress import PROGRESS_DELAY, Progress
 from spdgraph._progress import stderr_is_tty as _stderr_is_tty
+from spdgraph.cli._graph import _add_graph_family_options, _graph_argument
 from spdgraph.cli._options import _key_value, _literal, _non_negative_int, _positive_int
 from spdgraph.errors import FileError, InvalidOptionError
 
@@ -134,7 +134,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     from spdgraph import io
 
     io.check_writable(args.output)  # before any heavy work
-    graph = read_graph(args.graph, directed=_takes_dag(args.method))
+    graph = _graph_argument(args, directed=_takes_dag(args.method))
     factor = None
     if args.factor is not None:
         factor_path = Path(args.factor)
@@ -202,10 +202,11 @@ def _add_sample_parser(sub: Any) -> None:
             "Sample SPD matrices whose zeros are exactly the non-edges of GRAPH and save "
             "them with their graph and provenance. GRAPH is an edge list (text: one 'u v' "
             "per line), GraphML (.graphml), GML (.gml), or an adjacency matrix (.npy, "
-            ".csv)."
+            ".csv); or, instead of GRAPH, --graph-family NAME --graph-option p=P makes it."
         ),
     )
-    sample.add_argument("graph", metavar="GRAPH", help="graph file")
+    sample.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file")
+    _add_graph_family_options(sample)
     sample.add_argument(
         "-o", "--output", required=True, help="output file: .nc (netCDF) or .zarr (Zarr)"
     )

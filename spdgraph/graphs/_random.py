@@ -8,8 +8,9 @@ import networkx as nx
 import numpy as np
 
 from spdgraph._plain import plain
-from spdgraph._seeds import SeedLike, seed_sequence
+from spdgraph._seeds import SeedLike
 from spdgraph.errors import InvalidOptionError
+from spdgraph.graphs._common import make_graph, seeded_rng
 
 __all__ = ["erdos_renyi"]
 
@@ -17,7 +18,13 @@ __all__ = ["erdos_renyi"]
 def erdos_renyi(p: int, d: float, seed: SeedLike = None) -> nx.Graph:
     """Erdős–Rényi graph G(p, d): each of the p(p-1)/2 edges independently with probability d.
 
-    Same model as gmat's ``rgraph(p, d)``. Nodes are ``0..p-1``.
+    Same model as gmat's ``rgraph(p, d)``, R ``huge.generator(d = p,
+    graph = "random", prob = d)`` (huge's default ``d`` is ``min(1, 3/p)``)
+    and ``BDgraph::graph.sim(p, graph = "random", prob = d)``. Nodes are
+    ``0..p-1``; ``G.graph`` records ``family``, ``parameters`` and ``seed``
+    (the root entropy: for an int or None seed,
+    ``erdos_renyi(p, d, seed=int(G.graph["seed"]))``
+    rebuilds the graph).
 
     Parameters
     ----------
@@ -41,10 +48,8 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None) -> nx.Graph:
         raise InvalidOptionError(f"p must be a positive integer, got {plain(p)}.")
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0.0 <= float(d) <= 1.0:
         raise InvalidOptionError(f"d must be a probability in [0, 1], got {plain(d)}.")
-    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
+    rng, entropy = seeded_rng(seed)
     rows, cols = np.triu_indices(int(p), k=1)
     keep = rng.random(rows.size) < float(d)
-    g = nx.Graph()
-    g.add_nodes_from(range(int(p)))
-    g.add_edges_from(zip(rows[keep].tolist(), cols[keep].tolist(), strict=True))
-    return g
+    edges = zip(rows[keep].tolist(), cols[keep].tolist(), strict=True)
+    return make_graph(int(p), edges, "erdos_renyi", {"d": float(d)}, entropy)

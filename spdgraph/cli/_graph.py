@@ -1,0 +1,259 @@
+"""``spdgraph graph FAMILY --p 100 [options] --seed S -o g.txt``: write a graph of a family.
+
+The families are :data:`spdgraph.graphs.FAMILIES` (``hub``, ``cluster``,
+``band``, ...; ``-`` and ``_`` are the same in a name). Each option maps to
+the family function's parameter of the same name; an option the family does
+not take is an error naming the options it does take. The file's suffix
+picks the format, every one of which ``spdgraph sample`` (and
+:func:`spdgraph.read_graph`) reads back with the same nodes in the same
+order: ``.csv`` (0/1 adjacency with the labels on the header row and the
+first column), ``.graphml``, ``.gml``, ``.npy``
+(0/1 adjacency) or, for anything else, an edge list (the nodes first, one per
+line, then one ``u v`` edge per line, after ``#`` comment lines recording the
+family, its parameters and the seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from spdgraph.cli._options import _key_value, _non_negative_int, _positive_int
+from spdgraph.errors import FileError, InvalidOptionError
+
+__all__: list[str] = []
+
+#: command line option -> family parameter (all default to None: not given)
+_OPTIONS: dict[str, str] = {
+    "d": "density d of erdos_renyi (default for 'random': huge's min(1, 3/p))",
+    "n_hubs": "hub: number of hubs",
+    "mode": "hub: huge (a star per group of nodes) or bdgraph (random hubs linked to all)",
+    "n_groups": "cluster: number of groups",
+    "prob": "cluster: edge probability within a group (or a comma list, one per group)",
+    "prob_between": "cluster: edge probability between groups",
+    "sizes": "cluster: comma list of group sizes (sum p)",
+    "bandwidth": "band: width b (edges |i - j| <= b)",
+    "neighbors": "small_world: ring neighbours on each side",
+    "rewire": "small_world: rewiring probability",
+    "shape": "lattice: ROWSxCOLS (or one side)",
+    "center": "star: the centre node",
+}
+
+
+def _floats(text: str) -> float | list[float]:
+    try:
+        values = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number or a comma list, got {text!r}"
+        ) from None
+    return values[0] if len(values) == 1 else values
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.replace("x", ",").split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected integers like 3,4 or 3x4, got {text!r}"
+        ) from None
+
+
+_TYPES: dict[str, Any] = {
+    "d": float,
+    "n_hubs": _positive_int,
+    "mode": str,
+    "n_groups": _positive_int,
+    "prob": _floats,
+    "prob_between": float,
+    "sizes": _ints,
+    "bandwidth": _positive_int,
+    "neighbors": _positive_int,
+    "rewire": float,
+    "shape": _ints,
+    "center": _non_negative_int,
+}
+
+
+def _flag(key: str) -> str:
+    return f"--{key.replace('_', '-')}"
+
+
+def make_family_graph(
+    family: str,
+    p: object,
+    seed: int | None,
+    given: dict[str, Any],
+    *,
+    flag: Callable[[str], str] = _flag,
+    seed_flag: str = "--seed",
+) -> Any:
+    """The graph of ``spdgraph graph`` and ``sample --graph-family``; checks what it takes.
+
+    ``flag(name)`` and ``seed_flag`` spell the options in messages as the
+    calling command names them.
+    """
+    from spdgraph.graphs import FAMILIES
+    from spdgraph.graphs._common import check_count
+
+    p = check_count(p, "p")
+
+    name = family.replace("-", "_")
+    if name == "random":  # huge's and BDgraph's name for it
+        name = "erdos_renyi"
+        given.setdefault("d", min(1.0, 3.0 / p))
+    if name not in FAMILIES:
+        raise InvalidOptionError(
+            f"unknown graph family {family!r}; known families: {', '.join(sorted(FAMILIES))} "
+            "(and 'random', huge's name for erdos_renyi)."
+        )
+    function = FAMILIES[name]
+    params = inspect.signature(function).parameters
+    takes = [k for k in _OPTIONS if k in params]
+    for key in given:
+        if key == "seed":
+            raise InvalidOptionError(f"give the graph's seed with {seed_flag}.")
+        if key not in params:
+            options = ", ".join(flag(k) for k in takes) or "none but p"
+            raise InvalidOptionError(
+                f"{flag(key)} does not apply to graph family {name!r}; its options: {options}."
+            )
+    if "d" in params and "d" not in given:
+        raise InvalidOptionError(f"graph family 'erdos_renyi' needs {flag('d')} (its density).")
+    if "seed" in params:
+        given["seed"] = seed
+    elif seed is not None:
+        raise InvalidOptionError(f"graph family {name!r} is not random; drop {seed_flag}.")
+    if isinstance(given.get("shape"), list) and len(given["shape"]) == 1:
+        given["shape"] = given["shape"][0]
+    return function(p, **given)
+
+
+def _header(g: Any) -> list[str]:
+    lines = [f"spdgraph graph {g.graph['family']}"]
+    lines.append("parameters " + json.dumps(g.graph["parameters"]))
+    if "seed" in g.graph:
+        lines.append(f"seed {g.graph['seed']}")
+    return lines
+
+
+def write_graph(g: Any, path: Path) -> None:
+    """Write ``g`` in the format of ``path``'s suffix, atomically (a temporary file renamed)."""
+    import networkx as nx
+    import numpy as np
+
+    nodes = list(g.nodes)
+    adjacency = nx.to_numpy_array(g, nodelist=nodes, weight=None).astype(bool)
+    suffix = path.suffix.lower()
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{path.suffix}")
+    try:
+        if suffix == ".csv":  # labels on the header row and first column: integer labels
+            # alone on a header row would read back as a numeric matrix
+            rows = ["," + ",".join(str(x) for x in nodes)]
+            rows += [
+                f"{x}," + ",".join("1" if v else "0" for v in row)
+                for x, row in zip(nodes, adjacency, strict=True)
+            ]
+            tmp.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        elif suffix == ".npy":
+            with open(tmp, "wb") as fh:
+                np.save(fh, adjacency.astype(np.int8), allow_pickle=False)
+        elif suffix in (".graphml", ".gml"):
+            flat = g.copy()
+            flat.graph = {"spdgraph": "\n".join(_header(g))}  # JSON text: both formats keep it
+            (nx.write_graphml if suffix == ".graphml" else nx.write_gml)(flat, tmp)
+        else:
+            text = [f"# {line}" for line in _header(g)]
+            text += ["# nodes, in order"] + [str(x) for x in nodes] + ["# edges"]
+            text += [f"{u} {v}" for u, v in g.edges]
+            tmp.write_text("\n".join(text) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    output = Path(args.output)
+    if not output.parent.is_dir():
+        raise FileError(f"the folder of {args.output!r} does not exist; create it first.")
+    given = {k: getattr(args, k) for k in _OPTIONS if getattr(args, k) is not None}
+    g = make_family_graph(args.family, args.p, args.seed, given)
+    write_graph(g, output)
+    seed = f", seed {g.graph['seed']}" if "seed" in g.graph else ""
+    print(
+        f"wrote {g.graph['family']} graph (p = {g.number_of_nodes()}, "
+        f"{g.number_of_edges()} edges{seed}) to {args.output}"
+    )
+    return 0
+
+
+def _add_graph_parser(sub: Any) -> None:
+    graph = sub.add_parser(
+        "graph",
+        help="write a graph of a family (hub, cluster, band, scale_free, ...) to a file",
+        description="Write a seeded graph of a family of R huge / BDgraph to a graph file "
+        "that `spdgraph sample` reads (.txt edge list, .csv, .graphml, .gml, .npy).",
+    )
+    graph.add_argument("family", help="graph family, e.g. hub, cluster, band (see docs/graphs.md)")
+    graph.add_argument("--p", type=_positive_int, required=True, help="number of nodes")
+    for key, doc in _OPTIONS.items():
+        graph.add_argument(f"--{key.replace('_', '-')}", type=_TYPES[key], default=None, help=doc)
+    graph.add_argument(
+        "--seed", type=_non_negative_int, default=None, help="seed (random families)"
+    )
+    graph.add_argument("-o", "--output", required=True, help="graph file to write")
+    graph.set_defaults(func=_cmd_graph)
+
+
+def _add_graph_family_options(sample: Any) -> None:
+    """``spdgraph sample``'s options to make the graph of a family in place of GRAPH."""
+    sample.add_argument(
+        "--graph-family",
+        metavar="NAME",
+        help="instead of GRAPH: a graph of this family (spdgraph graph's families)",
+    )
+    sample.add_argument(
+        "--graph-option",
+        metavar="KEY=VALUE",
+        action="append",
+        type=_key_value,
+        help="a parameter of --graph-family (repeatable), p required, e.g. "
+        "--graph-option p=100 --graph-option n_hubs=5",
+    )
+    sample.add_argument(
+        "--graph-seed", type=_non_negative_int, default=None, help="seed of a random family"
+    )
+
+
+def _graph_argument(args: argparse.Namespace, *, directed: bool = False) -> Any:
+    """The graph to sample on: the GRAPH file (read as directed for a DAG method),
+    or a ``--graph-family`` graph made here."""
+    family_flags = args.graph_option or args.graph_seed is not None
+    if (args.graph is None) == (args.graph_family is None):
+        raise InvalidOptionError(
+            "give either a GRAPH file or --graph-family NAME --graph-option p=P (not both)."
+        )
+    if args.graph_family is None:
+        if family_flags:
+            raise InvalidOptionError("--graph-option and --graph-seed go with --graph-family.")
+        from spdgraph._graph_files import read_graph
+
+        return read_graph(args.graph, directed=directed)
+    given = dict(args.graph_option or [])
+    if "p" not in given:
+        raise InvalidOptionError("--graph-family needs --graph-option p=P (the number of nodes).")
+    p = given.pop("p")
+    return make_family_graph(
+        args.graph_family,
+        p,
+        args.graph_seed,
+        given,
+        flag=lambda key: f"--graph-option {key}=...",
+        seed_flag="--graph-seed",
+    )

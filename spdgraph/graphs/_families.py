@@ -1,0 +1,247 @@
+"""Block and hub graphs of R huge and BDgraph: hub, cluster (stochastic block model), star."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+import networkx as nx
+import numpy as np
+
+from spdgraph._plain import plain
+from spdgraph._seeds import SeedLike
+from spdgraph.errors import InvalidOptionError
+from spdgraph.graphs._common import (
+    check_count,
+    check_probability,
+    equal_groups,
+    make_graph,
+    seeded_rng,
+)
+
+__all__ = ["cluster", "hub", "star"]
+
+_HUB_MODES = ("huge", "bdgraph")
+
+
+def _huge_groups(p: int) -> int:
+    """huge.generator's default number of hubs or clusters: ``ceiling(d/20)`` if d > 40, else 2."""
+    return min(p, math.ceil(p / 20) if p > 40 else 2)
+
+
+def _label_groups(g: nx.Graph, sizes: Sequence[int]) -> None:
+    node = 0
+    for k, size in enumerate(sizes):
+        for _ in range(size):
+            g.nodes[node]["group"] = k
+            node += 1
+
+
+def hub(
+    p: int, n_hubs: int | None = None, *, mode: str = "huge", seed: SeedLike = None
+) -> nx.Graph:
+    """Hub graph: a few hub nodes, each linked to many others.
+
+    ``mode="huge"`` is R ``huge.generator(d = p, graph = "hub", g = n_hubs)``:
+    the nodes ``0..p-1`` are split in order into ``n_hubs`` groups as even as
+    possible (``p % n_hubs`` groups, the last ones, get one node more) and the
+    first node of each group is linked to every other node of its group (a
+    star per group, ``p - n_hubs`` edges; nothing is random). ``mode="bdgraph"``
+    is R ``BDgraph::graph.sim(p, graph = "hub", size = n_hubs)``: ``n_hubs``
+    nodes drawn at random are each linked to every other node.
+
+    Parameters
+    ----------
+    p
+        Number of nodes (>= 1).
+    n_hubs
+        Number of hubs (1..p). Default: huge's ``ceiling(p/20)`` if p > 40,
+        else 2 (``mode="huge"``); BDgraph's ``ceiling(p/20)`` (``mode="bdgraph"``).
+    mode
+        ``"huge"`` or ``"bdgraph"``.
+    seed
+        int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
+        or None; used by ``mode="bdgraph"`` only.
+
+    Returns
+    -------
+    networkx.Graph
+        Nodes ``0..p-1``; ``G.graph["hubs"]`` lists the hubs; with
+        ``mode="huge"`` each node has a ``"group"`` attribute. ``G.graph``
+        also records ``family``, ``parameters`` (and ``seed`` when drawn).
+
+    Examples
+    --------
+    >>> from spdgraph.graphs import hub
+    >>> g = hub(10, 2)
+    >>> g.graph["hubs"], g.degree[0], g.degree[5], g.number_of_edges()
+    ([0, 5], 4, 4, 8)
+    >>> sorted(hub(10, 1, mode="bdgraph", seed=3).degree, key=lambda x: -x[1])[0][1]
+    9
+    """
+    p = check_count(p, "p")
+    if mode not in _HUB_MODES:
+        raise InvalidOptionError(f"mode must be one of {_HUB_MODES}, got {plain(mode)}.")
+    if n_hubs is None:
+        n_hubs = _huge_groups(p) if mode == "huge" else math.ceil(p / 20)
+    n_hubs = check_count(n_hubs, "n_hubs", 1, p)
+    params = {"n_hubs": n_hubs, "mode": mode}
+    if mode == "huge":
+        sizes = equal_groups(p, n_hubs)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
+        edges = [(s, s + k) for s, size in zip(starts, sizes, strict=True) for k in range(1, size)]
+        g = make_graph(p, edges, "hub", params)
+        _label_groups(g, sizes)
+        g.graph["hubs"] = starts
+        return g
+    rng, entropy = seeded_rng(seed)
+    hubs = sorted(rng.choice(p, size=n_hubs, replace=False).tolist())
+    g = make_graph(p, [(h, j) for h in hubs for j in range(p)], "hub", params, entropy)
+    g.graph["hubs"] = hubs
+    return g
+
+
+def _cluster_sizes(p: int, n_groups: int | None, sizes: Sequence[int] | None) -> list[int]:
+    if sizes is None:
+        n_groups = _huge_groups(p) if n_groups is None else check_count(n_groups, "n_groups", 1, p)
+        return equal_groups(p, n_groups)
+    if isinstance(sizes, str) or not isinstance(sizes, Sequence) or not sizes:
+        raise InvalidOptionError(
+            f"sizes must be a non-empty list of group sizes summing to p, got {plain(sizes)}."
+        )
+    out = [check_count(s, "each group size") for s in sizes]
+    if sum(out) != p:
+        raise InvalidOptionError(f"sizes must sum to p = {p}, got {out} (sum {sum(out)}).")
+    if n_groups is not None and n_groups != len(out):
+        raise InvalidOptionError(
+            f"n_groups = {plain(n_groups)} but sizes gives {len(out)} groups; give one of them."
+        )
+    return out
+
+
+def _within_probabilities(prob: object, p: int, n_groups: int) -> list[float]:
+    if prob is None:  # huge.generator's default
+        return [0.3 if p / n_groups > 30 else min(1.0, 6 * n_groups / p)] * n_groups
+    if isinstance(prob, numbers.Real) and not isinstance(prob, bool):
+        return [check_probability(prob, "prob")] * n_groups
+    if isinstance(prob, Sequence) and not isinstance(prob, str) and len(prob) == n_groups:
+        return [check_probability(x, "each within-group prob") for x in prob]
+    raise InvalidOptionError(
+        f"prob must be a probability or a list of {n_groups} (one per group), got {plain(prob)}."
+    )
+
+
+def cluster(
+    p: int,
+    n_groups: int | None = None,
+    prob: float | Sequence[float] | None = None,
+    *,
+    prob_between: float = 0.0,
+    sizes: Sequence[int] | None = None,
+    seed: SeedLike = None,
+) -> nx.Graph:
+    """Cluster graph (stochastic block model): dense groups, sparse links between them.
+
+    The nodes ``0..p-1`` are split in order into groups (``sizes``, or
+    ``n_groups`` groups as even as possible, ``p % n_groups`` of them, the
+    last ones, one node larger, as R huge and BDgraph split them). Each pair
+    of nodes is linked independently with probability ``prob`` (its group's)
+    when both are in the same group and ``prob_between`` otherwise. With
+    ``prob_between=0`` (the default) this is R ``huge.generator(d = p,
+    graph = "cluster", g = n_groups, prob = prob)`` and
+    ``BDgraph::graph.sim(p, graph = "cluster", prob = prob, class = n_groups)``;
+    a ``prob_between > 0`` makes it the general stochastic block model.
+
+    Parameters
+    ----------
+    p
+        Number of nodes (>= 1).
+    n_groups
+        Number of groups (1..p). Default: huge's ``ceiling(p/20)`` if p > 40,
+        else 2 (or ``len(sizes)``).
+    prob
+        Edge probability within a group, in [0, 1], or a list with one per
+        group (as BDgraph's ``prob`` vector). Default: huge's, 0.3 if
+        ``p / n_groups > 30``, else ``min(1, 6 n_groups / p)``.
+    prob_between
+        Edge probability between groups, in [0, 1].
+    sizes
+        Group sizes (positive, summing to p), in node order, instead of
+        ``n_groups`` even groups.
+    seed
+        int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
+        or None: the same seed gives the same graph.
+
+    Returns
+    -------
+    networkx.Graph
+        Nodes ``0..p-1``, each with its ``"group"`` attribute; ``G.graph``
+        records ``family``, ``parameters`` and ``seed``.
+
+    Notes
+    -----
+    One uniform draw per pair ``i < j``, in row-major order, decides the edge
+    (``u < prob``): the same law as huge's, which compares the sum of two
+    U(0, 0.5) draws with a transformed probability, but not its random stream.
+
+    Examples
+    --------
+    >>> from spdgraph.graphs import cluster
+    >>> g = cluster(12, 3, prob=1.0, seed=0)           # three 4-cliques
+    >>> g.number_of_edges(), g.nodes[5]["group"]
+    (18, 1)
+    >>> cluster(12, sizes=[2, 10], prob=0.0, prob_between=1.0, seed=0).number_of_edges()
+    20
+    """
+    p = check_count(p, "p")
+    group_sizes = _cluster_sizes(p, n_groups, sizes)
+    within = _within_probabilities(prob, p, len(group_sizes))
+    between = check_probability(prob_between, "prob_between")
+    rng, entropy = seeded_rng(seed)
+    group = np.repeat(np.arange(len(group_sizes)), group_sizes)
+    rows, cols = np.triu_indices(p, k=1)
+    threshold = np.where(group[rows] == group[cols], np.asarray(within)[group[rows]], between)
+    keep = rng.random(rows.size) < threshold
+    params = {
+        "n_groups": len(group_sizes),
+        "prob": within[0] if len(set(within)) == 1 else within,
+        "prob_between": between,
+        "sizes": group_sizes,
+    }
+    g = make_graph(
+        p, zip(rows[keep].tolist(), cols[keep].tolist(), strict=True), "cluster", params, entropy
+    )
+    _label_groups(g, group_sizes)
+    return g
+
+
+def star(p: int, center: int = 0) -> nx.Graph:
+    """Star graph: one centre linked to every other node.
+
+    R ``BDgraph::graph.sim(p, graph = "star")``, which draws the centre at
+    random; here it is ``center`` (pass ``int(rng.integers(p))`` for a random
+    one). Also huge's ``hub`` graph with a single group.
+
+    Parameters
+    ----------
+    p
+        Number of nodes (>= 1).
+    center
+        The centre node, in ``0..p-1``.
+
+    Returns
+    -------
+    networkx.Graph
+        Nodes ``0..p-1``: the centre has degree ``p - 1``, every other node 1.
+
+    Examples
+    --------
+    >>> from spdgraph.graphs import star
+    >>> g = star(6, center=2)
+    >>> g.degree[2], g.degree[0], g.number_of_edges()
+    (5, 1, 5)
+    """
+    p = check_count(p, "p")
+    center = check_count(center, "center", 0, p - 1)
+    return make_graph(p, [(center, j) for j in range(p)], "star", {"center": center})

@@ -1,0 +1,168 @@
+"""Deterministic graphs of R huge and BDgraph: band, AR(1), AR(2), circle, lattice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import networkx as nx
+
+from spdgraph._plain import plain
+from spdgraph.errors import InvalidOptionError
+from spdgraph.graphs._common import check_count, make_graph
+
+__all__ = ["ar1", "ar2", "band", "circle", "lattice"]
+
+
+def _band_edges(p: int, bandwidth: int) -> list[tuple[int, int]]:
+    return [(i, i + k) for k in range(1, bandwidth + 1) for i in range(p - k)]
+
+
+def band(p: int, bandwidth: int = 1) -> nx.Graph:
+    """Band graph: node i linked to node j exactly when ``1 <= |i - j| <= bandwidth``.
+
+    R ``huge.generator(d = p, graph = "band", g = bandwidth)``;
+    ``(2p - 1 - bandwidth) * bandwidth / 2`` edges (for ``bandwidth < p``).
+    ``bandwidth=1`` is the chain (:func:`ar1`), 2 is :func:`ar2`.
+
+    Parameters
+    ----------
+    p
+        Number of nodes (>= 1).
+    bandwidth
+        Band width (>= 1); ``bandwidth >= p - 1`` gives the complete graph.
+
+    Examples
+    --------
+    >>> from spdgraph.graphs import band
+    >>> g = band(6, 2)
+    >>> g.number_of_edges(), g.has_edge(0, 2), g.has_edge(0, 3)
+    (9, True, False)
+    """
+    p = check_count(p, "p")
+    bandwidth = check_count(bandwidth, "bandwidth")
+    return make_graph(p, _band_edges(p, bandwidth), "band", {"bandwidth": bandwidth})
+
+
+def ar1(p: int) -> nx.Graph:
+    """The chain ``0 - 1 - ... - (p-1)``: the concentration graph of an AR(1) process.
+
+    R ``BDgraph::bdgraph.sim(p, graph = "AR1")`` (the graph of the inverse of
+    the covariance ``0.7^|i-j|``), and huge's ``band`` with ``g = 1``.
+
+    Parameters
+    ----------
+    p
+        Number of nodes (>= 1).
+
+    Examples
+    --------
+    >>> from spdgraph.graphs import ar1
+    >>> sorted(ar1(4).edges)
+    [(0, 1), (1, 2), (2, 3)]
+    """
+    p = check_count(p, "p")
+    return make_graph(p, _band_edges(p, 1), "ar1", {})
+
+
+def ar2(p: int) -> nx.Graph:
+    """Band of width 2 (``|i - j| <= 2``): the concentration graph of an AR(2) process.
+
+    R ``BDgraph::bdgraph.sim(p, graph = "AR2")`` (the graph of the Toeplitz
+    precision ``(1, 0.5, 0.25, 0, ...)``), and huge's ``band`` with ``g = 2``.
+
+    Parameters
+    ----------
+    p
+        Number of nodes (>= 1).
+
+    Examples
+    --------
+    >>> from spdgraph.graphs import ar2
+    >>> ar2(5).number_of_edges()
+    7
+    """
+    p = check_count(p, "p")
+    return make_graph(p, _band_edges(p, 2), "ar2", {})
+
+
+def circle(p: int) -> nx.Graph:
+    """The cycle ``0 - 1 - ... - (p-1) - 0``: every node has degree 2.
+
+    R ``BDgraph::graph.sim(p, graph = "circle")`` (and ``bdgraph.sim``'s).
+
+    Parameters
+    ----------
+    p
+        Number of nodes (>= 3).
+
+    Examples
+    --------
+    >>> from spdgraph.graphs import circle
+    >>> g = circle(5)
+    >>> sorted(set(dict(g.degree).values())), g.has_edge(4, 0)
+    ([2], True)
+    """
+    p = check_count(p, "p", 3)
+    return make_graph(p, [(i, (i + 1) % p) for i in range(p)], "circle", {})
+
+
+def _lattice_shape(p: int, shape: Sequence[int] | int | None) -> tuple[int, int]:
+    if shape is None:
+        side = round(p**0.5)  # BDgraph: round(sqrt(p)) rows and columns
+        if side * side > p:
+            raise InvalidOptionError(
+                f"the default lattice for p = {p} is {side} x {side} = {side * side} > p nodes "
+                f"(BDgraph's round(sqrt(p))); pass shape=(rows, cols) with rows * cols <= p."
+            )
+        return side, side
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape, shape)
+    if isinstance(shape, str) or not isinstance(shape, Sequence) or len(shape) != 2:
+        raise InvalidOptionError(
+            f"shape must be (rows, cols) or one side length, got {plain(shape)}."
+        )
+    rows, cols = (check_count(x, "each lattice side") for x in shape)
+    if rows * cols > p:
+        raise InvalidOptionError(
+            f"a {rows} x {cols} lattice needs {rows * cols} nodes but p = {p}; "
+            "make p >= rows * cols."
+        )
+    return rows, cols
+
+
+def lattice(p: int, shape: Sequence[int] | int | None = None) -> nx.Graph:
+    """Two-dimensional grid: each node linked to its right and lower neighbour.
+
+    R ``BDgraph::graph.sim(p, graph = "lattice", size = shape)``: node
+    ``c + r * cols`` (0-based) sits at row r, column c of a ``rows x cols``
+    grid; nodes beyond ``rows * cols`` stay isolated, as in BDgraph.
+    Interior nodes have degree 4, border nodes 3 and the corners 2.
+
+    Parameters
+    ----------
+    p
+        Number of nodes (>= 1).
+    shape
+        ``(rows, cols)`` or one side length; ``rows * cols <= p``. Default:
+        ``round(sqrt(p))`` rows and columns, as BDgraph.
+
+    Examples
+    --------
+    >>> from spdgraph.graphs import lattice
+    >>> g = lattice(9)
+    >>> g.degree[4], g.degree[0], g.degree[1], g.number_of_edges()
+    (4, 2, 3, 12)
+    >>> lattice(7, shape=(2, 3)).degree[6]                 # beyond the grid: isolated
+    0
+    """
+    p = check_count(p, "p")
+    rows, cols = _lattice_shape(p, shape)
+    edges = []
+    for r in range(rows):
+        for c in range(cols):
+            node = c + r * cols
+            if c + 1 < cols:
+                edges.append((node, node + 1))
+            if r + 1 < rows:
+                edges.append((node, node + cols))
+    return make_graph(p, edges, "lattice", {"shape": [rows, cols]})
