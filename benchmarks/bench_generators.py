@@ -12,7 +12,9 @@ without a recipe gets G itself and its default options:
   (the cover ``port_chol`` uses; its edge count is printed), once with
   ``sampler="exact"`` and once with the default ``"mh"``;
 * ``dag``: G oriented i -> j for i < j, ``kind="precision"`` (zeros: the
-  moral graph of that DAG).
+  moral graph of that DAG), once with the default N(0, 1) edge weights
+  (numerically singular on dense DAGs: ``failed (NumericalError)``) and once
+  with U(-0.5, 0.5) weights.
 
 Building the cover or the DAG is not timed. A method that refuses or fails on
 its graph is listed as ``failed (ErrorClass)``; one whose first call takes
@@ -51,6 +53,11 @@ def oriented(adjacency: np.ndarray) -> spdgraph.DAG:
     return spdgraph.DAG(np.triu(adjacency, 1))
 
 
+def small_weights(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Edge weights U(-0.5, 0.5): dense DAGs stay well enough conditioned to be SPD."""
+    return rng.uniform(-0.5, 0.5, shape)
+
+
 Variant = tuple[str, Callable[[np.ndarray], Any], dict[str, Any]]
 #: method -> its variants (column label, graph builder from G's boolean adjacency, options)
 RECIPES: dict[str, list[Variant]] = {
@@ -58,7 +65,10 @@ RECIPES: dict[str, list[Variant]] = {
         ("uniform exact (H)", cover, {"sampler": "exact"}),
         ("uniform mh (H)", cover, {"sampler": "mh"}),
     ],
-    "dag": [("dag precision", oriented, {"kind": "precision"})],
+    "dag": [
+        ("dag precision", oriented, {"kind": "precision"}),
+        ("dag prec. U(-.5,.5)", oriented, {"kind": "precision", "entries": small_weights}),
+    ],
 }
 
 

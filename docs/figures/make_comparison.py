@@ -120,7 +120,7 @@ def warm_up(method: str) -> None:
     _, build, options = RECIPES.get(method, PLAIN)
     small = nx.to_numpy_array(erdos_renyi(10, 0.3, seed=0), nodelist=range(10), dtype=bool)
     try:
-        spdgraph.sample(build(small), method, seed=0, **options)
+        spdgraph.sample(build(small), method, seed=0, kind="precision", **options)
     except spdgraph.SpdgraphError:
         pass
 
@@ -131,6 +131,7 @@ def plot(methods: list[str], results: dict[tuple[str, int, float], Result]) -> N
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     fig, axes = plt.subplots(1, 4, figsize=(18, 4.6))
     colors = dict(zip(methods, plt.get_cmap("tab10").colors, strict=False))
@@ -140,20 +141,24 @@ def plot(methods: list[str], results: dict[tuple[str, int, float], Result]) -> N
                 xs = [p for p in P_GRID if not isinstance(results[method, p, d], str)]
                 ys = [results[method, p, d][k] for p in xs]  # type: ignore[index]
                 if xs:
-                    label = f"{method}, d = {d}"
-                    ax.plot(xs, ys, style, marker="o", ms=3, color=colors[method], label=label)
+                    ax.plot(xs, ys, style, marker="o", ms=3, color=colors[method])
         ax.set_xlabel("p (nodes)")
         ax.set_xscale("log")
         ax.set_title(title)
         if k >= 2:
             ax.set_yscale("log")
-    axes[0].legend(fontsize=6.5, ncol=2)
+    handles = [Line2D([], [], color=colors[m], marker="o", ms=3, label=m) for m in methods]
+    handles += [
+        Line2D([], [], color="k", linestyle=style, label=f"d = {d}")
+        for d, style in zip(DENSITIES, ("-", "--"), strict=True)
+    ]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=9)
     fig.suptitle(
         "Generators on Erdős–Rényi graphs G (kind='precision', unit diagonal; "
         f"{GRAPHS} graphs x {MATRICES} matrices per point; uniform on G's chordal cover, "
         "dag on G oriented i -> j for i < j)"
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(OUT, dpi=110)
     print(f"wrote {OUT}")
 
