@@ -119,10 +119,13 @@ def warm_up(method: str) -> None:
 
     _, build, options = RECIPES.get(method, PLAIN)
     small = nx.to_numpy_array(erdos_renyi(10, 0.3, seed=0), nodelist=range(10), dtype=bool)
-    try:
-        spdgraph.sample(build(small), method, seed=0, kind="precision", **options)
-    except spdgraph.SpdgraphError:
-        pass
+    for seed in range(3):  # the first calls in a process are slower than the next ones
+        try:
+            spdgraph.sample(
+                build(small), method, size=MATRICES, seed=seed, kind="precision", **options
+            )
+        except spdgraph.SpdgraphError:
+            pass
 
 
 def plot(methods: list[str], results: dict[tuple[str, int, float], Result]) -> None:
