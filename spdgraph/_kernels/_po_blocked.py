@@ -30,9 +30,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
-from scipy.linalg import lapack
 
 from spdgraph._kernels._dense_loops import _chol_solve, _cholesky
+from spdgraph._kernels._po_qr import qr_lower_inplace
 
 _FASTMATH = {"reassoc", "contract"}
 #: Rows per block.
@@ -185,19 +185,13 @@ def _zero_upper(lmat):
             lmat[i, j] = 0.0
 
 
-def lower_coordinates_inplace(factor: np.ndarray) -> np.ndarray:
-    """``L0`` (lower triangular, C order) with ``factor = L0 U^T``: one ``dgeqrf``, one copy.
+def lower_coordinates_inplace(factor: np.ndarray, threads: int = 1) -> np.ndarray:
+    """``L0`` (lower triangular, C order) with ``factor = L0 U^T``: in place in one copy.
 
-    The copy of ``factor`` (C order) is ``factor^T`` in Fortran order, which
-    LAPACK factors in place; its ``R`` read in C order is ``L0``.
+    See :mod:`spdgraph._kernels._po_qr` (its bits do not depend on ``threads``).
     """
-    a = np.array(factor, dtype=np.float64, order="C", copy=True).T  # F order, = factor^T
-    p = a.shape[0]
-    lwork, info = lapack.dgeqrf_lwork(p, p)
-    qr, _tau, _work, info = lapack.dgeqrf(a, lwork=int(lwork), overwrite_a=1)
-    if info != 0 or not np.shares_memory(qr, a):  # pragma: no cover - LAPACK contract
-        raise RuntimeError(f"dgeqrf failed (info={info})")
-    lmat = qr.T
+    lmat = np.array(factor, dtype=np.float64, order="C", copy=True)
+    qr_lower_inplace(lmat, threads)
     _zero_upper(lmat)
     return lmat
 
@@ -299,7 +293,7 @@ def po_blocked_into(
     then holds garbage). Run it inside ``one_blas_thread``.
     """
     p = adjacency.shape[0]
-    lmat = lower_coordinates_inplace(factor)
+    lmat = lower_coordinates_inplace(factor, threads)
     tt = np.zeros((p, p))
     colpos = np.full(p, -1, dtype=np.int64)
     kmax = int(np.diff(ptr).max(initial=0))
