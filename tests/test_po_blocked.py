@@ -159,9 +159,12 @@ def test_compiled_residual_and_zeroing_match_numpy(rng):
     np.testing.assert_array_equal(zeroed[~nonedge], m[~nonedge])
 
 
-def test_gram_tiles_is_the_symmetric_product(rng):
+def test_gram_inplace_is_the_symmetric_product(rng):
     lmat = np.tril(rng.standard_normal((1100, 1100)))
-    out = np.empty((1100, 1100))
-    _po_blocked.gram_tiles(lmat, out, 2)
+    out = lmat.copy()
+    _po_blocked.gram_inplace(out, 2)
     np.testing.assert_array_equal(out, out.T)
     np.testing.assert_allclose(out, lmat @ lmat.T, rtol=0, atol=1e-11)
+    one = lmat.copy()
+    _po_blocked.gram_inplace(one, 1)
+    np.testing.assert_array_equal(one, out)

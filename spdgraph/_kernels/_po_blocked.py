@@ -15,7 +15,7 @@ appended with two matrix-matrix products (``T_blk = -D^{-1} Y T_old``, ``D``
 the diagonal block, ``Y`` the block's processed coordinates on the earlier
 columns), cut into a fixed set of pieces that run on up to two threads: the
 pieces, not the threads, fix the rounding, so the bits do not depend on the
-thread count. The product ``L L^T`` is formed tile by tile the same way.
+thread count. The product ``L L^T`` is formed in place, tile by tile, the same way.
 
 The result is certified by its non-edge residual (:data:`CERTIFY_ABOVE`); the
 caller recomputes with the row-by-row kernel when it is not met or when a
@@ -39,6 +39,8 @@ _FASTMATH = {"reassoc", "contract"}
 BLOCK = 96
 #: Pieces of each block update and tiles of the product (fixed: they fix the rounding).
 PIECES = 8
+#: Rows and columns of the tiles of the product ``L L^T``.
+TILE = 512
 #: Largest relative non-edge residual a blocked result may have; above it the
 #: row-by-row kernel recomputes the matrix.
 CERTIFY_ABOVE = 1e-14
@@ -185,15 +187,15 @@ def _zero_upper(lmat):
             lmat[i, j] = 0.0
 
 
-def lower_coordinates_inplace(factor: np.ndarray, threads: int = 1) -> np.ndarray:
-    """``L0`` (lower triangular, C order) with ``factor = L0 U^T``: in place in one copy.
+def lower_coordinates_into(factor: np.ndarray, buf: np.ndarray, threads: int = 1) -> None:
+    """``buf = L0`` (lower triangular) with ``factor = L0 U^T``, the QR done in ``buf`` itself.
 
-    See :mod:`spdgraph._kernels._po_qr` (its bits do not depend on ``threads``).
+    ``buf`` is a C-contiguous ``(p, p)`` float64 array; see
+    :mod:`spdgraph._kernels._po_qr` (the bits do not depend on ``threads``).
     """
-    lmat = np.array(factor, dtype=np.float64, order="C", copy=True)
-    qr_lower_inplace(lmat, threads)
-    _zero_upper(lmat)
-    return lmat
+    buf[...] = factor
+    qr_lower_inplace(buf, threads)
+    _zero_upper(buf)
 
 
 def _run(tasks: list[Callable[[], object]], threads: int) -> None:
@@ -232,25 +234,32 @@ def _append_block_of_t(tt, lmat, i0, i1, dinv_t, threads):
     _run([lambda a=a, b=b: piece(a, b) for a, b in itertools.pairwise(cuts)], threads)
 
 
-def gram_tiles(lmat: np.ndarray, out: np.ndarray, threads: int) -> None:
-    """``out = L L^T`` for lower-triangular ``L``, tile by tile, exactly symmetric."""
-    p = lmat.shape[0]
-    cuts = [*range(0, p, 512), p]
-    tasks = []
-    for bi in range(len(cuts) - 1):
-        for bj in range(bi + 1):
-            a, b, c, e = cuts[bi], cuts[bi + 1], cuts[bj], cuts[bj + 1]
+def gram_inplace(lmat: np.ndarray, threads: int) -> None:
+    """Replace lower-triangular ``L`` by ``L L^T`` in place, tile by tile, exactly symmetric.
 
-            def tile(a=a, b=b, c=c, e=e) -> None:
+    Row blocks are done from the last one up, so that the rows they read are
+    still rows of ``L``; each holds one row block of temporaries. The tiles
+    below the diagonal are computed once and mirrored.
+    """
+    p = lmat.shape[0]
+    cuts = [*range(0, p, TILE), p]
+    for bi in reversed(range(len(cuts) - 1)):
+        a, b = cuts[bi], cuts[bi + 1]
+        temp = np.empty((b - a, b))
+        tasks = []
+        for bj in range(bi + 1):
+            c, e = cuts[bj], cuts[bj + 1]
+
+            def tile(a: int = a, b: int = b, c: int = c, e: int = e, temp=temp) -> None:
                 t = lmat[a:b, :e] @ lmat[c:e, :e].T
-                if a == c:
-                    out[a:b, a:b] = (t + t.T) * 0.5
-                else:
-                    out[a:b, c:e] = t
-                    out[c:e, a:b] = t.T
+                temp[:, c:e] = (t + t.T) * 0.5 if c == a else t
 
             tasks.append(tile)
-    _run(tasks, threads)
+        _run(tasks, threads)
+        lmat[a:b, :b] = temp
+    for bi in range(len(cuts) - 1):
+        a, b = cuts[bi], cuts[bi + 1]
+        lmat[:a, a:b] = lmat[a:b, :a].T
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -290,10 +299,13 @@ def po_blocked_into(
     ``ptr``/``idx`` are :func:`earlier_neighbours` of ``adjacency``. Returns
     True when the result is certified (non-edge residual at most
     :data:`CERTIFY_ABOVE`), False when the caller must recompute it (``out``
-    then holds garbage). Run it inside ``one_blas_thread``.
+    then holds garbage). ``out`` (C-contiguous) is the only ``p x p`` work
+    array besides the inverse ``T`` (its upper half is touched). Run it
+    inside ``one_blas_thread``.
     """
     p = adjacency.shape[0]
-    lmat = lower_coordinates_inplace(factor, threads)
+    lmat = out
+    lower_coordinates_into(factor, lmat, threads)
     tt = np.zeros((p, p))
     colpos = np.full(p, -1, dtype=np.int64)
     kmax = int(np.diff(ptr).max(initial=0))
@@ -311,5 +323,5 @@ def po_blocked_into(
         if i1 < p:
             _append_block_of_t(tt, lmat, i0, i1, dinv_t, threads)
     del tt, v
-    gram_tiles(lmat, out, threads)
+    gram_inplace(lmat, threads)
     return nonedge_residual(out, adjacency) <= CERTIFY_ABOVE
