@@ -103,8 +103,14 @@ def unit_diagonal(m: np.ndarray) -> np.ndarray:
     [[1.0, 0.3333333333333333], [0.3333333333333333, 1.0]]
     """
     d = 1.0 / np.sqrt(np.diagonal(m, axis1=-2, axis2=-1))
-    scale = d[..., :, None] * d[..., None, :]
-    out = m * scale
+    out = np.empty(np.shape(m), dtype=np.result_type(m, d))
+    # a few rows at a time: the same products as with the whole scale matrix,
+    # without a second (n, p, p) temporary
+    p = m.shape[-1]
+    step = max(1, (1 << 20) // max(p, 1))
+    for r in range(0, p, step):
+        rows = slice(r, r + step)
+        out[..., rows, :] = m[..., rows, :] * (d[..., rows, None] * d[..., None, :])
     idx = np.arange(m.shape[-1])
     out[..., idx, idx] = 1.0
     return out
