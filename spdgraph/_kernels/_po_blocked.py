@@ -198,6 +198,22 @@ def lower_coordinates_into(factor: np.ndarray, buf: np.ndarray, threads: int = 1
     _zero_upper(buf)
 
 
+def _zeros_small_pages(p: int) -> np.ndarray:
+    """A ``(p, p)`` array of zeros whose untouched pages stay unallocated.
+
+    NumPy asks the kernel for huge pages (2 MB) for large arrays; writing the
+    upper triangle of ``T^T`` would then make every page resident. Without
+    them only the touched half (plus a page per row) is.
+    """
+    toggle = getattr(getattr(np, "_core", np.core).multiarray, "_set_madvise_hugepage", None)
+    previous = toggle(False) if toggle is not None else None
+    try:
+        return np.zeros((p, p))
+    finally:
+        if toggle is not None:
+            toggle(previous)
+
+
 def _run(tasks: list[Callable[[], object]], threads: int) -> None:
     """Run independent tasks (each fixes its own rounding) on up to ``threads`` threads."""
     if threads <= 1 or len(tasks) <= 1:
@@ -306,7 +322,7 @@ def po_blocked_into(
     p = adjacency.shape[0]
     lmat = out
     lower_coordinates_into(factor, lmat, threads)
-    tt = np.zeros((p, p))
+    tt = _zeros_small_pages(p)
     colpos = np.full(p, -1, dtype=np.int64)
     kmax = int(np.diff(ptr).max(initial=0))
     v = np.empty((max(kmax, 1), p))

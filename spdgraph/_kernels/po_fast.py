@@ -375,11 +375,12 @@ def po_matrix_into(
     from spdgraph._kernels import _po_blocked
 
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
-    ptr, idx = _po_blocked.earlier_neighbours(adjacency)
-    if _po_blocked.blocked_is_cheaper(ptr) and _po_blocked.po_blocked_into(
-        adjacency, factor, ptr, idx, out, threads
-    ):
-        return
+    if adjacency.shape[0] >= _po_blocked.MIN_P:
+        ptr, idx = _po_blocked.earlier_neighbours(adjacency)
+        if _po_blocked.blocked_is_cheaper(ptr) and _po_blocked.po_blocked_into(
+            adjacency, factor, ptr, idx, out, threads
+        ):
+            return
     out[...] = po_matrix_checked(adjacency, lower_coordinates(factor), factor)
 
 
