@@ -25,8 +25,9 @@ Gram subproblem is not numerically positive definite.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 from numba import njit
@@ -214,7 +215,7 @@ def _zeros_small_pages(p: int) -> np.ndarray:
             toggle(previous)
 
 
-def _run(tasks: list[Callable[[], object]], threads: int) -> None:
+def _run(tasks: Sequence[Callable[[], object]], threads: int) -> None:
     """Run independent tasks (each fixes its own rounding) on up to ``threads`` threads."""
     if threads <= 1 or len(tasks) <= 1:
         for task in tasks:
@@ -247,7 +248,7 @@ def _append_block_of_t(tt, lmat, i0, i1, dinv_t, threads):
         np.matmul(tt[a:b, a:i0], y_t[a:i0], out=h[a:b])
         np.negative(h[a:b] @ dinv_t[rows, :nb], out=tt[a:b, i0:i1])
 
-    _run([lambda a=a, b=b: piece(a, b) for a, b in itertools.pairwise(cuts)], threads)
+    _run([partial(piece, a, b) for a, b in itertools.pairwise(cuts)], threads)
 
 
 def gram_inplace(lmat: np.ndarray, threads: int) -> None:
@@ -266,7 +267,9 @@ def gram_inplace(lmat: np.ndarray, threads: int) -> None:
         for bj in range(bi + 1):
             c, e = cuts[bj], cuts[bj + 1]
 
-            def tile(a: int = a, b: int = b, c: int = c, e: int = e, temp=temp) -> None:
+            def tile(
+                a: int = a, b: int = b, c: int = c, e: int = e, temp: np.ndarray = temp
+            ) -> None:
                 t = lmat[a:b, :e] @ lmat[c:e, :e].T
                 temp[:, c:e] = (t + t.T) * 0.5 if c == a else t
 

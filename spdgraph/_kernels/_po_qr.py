@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import scipy.linalg.cython_lapack as _cython_lapack
@@ -28,8 +29,8 @@ _P = ctypes.c_void_p
 _I = ctypes.POINTER(ctypes.c_int)
 
 
-def _lapack(name: str, *argtypes: object) -> ctypes._CFuncPtr:  # type: ignore[name-defined]
-    capsule = _cython_lapack.__pyx_capi__[name]  # type: ignore[attr-defined]
+def _lapack(name: str, *argtypes: Any) -> Any:
+    capsule = _cython_lapack.__pyx_capi__[name]
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -89,7 +90,9 @@ def qr_lower_inplace(buf: np.ndarray, threads: int = 1) -> None:
                 continue
             cuts = [k + nb + (rest * j) // PIECES for j in range(PIECES + 1)]
 
-            def apply(j: int, work: np.ndarray, k: int = k, nb: int = nb, cuts=cuts) -> None:
+            def apply(
+                j: int, work: np.ndarray, k: int = k, nb: int = nb, cuts: list[int] = cuts
+            ) -> None:
                 if cuts[j + 1] == cuts[j]:
                     return
                 info = ctypes.c_int(0)
