@@ -326,10 +326,11 @@ def po_matrix_checked(adjacency: np.ndarray, lmat: np.ndarray, factor: np.ndarra
     factors; see docs/performance.md).
     """
     from spdgraph._kernels import po_numpy
+    from spdgraph._kernels._po_blocked import nonedge_residual
 
     process_coordinates(lmat, adjacency)
     m = gram_matrix(lmat)
-    residual = po_numpy.max_nonedge_residual(m, adjacency)
+    residual = nonedge_residual(m, np.ascontiguousarray(adjacency, dtype=np.bool_))
     if residual <= FALLBACK_ABOVE:
         return m
     slow = po_numpy.gram_matrix(po_numpy.partial_orthogonalize(adjacency, factor))
