@@ -10,10 +10,14 @@
    d = 0.001 (target under 15 s) and p = 10,000 with mean degree 5 (target
    under 120 s and 3 GB). Each runs with ``NUMBA_NUM_THREADS=1`` and ``=2``
    and the SHA-256 of the result's bytes is printed: equal hashes prove the
-   bits do not depend on the thread count. ``--rows-baseline`` also times
-   the row-by-row kernel (the code path of the previous release) at p = 5000.
+   bits do not depend on the thread count; ``cpu`` is the process CPU time
+   (on a busy machine the wall time of a one-thread run can be far above
+   it). ``--rows-baseline`` also times the row-by-row kernel (the code path
+   of the previous release) at p = 5000.
 3. Batches: ``size=1000``, p = 100, d = 0.05, matrices per second
-   (target at least 2,000).
+   (target at least 2,000), each in a fresh process; with
+   ``--baseline-src DIR`` also for the ``spdgraph`` package in ``DIR`` (for
+   example ``git archive main spdgraph | tar -x -C DIR``), the same way.
 4. p = 400 against gmat's ``port`` (R): only when ``Rscript`` is on the PATH
    and ``library(gmat)`` loads; the column is skipped otherwise. To set it up
    on Debian: ``apt-get install r-base-core r-cran-igraph``, get gmat's public
@@ -56,19 +60,46 @@ def one_big(p: int, d: float, rows: bool) -> None:
         _po_blocked.blocked_is_cheaper = lambda ptr: False  # the row-by-row kernel
     g = spdgraph.graphs.erdos_renyi(p, d, seed=1)
     spdgraph.sample(spdgraph.graphs.erdos_renyi(300, 0.01, seed=1), "po", seed=0)  # warm-up
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     m = spdgraph.sample(g, "po", seed=2, normalize=False).values
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux
-    print(f"{wall:.3f} {peak:.3f} {hashlib.sha256(m.tobytes()).hexdigest()[:16]}")
+    print(f"{wall:.3f} {cpu:.3f} {peak:.3f} {hashlib.sha256(m.tobytes()).hexdigest()[:16]}")
 
 
-def _run_big(p: int, d: float, threads: int, rows: bool = False) -> tuple[float, float, str]:
+def _run_big(
+    p: int, d: float, threads: int, rows: bool = False
+) -> tuple[float, float, float, str]:
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
     cmd = [sys.executable, __file__, "--one", str(p), str(d)] + (["--rows"] if rows else [])
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
-    wall, peak, digest = out.split()[-3:]
-    return float(wall), float(peak), digest
+    wall, cpu, peak, digest = out.split()[-4:]
+    return float(wall), float(cpu), float(peak), digest
+
+
+_BATCH_CODE = """
+import statistics, time, spdgraph
+g = spdgraph.graphs.erdos_renyi(100, 0.05, seed=1)
+spdgraph.sample(g, "po", size=50, seed=1)
+times = []
+for _ in range({repeats}):
+    t0 = time.perf_counter()
+    spdgraph.sample(g, "po", size=1000, seed=5)
+    times.append(time.perf_counter() - t0)
+print(statistics.median(times))
+"""
+
+
+def _batch_time(src: str | None, repeats: int) -> float:
+    """Median seconds of ``sample(size=1000)`` in a fresh process (``src``: another checkout)."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.path.abspath(src)
+    code = _BATCH_CODE.format(repeats=repeats)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr)
+    return float(out.stdout.split()[-1])
 
 
 def _gmat_available() -> bool:
@@ -93,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-big", action="store_true", help="skip p = 5000 and 10,000")
     parser.add_argument("--rows-baseline", action="store_true", help="time main's path at 5000")
+    parser.add_argument(
+        "--baseline-src",
+        help="directory holding another spdgraph package (e.g. main) for the batch baseline",
+    )
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--rows", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -117,20 +152,27 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_big:
         print("\n2. large sparse graphs, fresh process per call (target 5000: < 15 s; "
               "10,000: < 120 s, < 3 GB)")  # fmt: skip
-        print(f"{'p':>6} {'d':>8} {'threads':>7} {'wall (s)':>9} {'peak (GB)':>9} {'sha256':>17}")
+        print(
+            f"{'p':>6} {'d':>8} {'threads':>7} {'wall (s)':>9} {'cpu (s)':>8} "
+            f"{'peak (GB)':>9} {'sha256':>17}"
+        )
         cases = [(5000, 0.001, (1, 2)), (10000, 5 / 9999, (2, 1))]
         for p, d, thread_counts in cases:
             for threads in thread_counts:
-                wall, peak, digest = _run_big(p, d, threads)
-                print(f"{p:6d} {d:8.5f} {threads:7d} {wall:9.1f} {peak:9.2f} {digest:>17}")
+                wall, cpu, peak, digest = _run_big(p, d, threads)
+                row = f"{p:6d} {d:8.5f} {threads:7d} {wall:9.1f} {cpu:8.1f} {peak:9.2f}"
+                print(f"{row} {digest:>17}", flush=True)
         if args.rows_baseline:
-            wall, peak, _ = _run_big(5000, 0.001, 1, rows=True)
-            print(f"  5000 row-by-row kernel (previous path): {wall:.1f} s, {peak:.2f} GB")
+            wall, cpu, peak, _ = _run_big(5000, 0.001, 1, rows=True)
+            print(f"  5000 row-by-row kernel (previous path): {wall:.1f} s, cpu {cpu:.1f} s")
 
     print("\n3. batch size=1000, p = 100, d = 0.05 (target >= 2000 matrices/s)")
-    g = spdgraph.graphs.erdos_renyi(100, 0.05, seed=1)
-    t = _median(lambda: spdgraph.sample(g, "po", size=1000, seed=5), args.repeats)
-    print(f"sample(size=1000): {t:.3f} s, {1000 / t:.0f} matrices/s")
+    for label, src in [("this checkout", None), ("baseline", args.baseline_src)]:
+        if label == "baseline" and src is None:
+            print("baseline: skipped (give --baseline-src, e.g. a `git archive` of main)")
+            continue
+        t = _batch_time(src, args.repeats)
+        print(f"{label}: sample(size=1000) {t:.3f} s, {1000 / t:.0f} matrices/s", flush=True)
 
     print("\n4. p = 400 against gmat's port (R), target >= 100x")
     if not _gmat_available():
