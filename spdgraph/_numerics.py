@@ -103,8 +103,14 @@ def unit_diagonal(m: np.ndarray) -> np.ndarray:
     [[1.0, 0.3333333333333333], [0.3333333333333333, 1.0]]
     """
     d = 1.0 / np.sqrt(np.diagonal(m, axis1=-2, axis2=-1))
-    scale = d[..., :, None] * d[..., None, :]
-    out = m * scale
+    out = np.empty(np.shape(m), dtype=np.result_type(m, d))
+    # a few rows at a time: the same products as with the whole scale matrix,
+    # without a second (n, p, p) temporary
+    p = m.shape[-1]
+    step = max(1, (1 << 20) // max(p, 1))
+    for r in range(0, p, step):
+        rows = slice(r, r + step)
+        out[..., rows, :] = m[..., rows, :] * (d[..., rows, None] * d[..., None, :])
     idx = np.arange(m.shape[-1])
     out[..., idx, idx] = 1.0
     return out
@@ -279,6 +285,8 @@ def find_violation(
             k, i = (int(x) for x in off[0])
             return Violation("diagonal", k, i, i, float(diag[k, i]))
     if check_pd and stack.shape[0]:
+        if stack.shape[-1] >= _LARGE:
+            return _large_not_pd(stack)
         try:
             np.linalg.cholesky(stack)
         except np.linalg.LinAlgError:
@@ -287,4 +295,22 @@ def find_violation(
                     np.linalg.cholesky(stack[k])
                 except np.linalg.LinAlgError:
                     return Violation("not_pd", k)
+    return None
+
+
+#: From this size on, :func:`find_violation` checks positive definiteness one
+#: matrix at a time with one copy (``np.linalg.cholesky`` makes two).
+_LARGE = 2048
+
+
+def _large_not_pd(stack: np.ndarray) -> Violation | None:
+    """The first matrix of a stack of large symmetric matrices that is not PD (``dpotrf``)."""
+    from scipy.linalg import lapack
+
+    for k in range(stack.shape[0]):
+        # the transpose of a C-ordered symmetric matrix is itself, in Fortran order:
+        # dpotrf then works on one copy
+        _, info = lapack.dpotrf(np.asarray(stack[k], dtype=np.float64).T, lower=1, clean=0)
+        if info != 0:
+            return Violation("not_pd", k)
     return None

@@ -142,3 +142,14 @@ def test_unknown_kinds():
     assert num.canonical_kind("correlation") is None
     assert num.canonical_kind("correlation", num.MATRIX_KIND_ALIASES) == "correlation"
     assert num.canonical_kind(3) is None
+
+
+def test_find_violation_large_matrices_checked_one_by_one():
+    """From p = 2048 on, PD is checked by ``dpotrf`` per matrix (one copy); same verdicts."""
+    p = num._LARGE
+    adjacency = np.zeros((p, p), dtype=bool)
+    stack = np.stack([np.eye(p), np.eye(p)])
+    assert num.find_violation(stack, adjacency) is None
+    stack[1, 7, 7] = -1.0
+    violation = num.find_violation(stack, adjacency)
+    assert violation is not None and (violation.problem, violation.k) == ("not_pd", 1)

@@ -14,7 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from spdgraph._kernels import po_numpy
 from spdgraph._options import OptionSpec
 from spdgraph._types import EntrySampler, Generator
 from spdgraph.errors import InvalidOptionError, NumericalError
@@ -83,13 +82,15 @@ def generate_po_batch(
     n = factors.shape[0]
     out = np.empty((n, p, p), dtype=np.float64)
 
+    workers = min(n, _worker_count())
+    # one matrix: its blocked kernel may use two threads (the bits do not depend on it)
+    inner = min(2, _worker_count()) if n == 1 else 1
+
     def one(k: int) -> None:
-        lmat = po_fast.lower_coordinates(factors[k])
-        m = po_fast.po_matrix_checked(adjacency, lmat, factors[k])
-        out[k] = zero_nonedges_checked(m, adjacency, residual_tolerance)
+        po_fast.po_matrix_into(adjacency, factors[k], out[k], threads=inner)
+        zero_nonedges_checked(out[k], adjacency, residual_tolerance)
 
     with po_fast.one_blas_thread():
-        workers = min(n, _worker_count())
         if workers <= 1:
             for k in range(n):
                 one(k)
@@ -108,8 +109,15 @@ def _worker_count() -> int:
 
 
 def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float) -> np.ndarray:
-    """Set non-edges to exactly 0 after checking their residual is below ``tolerance``."""
-    residual = po_numpy.max_nonedge_residual(m, adjacency)
+    """Set non-edges to exactly 0 (in place) after checking their residual is below ``tolerance``.
+
+    Compiled loops, no ``p x p`` temporaries (they would double the memory of a
+    large matrix); same rule as :func:`spdgraph._kernels.po_numpy.max_nonedge_residual`.
+    """
+    from spdgraph._kernels import _po_blocked  # imports numba: keep it lazy
+
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
+    residual = _po_blocked.nonedge_residual(m, adjacency) if m.shape[0] > 1 else 0.0
     if residual > tolerance:
         raise NumericalError(
             f"partial orthogonalization left a relative residual of {residual:.3g} on a "
@@ -117,9 +125,7 @@ def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float
             "ill-conditioned. Use another seed or factor, or raise residual_tolerance "
             "if you accept the loss of accuracy."
         )
-    nonedge = ~adjacency
-    np.fill_diagonal(nonedge, False)
-    m[nonedge] = 0.0
+    _po_blocked.zero_nonedges(m, adjacency)
     return m
 
 

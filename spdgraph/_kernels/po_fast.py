@@ -326,10 +326,11 @@ def po_matrix_checked(adjacency: np.ndarray, lmat: np.ndarray, factor: np.ndarra
     factors; see docs/performance.md).
     """
     from spdgraph._kernels import po_numpy
+    from spdgraph._kernels._po_blocked import nonedge_residual
 
     process_coordinates(lmat, adjacency)
     m = gram_matrix(lmat)
-    residual = po_numpy.max_nonedge_residual(m, adjacency)
+    residual = nonedge_residual(m, np.ascontiguousarray(adjacency, dtype=np.bool_))
     if residual <= FALLBACK_ABOVE:
         return m
     slow = po_numpy.gram_matrix(po_numpy.partial_orthogonalize(adjacency, factor))
@@ -359,6 +360,29 @@ def gram_matrix(lmat: np.ndarray) -> np.ndarray:
     """``L @ L.T``, made exactly symmetric."""
     m = lmat @ lmat.T
     return (m + m.T) * 0.5
+
+
+def po_matrix_into(
+    adjacency: np.ndarray, factor: np.ndarray, out: np.ndarray, threads: int = 1
+) -> None:
+    """Raw PO matrix of ``factor`` into ``out``: the blocked kernel when it pays, else by rows.
+
+    Large sparse graphs (:func:`~spdgraph._kernels._po_blocked.blocked_is_cheaper`)
+    go to :mod:`spdgraph._kernels._po_blocked` (up to ``threads`` threads;
+    the bits do not depend on it); its result is kept only when certified,
+    else the matrix is recomputed here by rows (:func:`po_matrix_checked`).
+    ``factor`` is not modified. Run it inside :func:`one_blas_thread`.
+    """
+    from spdgraph._kernels import _po_blocked
+
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
+    if adjacency.shape[0] >= _po_blocked.MIN_P:
+        ptr, idx = _po_blocked.earlier_neighbours(adjacency)
+        if _po_blocked.blocked_is_cheaper(ptr) and _po_blocked.po_blocked_into(
+            adjacency, factor, ptr, idx, out, threads
+        ):
+            return
+    out[...] = po_matrix_checked(adjacency, lower_coordinates(factor), factor)
 
 
 def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:

@@ -1,0 +1,190 @@
+"""The targets of issue 13 (PO kernel v2) in one table, ratios measured in the same run.
+
+    python benchmarks/bench_po_targets.py [--repeats 3] [--skip-big] [--rows-baseline]
+
+1. p = 1000, the paper's densities: median time of one ``spdgraph.sample``
+   (``normalize=False``) against one ``Q @ Q.T`` with BLAS's default threads,
+   measured in the same run (target: at most 30x).
+2. Large sparse graphs, one covariance matrix per call, each in a fresh
+   process (so the peak resident memory is the call's): p = 5000 with
+   d = 0.001 (target under 15 s) and p = 10,000 with mean degree 5 (target
+   under 120 s and 3 GB). Each runs with ``NUMBA_NUM_THREADS=1`` and ``=2``
+   and the SHA-256 of the result's bytes is printed: equal hashes prove the
+   bits do not depend on the thread count; ``cpu`` is the process CPU time
+   (on a busy machine the wall time of a one-thread run can be far above
+   it). ``--rows-baseline`` also times the row-by-row kernel (the code path
+   of the previous release) at p = 5000.
+3. Batches: ``size=1000``, p = 100, d = 0.05, matrices per second
+   (target at least 2,000), each in a fresh process; with
+   ``--baseline-src DIR`` also for the ``spdgraph`` package in ``DIR`` (for
+   example ``git archive main spdgraph | tar -x -C DIR``), the same way.
+4. p = 400 against gmat's ``port`` (R): only when ``Rscript`` is on the PATH
+   and ``library(gmat)`` loads; the column is skipped otherwise. To set it up
+   on Debian: ``apt-get install r-base-core r-cran-igraph``, get gmat's public
+   source, remove its ``gRbase`` import (only ``port_chol`` needs it) and run
+   ``R CMD INSTALL`` on it. gmat is never part of spdgraph.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+PAPER_D = [0.0025, 0.005, 0.025, 0.05, 0.25, 0.5]
+
+
+def _median(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def one_big(p: int, d: float, rows: bool) -> None:
+    """Child process: one matrix, print wall time, peak RSS (GB) and the hash of its bits."""
+    import spdgraph
+    from spdgraph._kernels import _po_blocked
+
+    if rows:
+        _po_blocked.blocked_is_cheaper = lambda ptr: False  # the row-by-row kernel
+    g = spdgraph.graphs.erdos_renyi(p, d, seed=1)
+    spdgraph.sample(spdgraph.graphs.erdos_renyi(300, 0.01, seed=1), "po", seed=0)  # warm-up
+    t0, c0 = time.perf_counter(), time.process_time()
+    m = spdgraph.sample(g, "po", seed=2, normalize=False).values
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux
+    print(f"{wall:.3f} {cpu:.3f} {peak:.3f} {hashlib.sha256(m.tobytes()).hexdigest()[:16]}")
+
+
+def _run_big(
+    p: int, d: float, threads: int, rows: bool = False
+) -> tuple[float, float, float, str]:
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
+    cmd = [sys.executable, __file__, "--one", str(p), str(d)] + (["--rows"] if rows else [])
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    wall, cpu, peak, digest = out.split()[-4:]
+    return float(wall), float(cpu), float(peak), digest
+
+
+_BATCH_CODE = """
+import statistics, time, spdgraph
+g = spdgraph.graphs.erdos_renyi(100, 0.05, seed=1)
+spdgraph.sample(g, "po", size=50, seed=1)
+times = []
+for _ in range({repeats}):
+    t0 = time.perf_counter()
+    spdgraph.sample(g, "po", size=1000, seed=5)
+    times.append(time.perf_counter() - t0)
+print(statistics.median(times))
+"""
+
+
+def _batch_time(src: str | None, repeats: int) -> float:
+    """Median seconds of ``sample(size=1000)`` in a fresh process (``src``: another checkout)."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.path.abspath(src)
+    code = _BATCH_CODE.format(repeats=repeats)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr)
+    return float(out.stdout.split()[-1])
+
+
+def _gmat_available() -> bool:
+    if shutil.which("Rscript") is None:
+        return False
+    probe = subprocess.run(["Rscript", "-e", "library(gmat)"], capture_output=True)
+    return probe.returncode == 0
+
+
+def _gmat_time(p: int, d: float) -> float:
+    """Seconds for one ``gmat::port(1, p, d)`` matrix (graph drawn by gmat, not timed)."""
+    code = (
+        f"library(gmat); set.seed(1); ug <- rgraph({p}, {d}); "
+        f"t <- system.time(port(1, {p}, {d}, ug = ug))[['elapsed']]; cat(t)"
+    )
+    out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--skip-big", action="store_true", help="skip p = 5000 and 10,000")
+    parser.add_argument("--rows-baseline", action="store_true", help="time main's path at 5000")
+    parser.add_argument(
+        "--baseline-src",
+        help="directory holding another spdgraph package (e.g. main) for the batch baseline",
+    )
+    parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--rows", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:
+        one_big(int(args.one[0]), float(args.one[1]), args.rows)
+        return 0
+    import spdgraph
+
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; medians of "
+          f"{args.repeats} runs")  # fmt: skip
+    spdgraph.sample(spdgraph.graphs.erdos_renyi(300, 0.01, seed=1), "po", seed=0)  # warm-up
+
+    print("\n1. p = 1000: one matrix vs one Q @ Q.T (default BLAS threads), target <= 30x")
+    q = np.random.default_rng(0).standard_normal((1000, 1000))
+    print(f"{'d':>7} {'po (s)':>8} {'Q@Q.T (ms)':>11} {'ratio':>6}")
+    for d in PAPER_D:
+        g = spdgraph.graphs.erdos_renyi(1000, d, seed=1)
+        t_po = _median(lambda g=g: spdgraph.sample(g, "po", seed=3, normalize=False), args.repeats)
+        t_qq = _median(lambda: q @ q.T, max(args.repeats, 11))
+        print(f"{d:7.4f} {t_po:8.3f} {t_qq * 1e3:11.2f} {t_po / t_qq:6.1f}", flush=True)
+
+    if not args.skip_big:
+        print("\n2. large sparse graphs, fresh process per call (target 5000: < 15 s; "
+              "10,000: < 120 s, < 3 GB)")  # fmt: skip
+        print(
+            f"{'p':>6} {'d':>8} {'threads':>7} {'wall (s)':>9} {'cpu (s)':>8} "
+            f"{'peak (GB)':>9} {'sha256':>17}"
+        )
+        cases = [(5000, 0.001, (1, 2)), (10000, 5 / 9999, (2, 1))]
+        for p, d, thread_counts in cases:
+            for threads in thread_counts:
+                wall, cpu, peak, digest = _run_big(p, d, threads)
+                row = f"{p:6d} {d:8.5f} {threads:7d} {wall:9.1f} {cpu:8.1f} {peak:9.2f}"
+                print(f"{row} {digest:>17}", flush=True)
+        if args.rows_baseline:
+            wall, cpu, peak, _ = _run_big(5000, 0.001, 1, rows=True)
+            print(f"  5000 row-by-row kernel (previous path): {wall:.1f} s, cpu {cpu:.1f} s")
+
+    print("\n3. batch size=1000, p = 100, d = 0.05 (target >= 2000 matrices/s)")
+    for label, src in [("this checkout", None), ("baseline", args.baseline_src)]:
+        if label == "baseline" and src is None:
+            print("baseline: skipped (give --baseline-src, e.g. a `git archive` of main)")
+            continue
+        t = _batch_time(src, args.repeats)
+        print(f"{label}: sample(size=1000) {t:.3f} s, {1000 / t:.0f} matrices/s", flush=True)
+
+    print("\n4. p = 400 against gmat's port (R), target >= 100x")
+    if not _gmat_available():
+        print("skipped: Rscript or the gmat package is not installed (see the module docstring)")
+        return 0
+    for d in PAPER_D:
+        g = spdgraph.graphs.erdos_renyi(400, d, seed=1)
+        t_po = _median(lambda g=g: spdgraph.sample(g, "po", seed=3), args.repeats)
+        t_gmat = _gmat_time(400, d)
+        print(f"d={d:7.4f} gmat {t_gmat:8.3f} s  po {t_po * 1e3:8.1f} ms  {t_gmat / t_po:6.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
