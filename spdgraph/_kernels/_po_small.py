@@ -32,15 +32,37 @@ from spdgraph._kernels.po_fast import _FASTMATH, _process
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _gram_into(lmat, out):
-    """``out <- L L^T`` from the lower triangle of ``lmat``, mirrored (exactly symmetric)."""
+    """``out <- L L^T`` for lower-triangular ``lmat``, mirrored (exactly symmetric).
+
+    Column ``j`` of the lower triangle, four rows at a time (one load of
+    ``L[j, c]`` for four dot products, the last ``(p - j) % 4`` rows one by
+    one): how each entry is summed depends only on ``p``, so the bits do.
+    """
     p = lmat.shape[0]
-    for i in range(p):
-        for j in range(i + 1):
+    for j in range(p):
+        i = j
+        while i + 4 <= p:
+            t0 = 0.0
+            t1 = 0.0
+            t2 = 0.0
+            t3 = 0.0
+            for c in range(j + 1):
+                x = lmat[j, c]
+                t0 += lmat[i, c] * x
+                t1 += lmat[i + 1, c] * x
+                t2 += lmat[i + 2, c] * x
+                t3 += lmat[i + 3, c] * x
+            out[i, j] = out[j, i] = t0
+            out[i + 1, j] = out[j, i + 1] = t1
+            out[i + 2, j] = out[j, i + 2] = t2
+            out[i + 3, j] = out[j, i + 3] = t3
+            i += 4
+        while i < p:
             t = 0.0
             for c in range(j + 1):
                 t += lmat[i, c] * lmat[j, c]
-            out[i, j] = t
-            out[j, i] = t
+            out[i, j] = out[j, i] = t
+            i += 1
 
 
 @njit(cache=True, nogil=True)
