@@ -145,7 +145,7 @@ def generate_block(
             with one_blas_thread():
                 block[k] = validate_matrix(m, adjacency, k, gen, plugin)
     if normalize and n:
-        block = unit_diagonal(block)
+        block = unit_diagonal(block, out=block)  # the engine owns the block
     if return_spectrum or min_eigenvalue is not None or condition_number is not None:
         # the core's own LAPACK work runs on one BLAS thread: the same bits whatever
         # the thread settings, and no oversubscription when batches run in threads
