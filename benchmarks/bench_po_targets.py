@@ -16,9 +16,10 @@
    it). ``--rows-baseline`` also times the row-by-row kernel (the code path
    of the previous release) at p = 5000.
 3. Batches: ``size=1000``, p = 100, d = 0.05, matrices per second
-   (target at least 2,000), each in a fresh process; with
-   ``--baseline-src DIR`` also for the ``spdgraph`` package in ``DIR`` (for
-   example ``git archive main spdgraph | tar -x -C DIR``), the same way.
+   (target at least 2,000), each in a fresh process, with 1 and 2 Numba
+   threads, wall and CPU time; with ``--baseline-src DIR`` also for the
+   ``spdgraph`` package in ``DIR`` (for example ``git archive main spdgraph |
+   tar -x -C DIR``), alternating with this checkout's runs (3 rounds).
 4. p = 400 against gmat's ``port`` (R): only when ``Rscript`` is on the PATH
    and ``library(gmat)`` loads; the column is skipped otherwise. To set it up
    on Debian: ``apt-get install r-base-core r-cran-igraph``, get gmat's public
@@ -91,25 +92,30 @@ _BATCH_CODE = """
 import statistics, time, spdgraph
 g = spdgraph.graphs.erdos_renyi(100, 0.05, seed=1)
 spdgraph.sample(g, "po", size=50, seed=1)
-times = []
+walls, cpus = [], []
 for _ in range({repeats}):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     spdgraph.sample(g, "po", size=1000, seed=5)
-    times.append(time.perf_counter() - t0)
-print(statistics.median(times))
+    walls.append(time.perf_counter() - t0)
+    cpus.append(time.process_time() - c0)
+print(statistics.median(walls), statistics.median(cpus))
 """
 
 
-def _batch_time(src: str | None, repeats: int) -> float:
-    """Median seconds of ``sample(size=1000)`` in a fresh process (``src``: another checkout)."""
-    env = dict(os.environ)
+def _batch_time(src: str | None, repeats: int, threads: int) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of ``sample(size=1000)`` in a fresh process.
+
+    ``src``: another checkout's directory; ``threads``: ``NUMBA_NUM_THREADS``.
+    """
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
     if src is not None:
         env["PYTHONPATH"] = os.path.abspath(src)
     code = _BATCH_CODE.format(repeats=repeats)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(out.stderr)
-    return float(out.stdout.split()[-1])
+    wall, cpu = out.stdout.split()[-2:]
+    return float(wall), float(cpu)
 
 
 def _gmat_available() -> bool:
@@ -159,14 +165,25 @@ def _section_big(rows_baseline: bool) -> None:
         print(f"  5000 row-by-row kernel (previous path): {wall:.1f} s, cpu {cpu:.1f} s")
 
 
-def _section_batch(baseline_src: str | None, repeats: int) -> None:
+def _section_batch(baseline_src: str | None, repeats: int, rounds: int = 3) -> None:
     print("\n3. batch size=1000, p = 100, d = 0.05 (target >= 2000 matrices/s)")
-    for label, src in [("this checkout", None), ("baseline", baseline_src)]:
-        if label == "baseline" and src is None:
-            print("baseline: skipped (give --baseline-src, e.g. a `git archive` of main)")
-            continue
-        t = _batch_time(src, repeats)
-        print(f"{label}: sample(size=1000) {t:.3f} s, {1000 / t:.0f} matrices/s", flush=True)
+    print("   fresh processes, this checkout and the baseline alternating; medians over rounds")
+    labels = [("this checkout", None)]
+    if baseline_src is None:
+        print("   baseline: skipped (give --baseline-src, e.g. a `git archive` of main)")
+    else:
+        labels.append(("baseline", baseline_src))
+    print(f"{'code':>14} {'threads':>7} {'wall (s)':>9} {'cpu (s)':>8} {'matrices/s':>11}")
+    for threads in (1, 2):
+        runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in labels}
+        for _ in range(rounds):
+            for label, src in labels:
+                runs[label].append(_batch_time(src, repeats, threads))
+        for label, _ in labels:
+            wall = statistics.median(w for w, _ in runs[label])
+            cpu = statistics.median(c for _, c in runs[label])
+            row = f"{label:>14} {threads:7d} {wall:9.3f} {cpu:8.3f} {1000 / wall:11.0f}"
+            print(row, flush=True)
 
 
 def _section_gmat(spdgraph, repeats: int) -> None:
