@@ -58,7 +58,9 @@ def generate_po_batch(
 ) -> np.ndarray:
     """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
 
-    The factors are drawn first, in order, one per generator; then the
+    For ``p < MIN_P`` (256) see :func:`_small_batch`: groups of matrices in
+    one compiled call each. Otherwise the factors are drawn first, in order,
+    one per generator; then the
     matrices (QR, kernel, product, check) are computed in parallel by a pool
     of threads (the compiled kernel releases the GIL), as many as
     :func:`numba.get_num_threads`. BLAS is limited to one thread
@@ -153,11 +155,11 @@ def _small_batch(
         finally:
             if pool is not None:
                 pool.shutdown()
-        for k in np.flatnonzero(residuals > limit):
-            if residuals[k] > po_fast.FALLBACK_ABOVE:
-                lmat = po_fast.lower_coordinates(drawn[k])
-                out[k] = po_fast.po_matrix_checked(adjacency, lmat, drawn[k])
-            zero_nonedges_checked(out[k], adjacency, tolerance)
+        for flagged in np.flatnonzero(residuals > limit):
+            if residuals[flagged] > po_fast.FALLBACK_ABOVE:
+                lmat = po_fast.lower_coordinates(drawn[flagged])
+                out[flagged] = po_fast.po_matrix_checked(adjacency, lmat, drawn[flagged])
+            zero_nonedges_checked(out[flagged], adjacency, tolerance)
 
 
 def _worker_count() -> int:
