@@ -108,13 +108,20 @@ def _batch_time(src: str | None, repeats: int, threads: int) -> tuple[float, flo
     ``src``: another checkout's directory; ``threads``: ``NUMBA_NUM_THREADS``.
     """
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
+    cwd = None
     if src is not None:
-        env["PYTHONPATH"] = os.path.abspath(src)
-    code = _BATCH_CODE.format(repeats=repeats)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        # ``python -c`` puts the working directory first on sys.path: run the child in
+        # ``src`` itself, or a checkout in the current directory would shadow it
+        cwd = env["PYTHONPATH"] = os.path.abspath(src)
+    code = _BATCH_CODE.format(repeats=repeats) + "print(spdgraph.__file__)\n"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True
+    )
     if out.returncode != 0:
         raise RuntimeError(out.stderr)
-    wall, cpu = out.stdout.split()[-2:]
+    wall, cpu, where = out.stdout.split()[-3:]
+    if src is not None and not where.startswith(os.path.abspath(src)):
+        raise RuntimeError(f"the baseline imported {where}, not the package in {src}")
     return float(wall), float(cpu)
 
 
