@@ -88,7 +88,7 @@ def _call_batch(
         # checked a few matrices at a time (one call per group: small matrices are
         # dominated by per-call overhead); a failing group is re-checked matrix by
         # matrix for the message naming the first bad one
-        step = max(1, (1 << 22) // max(p * p, 1))
+        step = max(1, (1 << 18) // max(p * p, 1))  # ~2 MB: the check passes stay in cache
         for k0 in range(0, n, step):
             group = out[k0 : k0 + step]
             if group.dtype == np.float64 and find_violation(group, adjacency) is None:
