@@ -4,8 +4,9 @@ Solves
 
     minimize_Theta  -log det(Theta) + tr(S Theta) + rho * sum_{i != j} |Theta_ij|
 
-(scikit-learn's ``graphical_lasso`` objective; with ``penalize_diagonal=True``
-the diagonal is penalized too, as in R's ``glasso`` default) by the block
+plus ``rho * sum_i Theta_ii`` by default (R ``glasso``'s default; with
+``penalize_diagonal=False`` the diagonal is not penalized, scikit-learn's
+``graphical_lasso`` objective) by the block
 coordinate descent of Friedman, Hastie and Tibshirani (2008)
 (:mod:`spdgraph.validation._glasso_cd`), on the connected components of the
 thresholded sample covariance ``|S_ij| > rho`` only (the solution is block
@@ -60,7 +61,7 @@ class GlassoFit:
     rho: float
     iterations: int
     kkt: float
-    penalize_diagonal: bool = False
+    penalize_diagonal: bool = True
 
     @property
     def n_edges(self) -> int:
@@ -100,7 +101,7 @@ def _check_rho(rho: object) -> float:
 
 
 def glasso_kkt(
-    s: np.ndarray, precision: np.ndarray, rho: float, *, penalize_diagonal: bool = False
+    s: np.ndarray, precision: np.ndarray, rho: float, *, penalize_diagonal: bool = True
 ) -> float:
     """Largest violation of the graphical lasso optimality (KKT) conditions.
 
@@ -115,10 +116,12 @@ def glasso_kkt(
     >>> import numpy as np
     >>> from spdgraph.validation import glasso_kkt
     >>> s = np.array([[1.0, 0.5], [0.5, 1.0]])
-    >>> glasso_kkt(s, np.eye(2), 0.5)                 # rho >= |S_12|: diagonal is optimal
-    0.0
-    >>> round(glasso_kkt(s, np.eye(2), 0.4), 3)       # too much penalty dropped
+    >>> glasso_kkt(s, np.eye(2) / 1.5, 0.5) < 1e-15   # rho >= |S_12|: 1 / (S_ii + rho)
+    True
+    >>> round(glasso_kkt(s, np.eye(2) / 1.4, 0.4), 3)  # |S_12| > rho: not optimal
     0.1
+    >>> glasso_kkt(s, np.eye(2), 0.5, penalize_diagonal=False)
+    0.0
     """
     theta = np.asarray(precision, dtype=float)
     try:
@@ -227,7 +230,7 @@ def graphical_lasso_path(
     s: np.ndarray,
     rhos: Sequence[float] | np.ndarray,
     *,
-    penalize_diagonal: bool = False,
+    penalize_diagonal: bool = True,
     kkt_tol: float = KKT_TOL,
     max_iter: int = 1000,
     max_retries: int = 3,
@@ -261,7 +264,7 @@ def graphical_lasso(
     s: np.ndarray,
     rho: float,
     *,
-    penalize_diagonal: bool = False,
+    penalize_diagonal: bool = True,
     kkt_tol: float = KKT_TOL,
     max_iter: int = 1000,
     max_retries: int = 3,
@@ -269,12 +272,12 @@ def graphical_lasso(
     """The graphical lasso at one penalty, with an optimality certificate.
 
     Minimizes ``-log det(Theta) + tr(S Theta) + rho * sum_{i != j} |Theta_ij|``
-    (plus ``rho * sum_i Theta_ii`` with ``penalize_diagonal=True``) by block
+    (plus ``rho * sum_i Theta_ii`` unless ``penalize_diagonal=False``) by block
     coordinate descent (Friedman et al. 2008) on the connected components of
     ``|S_ij| > rho``; the returned solution satisfies the KKT conditions to
     ``kkt_tol * rho`` (:func:`glasso_kkt`, from the exact inverse of the
     returned precision). When ``rho >= max_{i != j} |S_ij|`` the solution is
-    diagonal, ``1 / S_ii`` (``1 / (S_ii + rho)`` with a penalized diagonal).
+    diagonal, ``1 / (S_ii + rho)`` (``1 / S_ii`` when the diagonal is not penalized).
 
     Parameters
     ----------
@@ -284,7 +287,10 @@ def graphical_lasso(
     rho
         Penalty, > 0.
     penalize_diagonal
-        Penalize the diagonal too (R ``glasso``'s default).
+        Penalize the diagonal too (R ``glasso``'s default). Without it
+        (scikit-learn's objective) the block coordinate descent can lose
+        positive definiteness on ill-conditioned ``S`` (a strong-link truth),
+        which then ends in :class:`~spdgraph.NumericalError`.
     kkt_tol
         Relative tolerance of the certificate (violation / ``rho``).
     max_iter
