@@ -226,3 +226,26 @@ def test_issue_target_po_p100():
     print(f"TPR {np.mean(tprs):.3f} +- {np.std(tprs):.3f}, TDR {np.mean(tdrs):.3f}")
     assert np.mean(tprs) >= 0.3
     assert np.all(np.isfinite(tdrs))
+
+
+def test_cli_score_glasso_and_its_path_areas(tmp_path, capsys):
+    import io
+
+    import networkx as nx
+    import pandas as pd
+
+    from spdgraph.cli import main
+    from spdgraph.validation import curve_areas, learner_path, path_table
+
+    g = nx.cycle_graph(8)
+    prec = spdgraph.sample(g, seed=2, kind="precision")
+    data = prec.spd.draw(150, seed=3)
+    spdgraph.save(prec, tmp_path / "truth.nc")
+    spdgraph.save(data, tmp_path / "data.nc")
+    argv = ["score", str(tmp_path / "data.nc"), str(tmp_path / "truth.nc"), "--seed", "0"]
+    assert main([*argv, "--learner", "glasso", "--areas", "--path", "glasso"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert table["tpr"].tolist() == [score(data.values, g, "glasso", seed=0).tpr]
+    expected = curve_areas(path_table(learner_path(data.values, method="glasso"), g))
+    assert table["glasso_path_roc_auc"].tolist() == [expected["roc_auc"]]
+    assert expected["roc_auc"] > 0.7
