@@ -83,7 +83,10 @@ def main(argv: list[str] | None = None) -> None:
     graphical_lasso(np.array([[1.0, 0.5], [0.5, 1.0]]), 0.1)  # warm-up (Numba cache)
     head = f"{'s':>7} {'KKT/rho':>9} {'edges':>5}"
     print(f"p = {args.p}, PO truth d = 0.25, seed {args.seed}; cold solve per penalty")
-    print(f"{'n':>4} {'rho':>7} | sklearn {head} | ours, same obj {head} | ours, default {head} | ratio")
+    print(
+        f"{'n':>4} {'rho':>7} | sklearn {head} | ours, same obj {head} | "
+        f"ours, default {head} | ratio"
+    )
     for n in args.n:
         x = standardize(draw_gaussian(prec, n, seed=100 + args.seed))
         s = x.T @ x / n
@@ -92,8 +95,9 @@ def main(argv: list[str] | None = None) -> None:
             t_sk, p_sk = _sklearn(s, rho)
             t_same, p_same = _ours(s, rho, False)
             t_def, p_def = _ours(s, rho, True)
-            ratio = f"{t_sk / t_same:>5.1f}x" if p_sk is not None and p_same is not None else "    -"
-            if p_sk is not None and p_same is not None:
+            both = p_sk is not None and p_same is not None
+            ratio = f"{t_sk / t_same:>5.1f}x" if both else "    -"
+            if both:
                 totals[0] += t_sk
                 totals[1] += t_same
             print(

@@ -2,8 +2,9 @@
 
 The learners of the study (node-wise lasso, adaptive lasso, ridge and PLS with
 K-fold cross-validation, Schäfer–Strimmer shrinkage) plus a certified
-graphical lasso (:func:`graphical_lasso`, penalty by :func:`select_glasso`), the local-fdr edge selection under a fitted correlation
-null, and :func:`score`, which turns data and a true graph into TPR and TDR.
+graphical lasso (:func:`graphical_lasso`, penalty by :func:`select_glasso`),
+the local-fdr edge selection under a fitted correlation null, and
+:func:`score`, which turns data and a true graph into TPR and TDR.
 scikit-learn is needed by the node-wise learners and the CV folds (``pip install
 "spdgraph[validation]"``); it is imported only when used.
 
@@ -26,7 +27,12 @@ from spdgraph.validation._curves import (
     path_table,
 )
 from spdgraph.validation._data import draw_gaussian
-from spdgraph.validation._glasso import GlassoFit, glasso_kkt, graphical_lasso, graphical_lasso_path
+from spdgraph.validation._glasso import (
+    GlassoFit,
+    glasso_kkt,
+    graphical_lasso,
+    graphical_lasso_path,
+)
 from spdgraph.validation._glasso_select import GlassoSelection, glasso_penalties, select_glasso
 from spdgraph.validation._learners import (
     BUILTIN_LEARNERS,
@@ -51,9 +57,9 @@ from spdgraph.validation._tables import score_table
 __all__ = [
     "BUILTIN_LEARNERS",
     "METRICS",
+    "SELECTION_RULES",
     "GlassoFit",
     "GlassoSelection",
-    "SELECTION_RULES",
     "LocalFdr",
     "Score",
     "coefficients_to_pcor",

@@ -155,7 +155,7 @@ class _Solver:
 
         big = np.abs(self.s) > rho
         np.fill_diagonal(big, False)
-        n_comp, label = connected_components(big, directed=False)
+        _n_comp, label = connected_components(big, directed=False)
         order = np.argsort(label, kind="stable")
         cuts = np.flatnonzero(np.diff(label[order])) + 1
         return [c for c in np.split(order, cuts) if c.size > 1]

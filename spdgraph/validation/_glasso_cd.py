@@ -210,7 +210,9 @@ def glasso_sweeps(
 
 @njit(cache=True, nogil=True)
 def precision_from_blocks(w: np.ndarray, bmat: np.ndarray) -> np.ndarray:
-    """The precision of a glasso state: ``theta_jj = 1 / (w_jj - w12' b)``, ``theta_12 = -b theta_jj``.
+    """The precision of a glasso state.
+
+    ``theta_jj = 1 / (w_jj - w12' b)`` and ``theta_12 = -b theta_jj``.
 
     Columns are assembled one by one, then symmetrized by averaging the two
     triangles (an entry is an exact zero when both of its coefficients are).

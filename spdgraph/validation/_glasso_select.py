@@ -55,7 +55,9 @@ class GlassoSelection:
         return self.fit.rho
 
 
-def glasso_penalties(s: np.ndarray, n: int, n_rhos: int = 30, eps: float | None = None):
+def glasso_penalties(
+    s: np.ndarray, n: int, n_rhos: int = 30, eps: float | None = None
+) -> np.ndarray:
     """The penalty grid: ``n_rhos`` values log-spaced from ``max |S_ij|`` (``i != j``) down.
 
     Examples
@@ -147,7 +149,8 @@ def select_glasso(
     >>> import spdgraph, networkx as nx
     >>> from spdgraph.validation import draw_gaussian, select_glasso, standardize
     >>> g = nx.cycle_graph(8)
-    >>> x = standardize(draw_gaussian(spdgraph.sample(g, seed=0, kind="precision").values, 300, seed=1))
+    >>> prec = spdgraph.sample(g, seed=0, kind="precision")
+    >>> x = standardize(draw_gaussian(prec.values, 300, seed=1))
     >>> sel = select_glasso(x, seed=0, n_rhos=10)
     >>> sel.rho in sel.rhos, sel.fit.kkt <= 1e-8 * sel.rho
     (True, True)
@@ -177,8 +180,7 @@ def select_glasso(
     fits = [full.solve(float(rho), kkt_tol) for rho in grid]
     scores = np.array(
         [
-            -n * _held_out(f.precision, s)
-            + f.n_edges * (np.log(n) + 4.0 * gamma * np.log(p))
+            -n * _held_out(f.precision, s) + f.n_edges * (np.log(n) + 4.0 * gamma * np.log(p))
             for f in fits
         ]
     )
