@@ -249,3 +249,14 @@ def test_cli_score_glasso_and_its_path_areas(tmp_path, capsys):
     expected = curve_areas(path_table(learner_path(data.values, method="glasso"), g))
     assert table["glasso_path_roc_auc"].tolist() == [expected["roc_auc"]]
     assert expected["roc_auc"] > 0.7
+
+
+def test_lost_definiteness_stops_at_once():
+    """Unpenalized diagonal on a strong-link PO truth: W diverges; a quick, clear error."""
+    _g, x = _po_data(100, 0.25, 200, 0)
+    x = standardize(x)
+    s = x.T @ x / 200
+    rho = glasso_penalties(s, 200, 30)[-1]
+    with pytest.raises(NumericalError, match="penalize_diagonal=True"):
+        graphical_lasso(s, rho, penalize_diagonal=False)
+    assert graphical_lasso(s, rho).kkt <= 1e-8 * rho

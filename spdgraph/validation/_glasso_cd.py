@@ -162,8 +162,14 @@ def glasso_sweeps(
     tol_inner: float,
     max_sweeps: int,
     max_inner: int,
-) -> tuple[int, bool, bool]:
-    """Block coordinate descent sweeps; ``(sweeps done, W converged, every lasso converged)``.
+) -> tuple[int, int, bool]:
+    """Block coordinate descent sweeps: ``(sweeps done, status, every lasso converged)``.
+
+    ``status`` is 0 when ``W`` converged, 1 when ``max_sweeps`` ran out, 2 when
+    ``W`` diverged (an entry with ``w_kj^2 >= 1e12 w_kk w_jj``, far from
+    positive definite, or a non-finite one): it then stops at once. (An
+    unpenalized diagonal can leave ``W`` indefinite for a while and still
+    converge, so the test is loose.)
 
     Parameters
     ----------
@@ -198,14 +204,16 @@ def glasso_sweeps(
                 if k == j:
                     continue
                 new = s[k, j] - r[k]
+                if not new * new < 1e12 * w[k, k] * w[j, j]:
+                    return sweep + 1, 2, lasso_ok
                 d = abs(new - w[k, j])
                 if d > moved:
                     moved = d
                 w[k, j] = new
                 w[j, k] = new
         if moved <= tol_w:
-            return sweep + 1, True, lasso_ok
-    return max_sweeps, False, lasso_ok
+            return sweep + 1, 0, lasso_ok
+    return max_sweeps, 1, lasso_ok
 
 
 @njit(cache=True, nogil=True)

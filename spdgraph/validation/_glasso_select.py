@@ -95,7 +95,7 @@ def _cv_scores(x, rhos, folds, penalize_diagonal, cv_kkt_tol, max_iter):
         train[test] = False
         mu = x[train].mean(axis=0)
         xtr, xte = x[train] - mu, x[test] - mu
-        solver = _Solver(xtr.T @ xtr / xtr.shape[0], penalize_diagonal, max_iter, 3)
+        solver = _Solver(xtr.T @ xtr / xtr.shape[0], penalize_diagonal, max_iter, 2)
         s_test = xte.T @ xte / xte.shape[0]
         for k, rho in enumerate(rhos):
             total[k] += _held_out(solver.solve(float(rho), cv_kkt_tol).precision, s_test)
@@ -116,7 +116,7 @@ def select_glasso(
     penalize_diagonal: bool = True,
     kkt_tol: float = KKT_TOL,
     cv_kkt_tol: float = 1e-4,
-    max_iter: int = 1000,
+    max_iter: int = 500,
 ) -> GlassoSelection:
     """Graphical lasso of ``(n, p)`` data with the penalty chosen by K-fold CV or EBIC.
 
@@ -166,7 +166,7 @@ def select_glasso(
     xc = x - x.mean(axis=0)
     s = _check_covariance(xc.T @ xc / n)
     grid = glasso_penalties(s, n, n_rhos, eps) if rhos is None else np.sort(np.asarray(rhos))[::-1]
-    full = _Solver(s, bool(penalize_diagonal), max_iter, 3)
+    full = _Solver(s, bool(penalize_diagonal), max_iter, 2)
     if criterion == "cv":
         if folds is None:
             rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
