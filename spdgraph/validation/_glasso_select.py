@@ -23,6 +23,7 @@ import numpy as np
 from spdgraph._plain import plain
 from spdgraph.errors import InvalidOptionError
 from spdgraph.validation._glasso import KKT_TOL, GlassoFit, _check_covariance, _Solver
+from spdgraph.validation._lasso import kfold
 
 __all__ = ["GlassoSelection", "glasso_penalties", "select_glasso"]
 
@@ -155,8 +156,6 @@ def select_glasso(
     >>> sel.rho in sel.rhos, sel.fit.kkt <= 1e-8 * sel.rho
     (True, True)
     """
-    from spdgraph.validation._learners import kfold
-
     if criterion not in ("cv", "ebic"):
         raise InvalidOptionError(f"criterion must be 'cv' or 'ebic', got {plain(criterion)}.")
     x = np.asarray(x, dtype=float)

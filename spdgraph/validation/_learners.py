@@ -22,6 +22,7 @@ from spdgraph.validation._lasso import (
     _lasso_cv_path,
     _masks,
     _Moments,
+    kfold,
     lasso_path,
 )
 from spdgraph.validation._shrink import precision_to_pcor, shrink_pcor, standardize
@@ -45,19 +46,6 @@ SELECTION_RULES: dict[str, str] = {
     "glasso": "nonzero",
 }
 BUILTIN_LEARNERS: tuple[str, ...] = tuple(SELECTION_RULES)
-
-
-def kfold(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """Random K-fold split of ``range(n)``: a list of ``k`` test-index arrays.
-
-    Uses :class:`sklearn.model_selection.KFold` with shuffling, seeded from ``rng``.
-    """
-    from sklearn.model_selection import KFold
-
-    if n < k:
-        raise InvalidOptionError(f"{k}-fold cross-validation needs at least {k} observations.")
-    splitter = KFold(n_splits=k, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-    return [test for _, test in splitter.split(np.zeros((n, 1)))]
 
 
 def coefficients_to_pcor(b: np.ndarray) -> np.ndarray:
