@@ -44,7 +44,7 @@ class GlassoFit:
         ``(p, p)`` estimated precision ``Theta`` (exactly symmetric, exact
         zeros off its support).
     covariance
-        ``(p, p)`` its inverse (from a Cholesky factorization of ``precision``).
+        ``(p, p)`` its inverse.
     rho
         The penalty.
     iterations
@@ -178,8 +178,8 @@ class _Solver:
             if status == 2:
                 raise NumericalError(
                     f"graphical lasso at rho={rho:.3g}: the block coordinate descent lost "
-                    "positive definiteness (S is too ill-conditioned for an unpenalized "
-                    "diagonal); use penalize_diagonal=True or a larger rho."
+                    "positive definiteness (S is too ill-conditioned); use "
+                    "penalize_diagonal=True (if it was False) or a larger rho."
                 )
             self.w[ix], self.b[ix] = wc, bc
             used = max(used, n)
