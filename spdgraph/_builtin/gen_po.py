@@ -22,6 +22,16 @@ from spdgraph.hookspecs import hookimpl
 #: Default largest accepted relative residual ``|m_ij|/sqrt(m_ii m_jj)`` on non-edges.
 DEFAULT_RESIDUAL_TOLERANCE = 1e-8
 
+#: The declared ``residual_tolerance`` option, shared with the methods built on PO (``port_chol``).
+RESIDUAL_TOLERANCE_OPTION = OptionSpec(
+    DEFAULT_RESIDUAL_TOLERANCE,
+    float,
+    low=0.0,
+    low_inclusive=False,
+    high=1.0,
+    doc="largest relative residual accepted on a non-edge",
+)
+
 
 def generate_po(
     adjacency: np.ndarray,
@@ -201,16 +211,7 @@ def spdgraph_register_generators() -> list[Generator]:
                 "partial orthogonalization (Córdoba et al. 2018): strong links at any "
                 "size and density"
             ),
-            options={
-                "residual_tolerance": OptionSpec(
-                    DEFAULT_RESIDUAL_TOLERANCE,
-                    float,
-                    low=0.0,
-                    low_inclusive=False,
-                    high=1.0,
-                    doc="largest relative residual accepted on a non-edge",
-                )
-            },
+            options={"residual_tolerance": RESIDUAL_TOLERANCE_OPTION},
             accepts_factor=True,
             batch_function=generate_po_batch,
             # the drawn factors; per thread: L, the product, QR and check temporaries

@@ -24,7 +24,11 @@ from typing import Any
 import numpy as np
 
 from spdgraph._blas import one_blas_thread
-from spdgraph._builtin.gen_po import DEFAULT_RESIDUAL_TOLERANCE, generate_po_batch
+from spdgraph._builtin.gen_po import (
+    DEFAULT_RESIDUAL_TOLERANCE,
+    RESIDUAL_TOLERANCE_OPTION,
+    generate_po_batch,
+)
 from spdgraph._kernels import chol_uniform as ku
 from spdgraph._numerics import unit_diagonal
 from spdgraph._options import OptionSpec
@@ -259,14 +263,7 @@ def _chain_options(samplers: tuple[str, ...]) -> dict[str, OptionSpec]:
 def spdgraph_register_generators() -> list[Generator]:
     """Register ``uniform`` and ``port_chol``."""
     port_options: dict[str, OptionSpec] = _chain_options(("mh", "exact"))
-    port_options["residual_tolerance"] = OptionSpec(
-        DEFAULT_RESIDUAL_TOLERANCE,
-        float,
-        low=0.0,
-        low_inclusive=False,
-        high=1.0,
-        doc="largest relative residual accepted on a non-edge",
-    )
+    port_options["residual_tolerance"] = RESIDUAL_TOLERANCE_OPTION
     port_options["triangulation"] = OptionSpec(
         "min_degree",
         str,

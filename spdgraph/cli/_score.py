@@ -4,7 +4,8 @@
 prints :func:`spdgraph.validation.score_table` (one row per group, sample and
 learner: TPR, FPR, TDR, F1, MCC, SHD) as CSV; ``--areas`` adds the areas under
 the ROC and precision-recall curves of the node-wise lasso path of each data
-set; ``-o FILE.csv`` writes the table instead.
+set (``--path glasso``: of the graphical lasso path instead); ``-o FILE.csv``
+writes the table instead.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from spdgraph.cli._options import _non_negative_int, _positive_int
 __all__: list[str] = []
 
 
-def _areas(data: Any, truth: Any, table: Any) -> Any:
+def _areas(data: Any, truth: Any, table: Any, method: str = "lasso") -> Any:
     from spdgraph.validation import curve_areas, learner_path, path_table
     from spdgraph.validation._tables import _truth_for
 
@@ -31,10 +32,12 @@ def _areas(data: Any, truth: Any, table: Any) -> Any:
         }
         x = data.isel(where)
         graph = _truth_for(truth, where.get("group"))
-        rows.append(curve_areas(path_table(learner_path(x.values), graph)))
+        rows.append(curve_areas(path_table(learner_path(x.values, method=method), graph)))
     return table.assign(
-        lasso_path_roc_auc=[r["roc_auc"] for r in rows],
-        lasso_path_pr_auc=[r["pr_auc"] for r in rows],
+        **{
+            f"{method}_path_roc_auc": [r["roc_auc"] for r in rows],
+            f"{method}_path_pr_auc": [r["pr_auc"] for r in rows],
+        }
     )
 
 
@@ -46,7 +49,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     truth = spdgraph.open(args.truth)
     table = score_table(data, truth, args.learner or ["lasso"], seed=args.seed, cv=args.cv)
     if args.areas:
-        table = _areas(data, truth, table)
+        table = _areas(data, truth, table, args.path)
     if args.output:
         table.to_csv(args.output, index=False)
         print(f"wrote {len(table)} scores to {args.output}")
@@ -73,6 +76,12 @@ def _add_score_parser(sub: Any) -> None:
     score.add_argument("--cv", type=_positive_int, default=5, help="cross-validation folds")
     score.add_argument(
         "--areas", action="store_true", help="add ROC/PR areas of the node-wise lasso path"
+    )
+    score.add_argument(
+        "--path",
+        choices=("lasso", "glasso"),
+        default="lasso",
+        help="path of --areas: node-wise lasso (default) or graphical lasso",
     )
     score.add_argument("-o", "--output", help="write the table to this CSV file")
     score.set_defaults(func=_cmd_score)

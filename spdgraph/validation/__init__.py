@@ -1,10 +1,11 @@
 """Score structure learners against a known graph (the Krämer et al. 2009 protocol).
 
 The learners of the study (node-wise lasso, adaptive lasso, ridge and PLS with
-K-fold cross-validation, Schäfer–Strimmer shrinkage) plus scikit-learn's
-GraphicalLassoCV, the local-fdr edge selection under a fitted correlation
-null, and :func:`score`, which turns data and a true graph into TPR and TDR.
-scikit-learn is needed by the node-wise learners and glasso (``pip install
+K-fold cross-validation, Schäfer–Strimmer shrinkage) plus a certified
+graphical lasso (:func:`graphical_lasso`, penalty by :func:`select_glasso`),
+the local-fdr edge selection under a fitted correlation null, and
+:func:`score`, which turns data and a true graph into TPR and TDR.
+scikit-learn is needed by the node-wise learners and the CV folds (``pip install
 "spdgraph[validation]"``); it is imported only when used.
 
 >>> import spdgraph
@@ -26,6 +27,13 @@ from spdgraph.validation._curves import (
     path_table,
 )
 from spdgraph.validation._data import draw_gaussian
+from spdgraph.validation._glasso import (
+    GlassoFit,
+    glasso_kkt,
+    graphical_lasso,
+    graphical_lasso_path,
+)
+from spdgraph.validation._glasso_select import GlassoSelection, glasso_penalties, select_glasso
 from spdgraph.validation._learners import (
     BUILTIN_LEARNERS,
     SELECTION_RULES,
@@ -50,6 +58,8 @@ __all__ = [
     "BUILTIN_LEARNERS",
     "METRICS",
     "SELECTION_RULES",
+    "GlassoFit",
+    "GlassoSelection",
     "LocalFdr",
     "Score",
     "coefficients_to_pcor",
@@ -60,7 +70,11 @@ __all__ = [
     "edge_metrics",
     "estimated_graph",
     "fit_learners",
+    "glasso_kkt",
+    "glasso_penalties",
     "graph_scorer",
+    "graphical_lasso",
+    "graphical_lasso_path",
     "grenander",
     "kfold",
     "lasso_path",
@@ -73,6 +87,7 @@ __all__ = [
     "score_selection",
     "score_table",
     "select_edges",
+    "select_glasso",
     "shrink_pcor",
     "shrinkage_intensity",
     "standardize",

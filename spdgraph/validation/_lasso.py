@@ -12,9 +12,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from spdgraph.errors import NumericalError
+from spdgraph.errors import InvalidOptionError, NumericalError
 
-__all__ = ["lasso_path"]
+__all__ = ["kfold", "lasso_path"]
+
+
+def kfold(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Random K-fold split of ``range(n)``: a list of ``k`` test-index arrays.
+
+    Uses :class:`sklearn.model_selection.KFold` with shuffling, seeded from ``rng``.
+    """
+    from sklearn.model_selection import KFold
+
+    if n < k:
+        raise InvalidOptionError(f"{k}-fold cross-validation needs at least {k} observations.")
+    splitter = KFold(n_splits=k, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+    return [test for _, test in splitter.split(np.zeros((n, 1)))]
 
 
 def _masks(n: int, folds: Sequence[np.ndarray]) -> list[np.ndarray]:

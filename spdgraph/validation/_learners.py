@@ -16,12 +16,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.errors import InvalidOptionError
 from spdgraph.validation._lasso import (
     _adaptive_cv,
     _lasso_cv_path,
     _masks,
     _Moments,
+    kfold,
     lasso_path,
 )
 from spdgraph.validation._shrink import precision_to_pcor, shrink_pcor, standardize
@@ -45,19 +46,6 @@ SELECTION_RULES: dict[str, str] = {
     "glasso": "nonzero",
 }
 BUILTIN_LEARNERS: tuple[str, ...] = tuple(SELECTION_RULES)
-
-
-def kfold(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """Random K-fold split of ``range(n)``: a list of ``k`` test-index arrays.
-
-    Uses :class:`sklearn.model_selection.KFold` with shuffling, seeded from ``rng``.
-    """
-    from sklearn.model_selection import KFold
-
-    if n < k:
-        raise InvalidOptionError(f"{k}-fold cross-validation needs at least {k} observations.")
-    splitter = KFold(n_splits=k, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-    return [test for _, test in splitter.split(np.zeros((n, 1)))]
 
 
 def coefficients_to_pcor(b: np.ndarray) -> np.ndarray:
@@ -136,33 +124,20 @@ def _pls_cv(z, y, folds, trains, max_components=15):
     return pls_coefficients(z - z.mean(axis=0), y - y.mean(), best + 1)[:, best]
 
 
-def _glasso_pcor(xs: np.ndarray, folds: Sequence[np.ndarray], n_jobs: int) -> np.ndarray:
-    """GraphicalLassoCV over 8 penalties from the largest useful one down by 10^-1.5."""
-    from sklearn.covariance import GraphicalLassoCV
+def _glasso_pcor(xs: np.ndarray, folds: Sequence[np.ndarray]) -> np.ndarray:
+    """spdgraph's certified graphical lasso, penalty by 5-fold held-out likelihood.
 
-    n, p = xs.shape
-    cv = [(np.setdiff1d(np.arange(n), t), t) for t in folds]
-    s = np.corrcoef(xs.T)
-    np.fill_diagonal(s, 0.0)
-    amax = float(np.abs(s).max())
-    if amax == 0.0:
-        return np.eye(p)
-    alphas = list(amax * np.logspace(0.0, -1.5, 8))
-    last: Exception | None = None
-    for mode in ("cd", "lars"):
-        est = GraphicalLassoCV(alphas=alphas, cv=cv, n_jobs=n_jobs, max_iter=200, mode=mode)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                est.fit(xs)
-        except (ArithmeticError, ValueError) as exc:  # ill-conditioned: other solver
-            last = exc
-            continue
-        pc = precision_to_pcor(est.precision_)
-        pc[est.precision_ == 0] = 0.0  # exact zeros of the precision stay exact zeros
-        np.fill_diagonal(pc, 1.0)
-        return pc
-    raise NumericalError(f"GraphicalLassoCV failed with both solvers: {last}")
+    30 penalties from ``max |S_ij|`` down to 0.01 of it (0.1 when ``n <= p``),
+    the diagonal penalized (R ``glasso``'s default); see
+    :func:`spdgraph.validation.select_glasso`.
+    """
+    from spdgraph.validation._glasso_select import select_glasso
+
+    prec = select_glasso(xs, folds=folds).fit.precision
+    pc = precision_to_pcor(prec)
+    pc[prec == 0] = 0.0  # exact zeros of the precision stay exact zeros
+    np.fill_diagonal(pc, 1.0)
+    return pc
 
 
 def fit_learners(
@@ -192,7 +167,7 @@ def fit_learners(
     cv
         Number of folds (5 in the study).
     n_jobs
-        Parallel jobs of GraphicalLassoCV (keep <= the cores you have).
+        Kept for compatibility (the learners run in one process).
     on_fit
         Called as ``on_fit(name, seconds)`` after each learner (timing hook).
     blas_threads
@@ -301,6 +276,6 @@ def _fit_learners(x, learners, *, seed, cv, n_jobs, on_fit):
         done("shrink", t0)
     if "glasso" in wanted:
         t0 = time.perf_counter()
-        out["glasso"] = _glasso_pcor(xs, folds, n_jobs)
+        out["glasso"] = _glasso_pcor(xs, folds)
         done("glasso", t0)
     return {name: out[name] for name in wanted}

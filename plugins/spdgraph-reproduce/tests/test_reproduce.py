@@ -146,6 +146,20 @@ def test_timing_study_tiny(tmp_path):
 
 
 @pytest.mark.integration
+def test_timing_study_default_methods_all_run(tmp_path):
+    """By default the timing study times TIMING_GENERATORS, not every registered
+    method (``dag`` needs a DAG and ``uniform`` a chordal graph: the README's
+    ``reproduce all --quick`` failed on them)."""
+    from spdgraph_reproduce.studies import TIMING_GENERATORS, timing_generators
+
+    assert {"dag", "uniform"} <= set(spdgraph.methods())
+    res = run_study("timing", tmp_path, progress=False, p=(5,), d=(0.5,), batch=2)
+    expected = [m for m in TIMING_GENERATORS if m in spdgraph.methods()]
+    assert timing_generators() == expected
+    assert set(res.data["method"]) == set(expected) and (res.data["seconds"] > 0).all()
+
+
+@pytest.mark.integration
 def test_kramer_study_tiny(tmp_path):
     res = run_study(
         "kramer",

@@ -71,9 +71,7 @@ def _plan(
         ]
         return cells, config, studies.ratio_cell
     if study == "timing":
-        import spdgraph
-
-        chosen = list(methods) if methods else list(spdgraph.methods())
+        chosen = studies.timing_generators(methods)
         config = {"seed": seed, "batch": g["batch"]}
         cells = [{"method": m, "d": d, "p": p} for m in chosen for d in g["d"] for p in g["p"]]
         return cells, config, studies.timing_cell
