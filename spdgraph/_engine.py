@@ -88,7 +88,7 @@ def _call_batch(
         # checked a few matrices at a time (one call per group: small matrices are
         # dominated by per-call overhead); a failing group is re-checked matrix by
         # matrix for the message naming the first bad one
-        step = max(1, (1 << 22) // max(p * p, 1))
+        step = max(1, (1 << 18) // max(p * p, 1))  # ~2 MB: the check passes stay in cache
         for k0 in range(0, n, step):
             group = out[k0 : k0 + step]
             if group.dtype == np.float64 and find_violation(group, adjacency) is None:
@@ -145,7 +145,7 @@ def generate_block(
             with one_blas_thread():
                 block[k] = validate_matrix(m, adjacency, k, gen, plugin)
     if normalize and n:
-        block = unit_diagonal(block)
+        block = unit_diagonal(block, out=block)  # the engine owns the block
     if return_spectrum or min_eigenvalue is not None or condition_number is not None:
         # the core's own LAPACK work runs on one BLAS thread: the same bits whatever
         # the thread settings, and no oversubscription when batches run in threads

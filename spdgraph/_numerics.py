@@ -93,25 +93,33 @@ def link_strength(m: np.ndarray, adjacency: np.ndarray) -> np.ndarray | float:
     return out if values.ndim == 3 else float(out[0])
 
 
-def unit_diagonal(m: np.ndarray) -> np.ndarray:
+def unit_diagonal(m: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Rescale an SPD matrix (or stack) to unit diagonal, keeping exact symmetry and zeros.
 
     ``D^{-1/2} M D^{-1/2}`` computed as ``M * (d_i d_j)`` so that ``[i, j]`` and
     ``[j, i]`` use the same product; the diagonal is then set to exactly 1.
+    ``out`` (same shape, float64) receives the result; it may be ``m`` itself.
 
     >>> unit_diagonal(np.array([[4.0, 2.0], [2.0, 9.0]])).tolist()
     [[1.0, 0.3333333333333333], [0.3333333333333333, 1.0]]
     """
     d = 1.0 / np.sqrt(np.diagonal(m, axis1=-2, axis2=-1))
-    out = np.empty(np.shape(m), dtype=np.result_type(m, d))
-    # a few rows at a time: the same products as with the whole scale matrix,
-    # without a second (n, p, p) temporary
+    if out is None:
+        out = np.empty(np.shape(m), dtype=np.result_type(m, d))
+    # about a million entries at a time (a few matrices, or a few rows of a large
+    # one): the same products as with the whole scale matrix, without (n, p, p)
+    # temporaries
     p = m.shape[-1]
+    src, dst = np.reshape(m, (-1, p, p)), np.reshape(out, (-1, p, p))
+    scales = np.reshape(d, (-1, p))
+    per = max(1, (1 << 20) // max(p * p, 1))
     step = max(1, (1 << 20) // max(p, 1))
-    for r in range(0, p, step):
-        rows = slice(r, r + step)
-        out[..., rows, :] = m[..., rows, :] * (d[..., rows, None] * d[..., None, :])
-    idx = np.arange(m.shape[-1])
+    for k in range(0, src.shape[0], per):
+        ks = slice(k, k + per)
+        for r in range(0, p, step):
+            rows = slice(r, r + step)
+            dst[ks, rows, :] = src[ks, rows, :] * (scales[ks, rows, None] * scales[ks, None, :])
+    idx = np.arange(p)
     out[..., idx, idx] = 1.0
     return out
 

@@ -68,7 +68,9 @@ def generate_po_batch(
 ) -> np.ndarray:
     """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
 
-    The factors are drawn first, in order, one per generator; then the
+    For ``p < MIN_P`` (256) see :func:`_small_batch`: groups of matrices in
+    one compiled call each. Otherwise the factors are drawn first, in order,
+    one per generator; then the
     matrices (QR, kernel, product, check) are computed in parallel by a pool
     of threads (the compiled kernel releases the GIL), as many as
     :func:`numba.get_num_threads`. BLAS is limited to one thread
@@ -76,7 +78,7 @@ def generate_po_batch(
     Each matrix goes through exactly the same code whatever the batch size
     or the number of threads, so matrix ``k`` is bit-for-bit the same.
     """
-    from spdgraph._kernels import po_fast  # imports numba: keep it lazy
+    from spdgraph._kernels import _po_blocked, po_fast  # imports numba: keep it lazy
 
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
     p = adjacency.shape[0]
@@ -84,15 +86,16 @@ def generate_po_batch(
         raise InvalidOptionError(
             "po needs a random generator (rng or rngs) when no factor is given."
         )
+    n = len(rngs or ()) if factors is None else factors.shape[0]
+    out = np.empty((n, p, p), dtype=np.float64)
+    workers = min(n, _worker_count())
+    if p < _po_blocked.MIN_P:
+        _small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance)
+        return out
     if factors is None:
-        n = len(rngs or ())
         factors = np.empty((n, p, p), dtype=np.float64)
         for k, rng in enumerate(rngs or ()):
             factors[k] = entries(rng, (p, p))
-    n = factors.shape[0]
-    out = np.empty((n, p, p), dtype=np.float64)
-
-    workers = min(n, _worker_count())
     # one matrix: its blocked kernel may use two threads (the bits do not depend on it)
     inner = min(2, _worker_count()) if n == 1 else 1
 
@@ -109,6 +112,64 @@ def generate_po_batch(
                 for future in [pool.submit(one, k) for k in range(n)]:
                     future.result()  # re-raises a NumericalError of any matrix
     return out
+
+
+#: Matrices per compiled call of the small-matrix path.
+_GROUP = 16
+
+
+def _small_batch(
+    adjacency: np.ndarray,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: EntrySampler,
+    factors: np.ndarray | None,
+    out: np.ndarray,
+    workers: int,
+    tolerance: float,
+) -> None:
+    """``p < MIN_P``: groups of matrices in one compiled call each (:mod:`._po_small`).
+
+    The factors of a group are drawn (in order) while the earlier groups run
+    on the pool. A matrix whose residual is above the kernel's limit is
+    redone by :func:`~spdgraph._kernels.po_fast.po_matrix_checked` (the
+    Householder fallback) and checked against ``tolerance`` here.
+    """
+    from spdgraph._kernels import _po_small, po_fast
+
+    n, p = out.shape[0], adjacency.shape[0]
+    limit = min(po_fast.FALLBACK_ABOVE, tolerance)
+    residuals = np.zeros(n)
+    if factors is None:
+        drawn = np.empty((n, p, p), dtype=np.float64)
+    else:
+        drawn = np.ascontiguousarray(factors, dtype=np.float64)
+
+    def group(k0: int, k1: int) -> None:
+        lmats = po_fast.lower_coordinates(drawn[k0:k1])
+        _po_small.small_group(adjacency, lmats, out, k0, limit, residuals)
+
+    with po_fast.one_blas_thread():
+        pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        try:
+            futures = []
+            for k0 in range(0, n, _GROUP):
+                k1 = min(n, k0 + _GROUP)
+                for k in range(k0, k1) if factors is None else ():
+                    drawn[k] = entries(rngs[k], (p, p))  # type: ignore[index]
+                if pool is None:
+                    group(k0, k1)
+                else:
+                    futures.append(pool.submit(group, k0, k1))
+            for future in futures:
+                future.result()
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        for flagged in np.flatnonzero(residuals > limit):
+            if residuals[flagged] > po_fast.FALLBACK_ABOVE:
+                lmat = po_fast.lower_coordinates(drawn[flagged])
+                out[flagged] = po_fast.po_matrix_checked(adjacency, lmat, drawn[flagged])
+            zero_nonedges_checked(out[flagged], adjacency, tolerance)
 
 
 def _worker_count() -> int:
