@@ -72,23 +72,28 @@ def earlier_neighbours(adjacency):
 
 
 def blocked_is_cheaper(ptr: np.ndarray) -> bool:
-    """True when ``sum_i i |K_i|^2`` (the blocked kernel's Gram work) is at most ``c(p) sum_i i^2``.
+    """True when ``sum_i i |K_i|^2`` (the blocked kernel's Gram work) is at most ``c(p) sum i^2``.
 
     ``c(p) = (p / 1000)^2`` clipped to ``[1, 4]`` follows the measured
     break-even (one thread, Erdős–Rényi graphs, the ratio being about
     ``0.75 d^2 p``): about 1 at p = 500 (d = 0.04: ratio 0.63, blocked 1.2x
     faster; d = 0.06: ratio 1.36, 0.87x), 1.1-1.3 at p = 1000 (d = 0.04:
     ratio 1.26, 1.07x; d = 0.05: ratio 1.96, 0.70x), above 3.8 at p = 2000
-    (d = 0.04 / 0.05: ratios 2.5 / 3.8, blocked 1.42x / 1.24x faster). Not
-    widened beyond the measured p = 2000.
+    (d = 0.04 / 0.05: ratios 2.5 / 3.8, blocked 1.42x / 1.24x faster); the
+    cap 4 also holds for larger p, where the row kernel's O(i^2) passes fall
+    further out of cache (p = 3000 checked, see docs/performance.md).
     """
     p = ptr.shape[0] - 1
     if p < MIN_P:
         return False
     k = np.diff(ptr).astype(np.float64)
     i = np.arange(p, dtype=np.float64)
-    scale = min(4.0, max(1.0, (p / 1000.0) ** 2))
-    return float((i * k * k).sum()) <= scale * float((i * i).sum())
+    return float((i * k * k).sum()) <= work_bound(p) * float((i * i).sum())
+
+
+def work_bound(p: int) -> float:
+    """The factor ``c(p) = (p / 1000)^2`` clipped to ``[1, 4]`` of :func:`blocked_is_cheaper`."""
+    return min(4.0, max(1.0, (p / 1000.0) ** 2))
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
