@@ -74,14 +74,13 @@ def earlier_neighbours(adjacency):
 def blocked_is_cheaper(ptr: np.ndarray) -> bool:
     """True when ``sum_i i |K_i|^2`` (the blocked kernel's Gram work) is at most ``c(p) sum i^2``.
 
-    ``c(p) = (p / 1000)^2`` clipped to ``[1, 4]`` follows the measured
-    break-even (one thread, Erdős–Rényi graphs, the ratio being about
-    ``0.75 d^2 p``): about 1 at p = 500 (d = 0.04: ratio 0.63, blocked 1.2x
-    faster; d = 0.06: ratio 1.36, 0.87x), 1.1-1.3 at p = 1000 (d = 0.04:
-    ratio 1.26, 1.07x; d = 0.05: ratio 1.96, 0.70x), above 3.8 at p = 2000
-    (d = 0.04 / 0.05: ratios 2.5 / 3.8, blocked 1.42x / 1.24x faster); the
-    cap 4 also holds for larger p, where the row kernel's O(i^2) passes fall
-    further out of cache (p = 3000 checked, see docs/performance.md).
+    ``c(p)`` is :func:`work_bound`. For Erdős–Rényi graphs the ratio of the
+    two sums is about ``0.75 d^2 p``. Measured break-even (one thread,
+    interleaved medians, see ``benchmarks/bench_po_dispatch.py``): about 1.1
+    at p = 500 (ratio 0.62: blocked 1.10x faster; 1.36: 0.92x), about 2.6 at
+    p = 1000 (d = 0.04 / 0.05, ratios 1.26 / 1.96: 1.18x / 1.27x; d = 0.06:
+    0.92x), above 2.7 at p = 1400 (1.20x) and above 4.6 at p = 2000 (ratios
+    2.5 / 3.8 / 4.65: 1.34x / 1.22x / 1.15x); p = 3000, ratio 3.65: 1.85x.
     """
     p = ptr.shape[0] - 1
     if p < MIN_P:
@@ -92,8 +91,8 @@ def blocked_is_cheaper(ptr: np.ndarray) -> bool:
 
 
 def work_bound(p: int) -> float:
-    """The factor ``c(p) = (p / 1000)^2`` clipped to ``[1, 4]`` of :func:`blocked_is_cheaper`."""
-    return min(4.0, max(1.0, (p / 1000.0) ** 2))
+    """The factor ``c(p) = 2.2 p / 1000``, clipped to ``[1, 4]``, of :func:`blocked_is_cheaper`."""
+    return min(4.0, max(1.0, 2.2 * p / 1000.0))
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
