@@ -146,10 +146,10 @@ def test_blocked_rule_widens_with_p_as_measured():
         counts = np.minimum(np.arange(p), k)
         return np.concatenate([[0], np.cumsum(counts)])
 
-    # c(p) = 2.2 p / 1000 in [1, 4]: p = 1000 up to 2.2, p = 2000 up to 4 (capped)
-    assert not _po_blocked.blocked_is_cheaper(ratio_graph(1000, 40))  # ratio 2.4
-    assert _po_blocked.blocked_is_cheaper(ratio_graph(1000, 36))  # 1.94
-    assert not _po_blocked.blocked_is_cheaper(ratio_graph(500, 20))  # 1.2 > 1.1
+    # c(p) = (p / 1000)^2 in [1, 4]: p = 1000 up to 1, p = 1400 up to 1.96, p >= 2000 up to 4
+    assert not _po_blocked.blocked_is_cheaper(ratio_graph(1000, 28))  # ratio 1.18
+    assert _po_blocked.blocked_is_cheaper(ratio_graph(1000, 24))  # 0.86
+    assert _po_blocked.blocked_is_cheaper(ratio_graph(1400, 40))  # 1.71 <= 1.96
     assert _po_blocked.blocked_is_cheaper(ratio_graph(2000, 70))  # 3.67
     assert not _po_blocked.blocked_is_cheaper(ratio_graph(2000, 76))  # 4.33
     assert not _po_blocked.blocked_is_cheaper(ratio_graph(8000, 155))  # 4.5: capped at 4
