@@ -140,6 +140,21 @@ def test_blocked_kernel_only_for_large_sparse_graphs(rng):
     assert not cheaper(400, 0.9)
 
 
+def test_blocked_rule_widens_with_p_as_measured():
+    # earlier-neighbour counts |K_i| = min(i, k): ratio sum i |K_i|^2 / sum i^2 ~ 1.5 k^2 / p
+    def ratio_graph(p, k):
+        counts = np.minimum(np.arange(p), k)
+        return np.concatenate([[0], np.cumsum(counts)])
+
+    # c(p) = (p / 1000)^2 in [1, 4]: p = 1000 up to 1, p = 1400 up to 1.96, p >= 2000 up to 4
+    assert not _po_blocked.blocked_is_cheaper(ratio_graph(1000, 28))  # ratio 1.18
+    assert _po_blocked.blocked_is_cheaper(ratio_graph(1000, 24))  # 0.86
+    assert _po_blocked.blocked_is_cheaper(ratio_graph(1400, 40))  # 1.71 <= 1.96
+    assert _po_blocked.blocked_is_cheaper(ratio_graph(2000, 70))  # 3.67
+    assert not _po_blocked.blocked_is_cheaper(ratio_graph(2000, 76))  # 4.33
+    assert not _po_blocked.blocked_is_cheaper(ratio_graph(8000, 155))  # 4.5: capped at 4
+
+
 def test_compiled_residual_and_zeroing_match_numpy(rng):
     adjacency = random_adjacency(40, 0.2, rng)
     m = po_fast.po_matrix(adjacency, rng.standard_normal((40, 40)))

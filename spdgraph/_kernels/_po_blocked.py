@@ -72,17 +72,30 @@ def earlier_neighbours(adjacency):
 
 
 def blocked_is_cheaper(ptr: np.ndarray) -> bool:
-    """True when ``sum_i i |K_i|^2`` (the blocked kernel's Gram work) is at most ``sum_i i^2``.
+    """True when ``sum_i i |K_i|^2`` (the blocked kernel's Gram work) is at most ``c(p) sum i^2``.
 
-    Measured break-even (one thread): about 1 at p = 500, 2 at p = 1000, 4 at
-    p = 2000 (e.g. p = 1000 at d = 0.025: 0.47, blocked 0.23 s vs 0.42 s by rows).
+    ``c(p)`` is :func:`work_bound`. For Erdős–Rényi graphs the ratio of the
+    two sums is about ``0.75 d^2 p``. Measured break-even (one thread,
+    interleaved medians, see ``benchmarks/bench_po_dispatch.py``): about 1.1
+    at p = 500 (ratio 0.62: blocked 1.10x faster; 1.36: 0.92x), about 2.6 at
+    p = 1000 (d = 0.04 / 0.05, ratios 1.26 / 1.96: 1.18x / 1.27x; d = 0.06:
+    0.92x), above 2.7 at p = 1400 (1.20x) and above 4.6 at p = 2000 (ratios
+    2.5 / 3.8 / 4.65: 1.34x / 1.22x / 1.15x); p = 3000, ratio 3.65: 1.85x.
+    At p = 1000 the kernel-only gain does not survive end to end with two
+    threads on a partly busy machine (``sample`` at d = 0.05: 0.83-0.92x),
+    so the bound stays 1 there; from p ~1400 it does (1.18-1.40x).
     """
     p = ptr.shape[0] - 1
     if p < MIN_P:
         return False
     k = np.diff(ptr).astype(np.float64)
     i = np.arange(p, dtype=np.float64)
-    return float((i * k * k).sum()) <= float((i * i).sum())
+    return float((i * k * k).sum()) <= work_bound(p) * float((i * i).sum())
+
+
+def work_bound(p: int) -> float:
+    """The factor ``c(p) = (p / 1000)^2``, clipped to ``[1, 4]``, of :func:`blocked_is_cheaper`."""
+    return min(4.0, max(1.0, (p / 1000.0) ** 2))
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
