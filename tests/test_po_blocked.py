@@ -8,7 +8,7 @@ recomputed by rows.
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from reference import random_adjacency
 
@@ -66,6 +66,14 @@ def test_blocked_matches_numpy_reference(dist, rng):
     assert _scaled_diff(blocked, slow) <= 1e-12
 
 
+#: Agreement of two different algorithms (blocked vs row by row), relative to the
+#: diagonal. Their rounding grows with the factor's condition number: hypothesis
+#: found p = 315, no edge, cond(Q) = 3.6e4, where blocked and row-by-row differ by
+#: 3.6e-12 and row-by-row and the NumPy reference by 1.9e-12. 1e-10 is the
+#: conformance level the project keeps with gmat.
+ALGORITHMS_AGREE = 1e-10
+
+
 @settings(max_examples=8, deadline=None)
 @given(
     p=st.integers(256, 330),
@@ -73,13 +81,14 @@ def test_blocked_matches_numpy_reference(dist, rng):
     seed=st.integers(0, 2**32 - 1),
     threads=st.sampled_from([1, 2]),
 )
+@example(p=315, degree=0.0, seed=632485070, threads=1)
 def test_blocked_matches_row_by_row_property(p, degree, seed, threads):
     rng = np.random.default_rng(seed)
     adjacency = random_adjacency(p, degree / p, rng)
     factor = rng.standard_normal((p, p))
     ok, blocked = _blocked(adjacency, factor, threads)
     assert ok
-    assert _scaled_diff(blocked, po_fast.po_matrix(adjacency, factor)) <= 1e-12
+    assert _scaled_diff(blocked, po_fast.po_matrix(adjacency, factor)) <= ALGORITHMS_AGREE
     np.testing.assert_array_equal(blocked, blocked.T)
 
 
