@@ -148,3 +148,22 @@ def _row_dots(lmat, i, y, idx, n, out):
         for c in range(j + 1):
             t += lmat[j, c] * y[c]
         out[a] = t
+
+
+# Inner loops over 1-d slices: LLVM vectorizes these (a loop ``for s in range(c, n)``
+# over ``a[c, s]`` is not: the index is not known to be non-negative, so every
+# access keeps NumPy's wraparound test; measured 7 vs 0.7 GFMA/s at n = 1000).
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy", inline="always")
+def _dot(a, b):
+    """``sum(a * b)`` over two 1-d arrays of the same length."""
+    t = 0.0
+    for s in range(a.shape[0]):
+        t += a[s] * b[s]
+    return t
+
+
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy", inline="always")
+def _axpy(t, x, y):
+    """``y += t * x`` over two 1-d arrays of the same length."""
+    for s in range(x.shape[0]):
+        y[s] += t * x[s]

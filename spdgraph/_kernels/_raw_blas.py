@@ -1,0 +1,98 @@
+"""BLAS and LAPACK routines of SciPy called on views of C-ordered arrays, without copies.
+
+SciPy's wrappers (``scipy.linalg.blas``) copy any operand that is not
+contiguous, and a block of a larger array is not. The Fortran routines of
+``scipy.linalg.cython_blas`` / ``cython_lapack`` take a leading dimension
+instead; they are called here through ``ctypes`` (which releases the GIL).
+A C-ordered ``(m, n)`` block with row stride ``ld`` is, to Fortran, the
+``(n, m)`` transpose with leading dimension ``ld``. Run the callers inside
+``one_blas_thread`` (the rounding of some routines depends on BLAS's threads).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+import scipy.linalg.cython_blas as _cython_blas
+import scipy.linalg.cython_lapack as _cython_lapack
+
+_P = ctypes.c_void_p
+_I = ctypes.POINTER(ctypes.c_int)
+_D = ctypes.POINTER(ctypes.c_double)
+_C = ctypes.c_char_p
+
+
+def capsule_function(module: Any, name: str, *argtypes: Any) -> Any:
+    """The Fortran routine ``name`` exported by a SciPy cython module, as a ctypes function."""
+    capsule = module.__pyx_capi__[name]
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    address = get_pointer(capsule, get_name(capsule))
+    return ctypes.CFUNCTYPE(None, *argtypes)(address)
+
+
+def lapack_function(name: str, *argtypes: Any) -> Any:
+    """``capsule_function`` of ``scipy.linalg.cython_lapack``."""
+    return capsule_function(_cython_lapack, name, *argtypes)
+
+
+# dtrmm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+_DTRMM = capsule_function(_cython_blas, "dtrmm", _C, _C, _C, _C, _I, _I, _D, _P, _I, _P, _I)
+# dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+_DGEMM = capsule_function(
+    _cython_blas, "dgemm", _C, _C, _I, _I, _I, _D, _P, _I, _P, _I, _D, _P, _I
+)
+
+
+def _int(value: int) -> Any:
+    return ctypes.byref(ctypes.c_int(int(value)))
+
+
+def _double(value: float) -> Any:
+    return ctypes.byref(ctypes.c_double(float(value)))
+
+
+def _address(block: np.ndarray) -> tuple[int, int]:
+    """Address and row stride (in elements) of a C-ordered float64 block with unit column stride."""
+    if block.dtype != np.float64 or block.ndim != 2 or block.strides[1] != 8:
+        raise ValueError("expected a 2-d float64 block with contiguous rows")
+    return block.ctypes.data, max(block.strides[0] // 8, 1)
+
+
+def triangular_times(tri_t: np.ndarray, block: np.ndarray, transpose: bool) -> None:
+    """``block <- block @ tri_t`` (``transpose=False``) or ``block @ tri_t.T`` (``True``), in place.
+
+    ``tri_t`` is a C-ordered ``(n, n)`` block whose upper triangle is read
+    (``T^T`` of a lower-triangular ``T``); ``block`` is ``(m, n)``.
+    """
+    n = tri_t.shape[0]
+    m = block.shape[0]
+    if tri_t.shape != (n, n) or block.shape[1] != n:
+        raise ValueError("triangular_times: shapes do not match")
+    if n == 0 or m == 0:
+        return
+    a, lda = _address(tri_t)
+    b, ldb = _address(block)
+    # Fortran view: A = T (lower), B = block^T (n x m); block @ tri_t = (T B)^T,
+    # block @ tri_t.T = (T^T B)^T
+    _DTRMM(b"L", b"L", b"T" if transpose else b"N", b"N", _int(n), _int(m), _double(1.0),
+           a, _int(lda), b, _int(ldb))  # fmt: skip
+
+
+def add_gram_of_rows(target: np.ndarray, rows: np.ndarray) -> None:
+    """``target += rows.T @ rows`` in place (``rows`` is ``(k, n)``, ``target`` ``(n, n)``)."""
+    k, n = rows.shape
+    if target.shape != (n, n):
+        raise ValueError("add_gram_of_rows: shapes do not match")
+    if n == 0 or k == 0:
+        return
+    a, lda = _address(rows)
+    c, ldc = _address(target)
+    # Fortran view: A = rows^T (n x k), C = target^T: C += A A^T
+    _DGEMM(b"N", b"T", _int(n), _int(n), _int(k), _double(1.0), a, _int(lda), a, _int(lda),
+           _double(1.0), c, _int(ldc))  # fmt: skip
