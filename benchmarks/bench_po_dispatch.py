@@ -1,15 +1,18 @@
-"""Where the blocked PO kernel beats the row-by-row one: the measurements behind its dispatch rule.
+"""The three PO kernels side by side: the measurements behind ``po_fast.kernel_for``.
 
-    python benchmarks/bench_po_dispatch.py [--repeats 3] [--cases 1000:0.04,2000:0.05]
+    python benchmarks/bench_po_dispatch.py [--repeats 3] [--cases 1000:0.005,1000:0.25]
 
 For each ``p:d`` (an ``erdos_renyi(p, d, seed=1)`` graph, a standard normal
-factor), one BLAS thread: the rule's work ratio ``sum_i i |K_i|^2 / sum_i i^2``
-against its bound ``c(p)`` (see ``_po_blocked.blocked_is_cheaper``), the path
-the rule takes, the median time of the blocked kernel with 1 and 2 threads
-and of the row-by-row kernel (``po_matrix_checked``), ``rows / blocked``
-(1 thread; above 1: the blocked kernel is faster), and the largest
-difference of the two results relative to the largest entry (they must agree
-to 1e-12; the blocked one must be certified).
+factor), with one BLAS thread: the two ratios the rule looks at (the sparse
+blocked kernel's Gram work ``sum_i i |K_i|^2 / sum_i i^2`` against
+``BLOCKED_BELOW``, and the Cholesky work ``sum_i |K_i|^3 / sum_i
+min(|K_i|, |J_i|)^3`` against ``INVERSE_GRAM_BELOW``), the kernel the rule
+picks, the median time of each kernel with one thread (the sparse blocked
+kernel only where its work ratio is below 0.3; ``inverse_gram`` also with 2
+threads), the time of the row-by-row kernel divided by the fastest, and the
+largest difference of each blocked result from the row-by-row one relative
+to the diagonal (they must agree to 1e-12 and be certified). Cases are
+interleaved kernel by kernel, so a busy machine slows all columns alike.
 """
 
 from __future__ import annotations
@@ -21,22 +24,19 @@ import time
 import numpy as np
 
 DEFAULT = (
-    "500:0.04,500:0.06,1000:0.025,1000:0.04,1000:0.05,1000:0.075,1400:0.04,2000:0.04,2000:0.05"
+    "500:0.01,500:0.05,500:0.25,500:0.5,1000:0.002,1000:0.005,1000:0.01,1000:0.05,"
+    "1000:0.25,1000:0.45,1000:0.5,2000:0.005,2000:0.05"
 )
 
 
-def _median(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def _scaled_diff(a: np.ndarray, b: np.ndarray) -> float:
+    d = np.sqrt(np.abs(np.diag(b)))
+    return float(np.max(np.abs(a - b) / np.outer(d, d)))
 
 
 def _row(spdgraph, p: int, d: float, repeats: int) -> str:
     """One table row for ``erdos_renyi(p, d, seed=1)``."""
-    from spdgraph._kernels import _po_blocked, po_fast
+    from spdgraph._kernels import _po_blocked, _po_inverse_gram, po_fast
 
     adjacency = spdgraph.adapt_graph(spdgraph.graphs.erdos_renyi(p, d, seed=1)).adjacency
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
@@ -44,27 +44,51 @@ def _row(spdgraph, p: int, d: float, repeats: int) -> str:
     ptr, idx = _po_blocked.earlier_neighbours(adjacency)
     k = np.diff(ptr).astype(np.float64)
     i = np.arange(p, dtype=np.float64)
-    ratio = float((i * k * k).sum() / (i * i).sum())
-    path = "blocked" if _po_blocked.blocked_is_cheaper(ptr) else "rows"
-    out = np.empty((p, p))
+    gram_ratio = float((i * k * k).sum() / (i * i).sum())
+    small = np.minimum(k, i - k)
+    chol_ratio = float((k**3).sum() / max((small**3).sum(), 1.0))
+    outs = {name: np.empty((p, p)) for name in ("blocked", "inverse_gram")}
 
-    def rows() -> np.ndarray:
-        return po_fast.po_matrix_checked(adjacency, po_fast.lower_coordinates(factor), factor)
-
-    def blocked(threads: int) -> bool:
-        return _po_blocked.po_blocked_into(adjacency, factor, ptr, idx, out, threads)
-
+    kernels = {
+        "rows": lambda: po_fast.po_matrix_checked(
+            adjacency, po_fast.lower_coordinates(factor), factor
+        ),
+        "inverse_gram": lambda: _po_inverse_gram.po_inverse_gram_into(
+            adjacency, factor, ptr, idx, outs["inverse_gram"], 1
+        ),
+        "inverse_gram 2 thr": lambda: _po_inverse_gram.po_inverse_gram_into(
+            adjacency, factor, ptr, idx, outs["inverse_gram"], 2
+        ),
+    }
+    if gram_ratio < 0.3:
+        kernels["blocked"] = lambda: _po_blocked.po_blocked_into(
+            adjacency, factor, ptr, idx, outs["blocked"], 1
+        )
+    times: dict[str, list[float]] = {name: [] for name in kernels}
     with po_fast.one_blas_thread():
-        certified = blocked(1)
-        reference = rows()
-        diff = float(np.abs(out - reference).max() / np.abs(reference).max())
-        t1 = _median(lambda: blocked(1), repeats)
-        t2 = _median(lambda: blocked(2), repeats)
-        tr = _median(rows, repeats)
-    flag = "" if certified and diff <= 1e-12 else " (NOT CERTIFIED / DISAGREE)"
+        reference = kernels["rows"]()
+        notes = []
+        for name in ("blocked", "inverse_gram"):
+            if name in kernels:
+                certified = kernels[name]()
+                diff = _scaled_diff(outs[name], reference)
+                notes.append(f"{diff:.1e}" + ("" if certified and diff <= 1e-12 else " (BAD)"))
+            else:
+                notes.append("-")
+        for _ in range(repeats):
+            for name, fn in kernels.items():
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
+    med = {name: statistics.median(v) for name, v in times.items()}
+    one_thread = {n: t for n, t in med.items() if not n.endswith("thr")}
+    fastest = min(one_thread, key=one_thread.get)
+    cell = {n: f"{med[n]:.3f}" if n in med else "-" for n in ["blocked", *kernels]}
     return (
-        f"| {p} | {d} | {ratio:.2f} | {_po_blocked.work_bound(p):.2f} | {path} | {t1:.3f} | "
-        f"{t2:.3f} | {tr:.3f} | {tr / t1:.2f} | {diff:.1e}{flag} |"
+        f"| {p} | {d} | {gram_ratio:.3f} | {chol_ratio:.2f} | {po_fast.kernel_for(ptr)} | "
+        f"{cell['blocked']} | {cell['inverse_gram']} | {cell['inverse_gram 2 thr']} | "
+        f"{cell['rows']} | {fastest} | {med['rows'] / one_thread[fastest]:.2f} | "
+        f"{notes[0]} | {notes[1]} |"
     )
 
 
@@ -76,12 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import spdgraph
 
-    spdgraph.sample(spdgraph.graphs.erdos_renyi(300, 0.01, seed=1), "po", seed=0)  # compile
+    for d in (0.005, 0.1, 0.6):  # compile every kernel
+        spdgraph.sample(spdgraph.graphs.erdos_renyi(300, d, seed=1), "po", seed=0)
     print(
-        "| p | d | work ratio | bound c(p) | path | blocked 1 thr (s) | 2 thr (s) | rows (s) "
-        "| rows / blocked | rel. diff |"
+        "| p | d | Gram work ratio | Cholesky work ratio | rule picks | blocked (s) "
+        "| inverse_gram (s) | inverse_gram 2 thr (s) | rows (s) | fastest (1 thr) "
+        "| rows / fastest | diff blocked | diff inverse_gram |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- " * 13 + "|")
     for case in args.cases.split(","):
         p_text, d_text = case.split(":")
         print(_row(spdgraph, int(p_text), float(d_text), args.repeats), flush=True)

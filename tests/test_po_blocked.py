@@ -1,6 +1,7 @@
 """The blocked PO kernel (spdgraph._kernels._po_blocked) against the row-by-row kernel.
 
-The blocked kernel runs for p >= 256 on sparse graphs; these tests compare it
+The blocked kernel runs for p >= 256 on very sparse graphs (``po_fast.kernel_for``;
+the dispatch itself is tested in test_po_inverse_gram.py); these tests compare it
 with the row-by-row kernel and the NumPy reference, check that its bits do
 not depend on the number of threads, and that uncertified results are
 recomputed by rows.
@@ -104,10 +105,10 @@ def test_blocked_bits_do_not_depend_on_threads(rng):
 
 def test_sample_uses_blocked_kernel_with_same_bits_in_batches():
     numba = pytest.importorskip("numba")
-    g = spdgraph.graphs.erdos_renyi(300, 0.01, seed=5)
+    g = spdgraph.graphs.erdos_renyi(300, 0.005, seed=5)
     adjacency = spdgraph.adapt_graph(g).adjacency
     ptr, _ = _po_blocked.earlier_neighbours(adjacency)
-    assert _po_blocked.blocked_is_cheaper(ptr)
+    assert po_fast.kernel_for(ptr) == "blocked"
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -127,41 +128,15 @@ def test_sample_uses_blocked_kernel_with_same_bits_in_batches():
 
 def test_uncertified_result_is_recomputed_by_rows(rng, monkeypatch):
     p = 260
-    adjacency = random_adjacency(p, 0.01, rng)
+    adjacency = random_adjacency(p, 0.004, rng)
     factor = rng.standard_normal((p, p))
+    assert po_fast.kernel_for(_po_blocked.earlier_neighbours(adjacency)[0]) == "blocked"
     monkeypatch.setattr(_po_blocked, "CERTIFY_ABOVE", -1.0)
     out = np.empty((p, p))
     with po_fast.one_blas_thread():
         expected = po_fast.po_matrix_checked(adjacency, po_fast.lower_coordinates(factor), factor)
         po_fast.po_matrix_into(adjacency, factor, out)
     np.testing.assert_array_equal(out, expected)
-
-
-def test_blocked_kernel_only_for_large_sparse_graphs(rng):
-    def cheaper(p, d):
-        return _po_blocked.blocked_is_cheaper(
-            _po_blocked.earlier_neighbours(random_adjacency(p, d, rng))[0]
-        )
-
-    assert cheaper(400, 0.005)
-    assert not cheaper(200, 0.005)  # small: pinned bits of the row-by-row kernel
-    assert not cheaper(400, 0.25)
-    assert not cheaper(400, 0.9)
-
-
-def test_blocked_rule_widens_with_p_as_measured():
-    # earlier-neighbour counts |K_i| = min(i, k): ratio sum i |K_i|^2 / sum i^2 ~ 1.5 k^2 / p
-    def ratio_graph(p, k):
-        counts = np.minimum(np.arange(p), k)
-        return np.concatenate([[0], np.cumsum(counts)])
-
-    # c(p) = (p / 1000)^2 in [1, 4]: p = 1000 up to 1, p = 1400 up to 1.96, p >= 2000 up to 4
-    assert not _po_blocked.blocked_is_cheaper(ratio_graph(1000, 28))  # ratio 1.18
-    assert _po_blocked.blocked_is_cheaper(ratio_graph(1000, 24))  # 0.86
-    assert _po_blocked.blocked_is_cheaper(ratio_graph(1400, 40))  # 1.71 <= 1.96
-    assert _po_blocked.blocked_is_cheaper(ratio_graph(2000, 70))  # 3.67
-    assert not _po_blocked.blocked_is_cheaper(ratio_graph(2000, 76))  # 4.33
-    assert not _po_blocked.blocked_is_cheaper(ratio_graph(8000, 155))  # 4.5: capped at 4
 
 
 def test_compiled_residual_and_zeroing_match_numpy(rng):

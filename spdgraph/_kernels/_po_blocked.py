@@ -32,7 +32,7 @@ from functools import partial
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels._dense_loops import _chol_solve, _cholesky
+from spdgraph._kernels._dense_loops import _axpy, _chol_solve, _cholesky, _dot
 from spdgraph._kernels._po_qr import qr_lower_inplace
 
 _FASTMATH = {"reassoc", "contract"}
@@ -45,8 +45,8 @@ TILE = 512
 #: Largest relative non-edge residual a blocked result may have; above it the
 #: row-by-row kernel recomputes the matrix.
 CERTIFY_ABOVE = 1e-14
-#: Smallest p for the blocked kernel (below it the row-by-row kernel is as fast,
-#: and the pinned bits of small cases stay those of the row-by-row kernel).
+#: Smallest p for the blocked kernels (this one and the inverse-Gram kernel):
+#: below it the fused small path of the row-by-row kernel is as fast.
 MIN_P = 256
 
 
@@ -69,33 +69,6 @@ def earlier_neighbours(adjacency):
                 idx[c] = j
                 c += 1
     return ptr, idx
-
-
-def blocked_is_cheaper(ptr: np.ndarray) -> bool:
-    """True when ``sum_i i |K_i|^2`` (the blocked kernel's Gram work) is at most ``c(p) sum i^2``.
-
-    ``c(p)`` is :func:`work_bound`. For Erdős–Rényi graphs the ratio of the
-    two sums is about ``0.75 d^2 p``. Measured break-even (one thread,
-    interleaved medians, see ``benchmarks/bench_po_dispatch.py``): about 1.1
-    at p = 500 (ratio 0.62: blocked 1.10x faster; 1.36: 0.92x), about 2.6 at
-    p = 1000 (d = 0.04 / 0.05, ratios 1.26 / 1.96: 1.18x / 1.27x; d = 0.06:
-    0.92x), above 2.7 at p = 1400 (1.20x) and above 4.6 at p = 2000 (ratios
-    2.5 / 3.8 / 4.65: 1.34x / 1.22x / 1.15x); p = 3000, ratio 3.65: 1.85x.
-    At p = 1000 the kernel-only gain does not survive end to end with two
-    threads on a partly busy machine (``sample`` at d = 0.05: 0.83-0.92x),
-    so the bound stays 1 there; from p ~1400 it does (1.18-1.40x).
-    """
-    p = ptr.shape[0] - 1
-    if p < MIN_P:
-        return False
-    k = np.diff(ptr).astype(np.float64)
-    i = np.arange(p, dtype=np.float64)
-    return float((i * k * k).sum()) <= work_bound(p) * float((i * i).sum())
-
-
-def work_bound(p: int) -> float:
-    """The factor ``c(p) = (p / 1000)^2``, clipped to ``[1, 4]``, of :func:`blocked_is_cheaper`."""
-    return min(4.0, max(1.0, (p / 1000.0) ** 2))
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
@@ -139,28 +112,18 @@ def _block_rows(lmat, tt, ptr, idx, i0, i1, cols, colpos, dinv_t, v, g, y, z):
             first = idx[ptr[i]]
             for a in range(nk):
                 k = idx[ptr[i] + a]
-                for s in range(first, k):
-                    v[a, s] = 0.0
+                v[a, first:k] = 0.0
                 if k < i0:
-                    for s in range(k, i0):
-                        v[a, s] = tt[k, s]
-                    cp = colpos[k]
-                    for s in range(i0, i):
-                        v[a, s] = tbt[cp, s - i0]
+                    v[a, k:i0] = tt[k, k:i0]
+                    v[a, i0:i] = tbt[colpos[k], : i - i0]
                 else:
-                    for s in range(k, i):
-                        v[a, s] = dinv_t[k - i0, s - i0]
+                    v[a, k:i] = dinv_t[k - i0, k - i0 : i - i0]
             for a in range(nk):
                 ka = idx[ptr[i] + a]
-                t = 0.0
-                for s in range(ka, i):
-                    t += v[a, s] * lmat[i, s]
-                z[a] = t
+                va = v[a, ka:i]
+                z[a] = _dot(va, lmat[i, ka:i])
                 for b in range(a + 1):
-                    t = 0.0
-                    for s in range(ka, i):
-                        t += v[a, s] * v[b, s]
-                    g[a, b] = t
+                    g[a, b] = _dot(va, v[b, ka:i])
             if not _cholesky(g, nk):
                 return False
             _chol_solve(g, nk, z)
@@ -168,9 +131,7 @@ def _block_rows(lmat, tt, ptr, idx, i0, i1, cols, colpos, dinv_t, v, g, y, z):
                 y[s] = 0.0
             for a in range(nk):
                 ka = idx[ptr[i] + a]
-                wa = z[a]
-                for s in range(ka, i):
-                    y[s] += wa * v[a, s]
+                _axpy(z[a], v[a, ka:i], y[ka:i])
             for s in range(first):
                 lmat[i, s] = 0.0
             for s in range(first, i):
@@ -181,17 +142,15 @@ def _block_rows(lmat, tt, ptr, idx, i0, i1, cols, colpos, dinv_t, v, g, y, z):
         inv = 1.0 / lii
         dinv_t[r, r] = inv
         for kk in range(r):
-            t = 0.0
-            for s in range(max(i0 + kk, first), i):
-                t += lmat[i, s] * dinv_t[kk, s - i0]
+            lo = max(i0 + kk, first)
+            t = _dot(lmat[i, lo:i], dinv_t[kk, lo - i0 : i - i0])
             dinv_t[kk, r] = -t * inv
         for cp in range(ncol):
             c = cols[cp]
-            t = 0.0
-            for s in range(max(c, first), i0):
-                t += lmat[i, s] * tt[c, s]
-            for s in range(max(i0, first), i):
-                t += lmat[i, s] * tbt[cp, s - i0]
+            lo = max(c, first)
+            t = _dot(lmat[i, lo:i0], tt[c, lo:i0]) if lo < i0 else 0.0
+            lo = max(i0, first)
+            t += _dot(lmat[i, lo:i], tbt[cp, lo - i0 : i - i0])
             tbt[cp, r] = -t * inv
     return True
 
@@ -288,7 +247,9 @@ def gram_inplace(lmat: np.ndarray, threads: int) -> None:
                 a: int = a, b: int = b, c: int = c, e: int = e, temp: np.ndarray = temp
             ) -> None:
                 t = lmat[a:b, :e] @ lmat[c:e, :e].T
-                temp[:, c:e] = (t + t.T) * 0.5 if c == a else t
+                if c == a:
+                    _mirror_lower(t)  # exactly symmetric: the lower triangle, mirrored
+                temp[:, c:e] = t
 
             tasks.append(tile)
         _run(tasks, threads)
@@ -296,6 +257,15 @@ def gram_inplace(lmat: np.ndarray, threads: int) -> None:
     for bi in range(len(cuts) - 1):
         a, b = cuts[bi], cuts[bi + 1]
         lmat[:a, a:b] = lmat[a:b, :a].T
+
+
+@njit(cache=True, nogil=True)
+def _mirror_lower(t):
+    """Copy the strict lower triangle of square ``t`` onto its upper triangle."""
+    n = t.shape[0]
+    for i in range(n):
+        for j in range(i):
+            t[j, i] = t[i, j]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -42,16 +42,12 @@ from numba import njit
 from spdgraph._kernels._dense_loops import _axpy, _chol_solve, _cholesky, _dot
 from spdgraph._kernels._raw_blas import add_gram_of_rows, triangular_times
 from spdgraph._kernels.po_fast import _MAX_STEPS, _REFINE_ABOVE
-from spdgraph._kernels._po_blocked import (
-    CERTIFY_ABOVE,
-    gram_inplace,
-    lower_coordinates_into,
-    nonedge_residual,
-)
+from spdgraph._kernels import _po_blocked
+from spdgraph._kernels._po_blocked import gram_inplace, lower_coordinates_into, nonedge_residual
 
 _FASTMATH = {"reassoc", "contract"}
-#: Rows per block.
-BLOCK = 32
+#: Rows per block (16 to 32 measured alike at p = 1000; 24 among the best at p = 400).
+BLOCK = 24
 #: A row whose corrections stagnate is kept if the relative residual of its
 #: normal equations is at most this (the rounding level of sums over ~p terms);
 #: else the whole matrix goes to the row-by-row kernel.
@@ -92,7 +88,7 @@ def _dual_rows_times(tt, i0, w, idx, base, n_old, out):
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _block_rows(
-    lmat, tt, s_old, zblk, ptr, idx, i0, i1, cols, last_use, xt, tin, keep, cvec, g, z, w, rho,
+    lmat, tt, s_old, zblk, ptr, idx, i0, i1, cols, last_use, xt, tin, keep, ct, g, gdiag, z, w, rho,
     xin, y,
 ):
     """Process rows ``i0:i1`` of ``lmat`` in place (see :func:`po_inverse_gram_into`).
@@ -154,20 +150,19 @@ def _block_rows(
             k = idx[base + a]
             if k < i0:
                 for q in range(r):
-                    cvec[a, q] = xt[k, q]
+                    ct[q, a] = xt[k, q]
             else:
                 for q in range(r):
-                    cvec[a, q] = tin[q, k - i0]
+                    ct[q, a] = tin[q, k - i0]
         # ---- z = (T_i^T x)_K and G = S_i[K, K] = S_old[K, K] + (c_a . c_b)
         xx = lii * lii
         for s in range(i):
             xx += lmat[i, s] * lmat[i, s]
         for a in range(nk):
             k = idx[base + a]
-            t = zblk[r, k] if k < i0 else 0.0
-            for q in range(r):
-                t += xin[q] * cvec[a, q]
-            z[a] = t
+            z[a] = zblk[r, k] if k < i0 else 0.0
+        for q in range(r):
+            _axpy(xin[q], ct[q, :nk], z[:nk])
         for a in range(nk):
             if a < n_old:
                 ka = idx[base + a]
@@ -176,11 +171,20 @@ def _block_rows(
             else:
                 for b in range(a + 1):
                     g[a, b] = 0.0
-        if r > 0:
-            for a in range(nk):
-                ca = cvec[a, :r]
+        for a in range(nk):  # rank-r correction, rows of g updated four columns of ct at a time
+            row = g[a, : a + 1]
+            q = 0
+            while q + 4 <= r:
+                t0, t1, t2, t3 = ct[q, a], ct[q + 1, a], ct[q + 2, a], ct[q + 3, a]
+                c0, c1 = ct[q, : a + 1], ct[q + 1, : a + 1]
+                c2, c3 = ct[q + 2, : a + 1], ct[q + 3, : a + 1]
                 for b in range(a + 1):
-                    g[a, b] += _dot(ca, cvec[b, :r])
+                    row[b] += (t0 * c0[b] + t1 * c1[b]) + (t2 * c2[b] + t3 * c3[b])
+                q += 4
+            while q < r:
+                _axpy(ct[q, a], ct[q, : a + 1], row)
+                q += 1
+            gdiag[a] = g[a, a]  # S_i[k_a, k_a]: the scale of the residual below
         if not _cholesky(g, nk):
             return -1
         for a in range(nk):
@@ -193,19 +197,20 @@ def _block_rows(
         previous = np.inf
         for step in range(_MAX_STEPS + 1):
             _dual_rows_times(tt, i0, w, idx, base, n_old, y)
-            y[i0:i] = 0.0
-            for a in range(nk):
-                _axpy(w[a], cvec[a, :r], y[i0:i])
+            for q in range(r):
+                y[i0 + q] = _dot(ct[q, :nk], w[:nk])
             for s in range(i):
                 y[s] = lmat[i, s] - y[s]  # x - y
+            for a in range(nk):
+                rho[a] = 0.0
+            for q in range(r):
+                _axpy(y[i0 + q], ct[q, :nk], rho[:nk])
             worst = 0.0
             for a in range(nk):
                 k = idx[base + a]
-                t = _dot(cvec[a, :r], y[i0 : i0 + r])
                 if k < i0:
-                    t += _dot(tt[k, k:i0], y[k:i0])
-                rho[a] = t
-                rel = abs(t) / np.sqrt(_g_diag(s_old, cvec, k, a, r, i0) * xx)
+                    rho[a] += _dot(tt[k, k:i0], y[k:i0])
+                rel = abs(rho[a]) / np.sqrt(gdiag[a] * xx)
                 if rel > worst:
                     worst = rel
             if not worst > _REFINE_ABOVE:
@@ -243,15 +248,6 @@ def _block_rows(
     return refinements
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _g_diag(s_old, cvec, k, a, r, i0):
-    """``S_i[k, k]`` (the scale of the normal equations' residual for neighbour ``k``)."""
-    t = s_old[k, k] if k < i0 else 0.0
-    for q in range(r):
-        t += cvec[a, q] * cvec[a, q]
-    return t
-
-
 def po_inverse_gram_into(
     adjacency: np.ndarray,
     factor: np.ndarray,
@@ -267,11 +263,22 @@ def po_inverse_gram_into(
     when the result is certified (non-edge residual at most
     :data:`~spdgraph._kernels._po_blocked.CERTIFY_ABOVE`), False when the
     caller must recompute it (``out`` then holds garbage). Work arrays: ``T^T``
-    and ``S`` (``p x p`` each). Run it inside ``one_blas_thread``.
+    and ``S`` (``p x p`` each). ``threads`` (up to 2) is used by the QR and
+    the final product (fixed pieces: the bits do not depend on it); the
+    block products are one BLAS call each (splitting them measured no faster
+    at p = 1000 and slower at p = 400). Run it inside ``one_blas_thread``.
     """
-    p = adjacency.shape[0]
     lmat = out
     lower_coordinates_into(factor, lmat, threads)
+    if not _process_blocks(lmat, ptr, idx):
+        return False
+    gram_inplace(lmat, threads)
+    return nonedge_residual(out, adjacency) <= _po_blocked.CERTIFY_ABOVE
+
+
+def _process_blocks(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> bool:
+    """Rows of ``lmat`` (coordinates ``L0`` on entry, ``L`` on success) block by block."""
+    p = lmat.shape[0]
     tt = np.zeros((p, p))  # T^T, upper triangular
     s = np.zeros((p, p))  # S = T^T T, full symmetric
     kmax = max(int(np.diff(ptr).max(initial=0)), 1)
@@ -279,9 +286,9 @@ def po_inverse_gram_into(
     xt = np.zeros((p, BLOCK))  # the block's rows of T, by column (in the block)
     tin = np.zeros((BLOCK, BLOCK))
     keep = np.zeros(BLOCK, dtype=np.bool_)
-    cvec = np.empty((kmax, BLOCK))
+    ct = np.empty((BLOCK, kmax))  # ct[q, a]: column k_a of T on block row q
     g = np.empty((kmax, kmax))
-    z, w, rho = np.empty(kmax), np.empty(kmax), np.empty(kmax)
+    z, w, rho, gdiag = np.empty(kmax), np.empty(kmax), np.empty(kmax), np.empty(kmax)
     xin, y = np.empty(BLOCK), np.empty(p)
     zblk = np.zeros((BLOCK, p))
     colpos = np.full(p, -1, dtype=np.int64)
@@ -293,9 +300,9 @@ def po_inverse_gram_into(
             triangular_times(tt[:i0, :i0], zblk[:nb, :i0], transpose=True)  # X0 T_old
         cols, last_use = _block_columns(ptr, idx, i0, i1, colpos)
         steps = _block_rows(
-            lmat, tt, s, zblk, ptr, idx, i0, i1, cols, last_use, xt, tin, keep, cvec, g, z, w,
+            lmat, tt, s, zblk, ptr, idx, i0, i1, cols, last_use, xt, tin, keep, ct, g, gdiag, z, w,
             rho, xin, y,
-        )
+        )  # fmt: skip
         if steps < 0:
             return False
         x = xr[:nb, :i0]
@@ -307,13 +314,29 @@ def po_inverse_gram_into(
             np.matmul(t_in, x, out=zblk[:nb, :i0])
             np.negative(zblk[:nb, :i0], out=x)
             add_gram_of_rows(s[:i0, :i0], x)
-            border = x.T @ t_in
-            s[:i0, i0:i1] = border
-            s[i0:i1, :i0] = border.T
-            tt[:i0, i0:i1] = x.T
-        corner = t_in.T @ t_in
-        s[i0:i1, i0:i1] = (corner + corner.T) * 0.5
-        tt[i0:i1, i0:i1] = t_in.T
-    del tt, s
-    gram_inplace(lmat, threads)
-    return nonedge_residual(out, adjacency) <= CERTIFY_ABOVE
+        _append_block(s, tt, x, t_in, i0, i1)
+    return True
+
+
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
+def _append_block(s, tt, x, t_in, i0, i1):
+    """Border and corner of ``S`` (``X^T T_in``, ``T_in^T T_in``) and the block's columns of ``T^T``."""
+    nb = i1 - i0
+    for c in range(i0):
+        for q in range(nb):
+            tt[c, i0 + q] = x[q, c]
+            s[c, i0 + q] = 0.0
+        row = s[c, i0:i1]
+        for r in range(nb):
+            _axpy(x[r, c], t_in[r, :nb], row)
+        for q in range(nb):
+            s[i0 + q, c] = row[q]
+    for a in range(nb):
+        for b in range(a + 1):
+            t = 0.0
+            for r in range(a, nb):
+                t += t_in[r, a] * t_in[r, b]
+            s[i0 + a, i0 + b] = t
+            s[i0 + b, i0 + a] = t
+        for b in range(a, nb):
+            tt[i0 + a, i0 + b] = t_in[b, a]

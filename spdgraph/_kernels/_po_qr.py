@@ -75,7 +75,8 @@ def qr_lower_inplace(buf: np.ndarray, threads: int = 1) -> None:
     panel_work = np.empty(PANEL * 64 + 64)
     # one work array per piece (pieces may run at the same time)
     works = [np.empty(PANEL * (p // PIECES + 2) + 8192) for _ in range(PIECES)]
-    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+    # below ~768 columns a thread pool costs more than it saves (measured at p = 400)
+    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 and p >= 768 else None
     try:
         for k in range(0, p, PANEL):
             nb = min(PANEL, p - k)

@@ -84,15 +84,24 @@ def triangular_times(tri_t: np.ndarray, block: np.ndarray, transpose: bool) -> N
            a, _int(lda), b, _int(ldb))  # fmt: skip
 
 
-def add_gram_of_rows(target: np.ndarray, rows: np.ndarray) -> None:
-    """``target += rows.T @ rows`` in place (``rows`` is ``(k, n)``, ``target`` ``(n, n)``)."""
+def add_gram_of_rows(target: np.ndarray, rows: np.ndarray, rows_b: np.ndarray | None = None) -> None:
+    """``target += rows_b.T @ rows`` in place (``rows_b`` defaults to ``rows``).
+
+    ``rows`` is ``(k, n)``, ``rows_b`` ``(k, m)`` and ``target`` ``(m, n)``: a
+    block of rows of the Gram matrix of the columns of ``rows``.
+    """
+    if rows_b is None:
+        rows_b = rows
     k, n = rows.shape
-    if target.shape != (n, n):
+    m = rows_b.shape[1]
+    if target.shape != (m, n) or rows_b.shape[0] != k:
         raise ValueError("add_gram_of_rows: shapes do not match")
-    if n == 0 or k == 0:
+    if n == 0 or m == 0 or k == 0:
         return
     a, lda = _address(rows)
+    b, ldb = _address(rows_b)
     c, ldc = _address(target)
-    # Fortran view: A = rows^T (n x k), C = target^T: C += A A^T
-    _DGEMM(b"N", b"T", _int(n), _int(n), _int(k), _double(1.0), a, _int(lda), a, _int(lda),
+    # Fortran view: A = rows^T (n x k), B = rows_b^T (m x k), C = target^T (n x m):
+    # C += A B^T
+    _DGEMM(b"N", b"T", _int(n), _int(m), _int(k), _double(1.0), a, _int(lda), b, _int(ldb),
            _double(1.0), c, _int(ldc))  # fmt: skip

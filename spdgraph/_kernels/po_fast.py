@@ -56,7 +56,14 @@ import numpy as np
 from numba import njit
 
 from spdgraph._blas import one_blas_thread
-from spdgraph._kernels._dense_loops import _chol_solve, _cholesky, _row_dots, _solve_upper_t
+from spdgraph._kernels._dense_loops import (
+    _axpy,
+    _chol_solve,
+    _cholesky,
+    _dot,
+    _row_dots,
+    _solve_upper_t,
+)
 
 _FASTMATH = {"reassoc", "contract"}
 #: Relative residual (|m_ij| / sqrt(m_ii m_jj)) above which a direct-route row
@@ -165,11 +172,9 @@ def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work):
             if a < n and idx[a] == j:
                 t = r[a]
                 a += 1
-            for c in range(first, j):
-                t -= lmat[j, c] * v[c]
+            t -= _dot(lmat[j, first:j], v[first:j])
             v[j] = t / lmat[j, j]
-        for c in range(first, i):
-            y[c] += v[c]
+        _axpy(1.0, v[first:i], y[first:i])
         for c in range(i):
             v[c] = u[c] - y[c]
     for c in range(i):
@@ -365,24 +370,68 @@ def gram_matrix(lmat: np.ndarray) -> np.ndarray:
 def po_matrix_into(
     adjacency: np.ndarray, factor: np.ndarray, out: np.ndarray, threads: int = 1
 ) -> None:
-    """Raw PO matrix of ``factor`` into ``out``: the blocked kernel when it pays, else by rows.
+    """Raw PO matrix of ``factor`` into ``out`` by the kernel :func:`kernel_for` picks.
 
-    Large sparse graphs (:func:`~spdgraph._kernels._po_blocked.blocked_is_cheaper`)
-    go to :mod:`spdgraph._kernels._po_blocked` (up to ``threads`` threads;
-    the bits do not depend on it); its result is kept only when certified,
-    else the matrix is recomputed here by rows (:func:`po_matrix_checked`).
-    ``factor`` is not modified. Run it inside :func:`one_blas_thread`.
+    For p >= ``MIN_P`` (256) the blocked kernels
+    (:mod:`~spdgraph._kernels._po_blocked` for very sparse graphs,
+    :mod:`~spdgraph._kernels._po_inverse_gram` up to medium density) run on
+    up to ``threads`` threads (the bits do not depend on it); their result is
+    kept only when certified, else the matrix is recomputed here by rows
+    (:func:`po_matrix_checked`). ``factor`` is not modified. Run it inside
+    :func:`one_blas_thread`.
     """
-    from spdgraph._kernels import _po_blocked
+    from spdgraph._kernels import _po_blocked, _po_inverse_gram
 
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
     if adjacency.shape[0] >= _po_blocked.MIN_P:
         ptr, idx = _po_blocked.earlier_neighbours(adjacency)
-        if _po_blocked.blocked_is_cheaper(ptr) and _po_blocked.po_blocked_into(
+        kernel = kernel_for(ptr)
+        if kernel == "blocked" and _po_blocked.po_blocked_into(
+            adjacency, factor, ptr, idx, out, threads
+        ):
+            return
+        if kernel == "inverse_gram" and _po_inverse_gram.po_inverse_gram_into(
             adjacency, factor, ptr, idx, out, threads
         ):
             return
     out[...] = po_matrix_checked(adjacency, lower_coordinates(factor), factor)
+
+
+#: Largest ratio ``sum_i i |K_i|^2 / sum_i i^2`` for which the sparse blocked
+#: kernel is used (measured break-even with the inverse-Gram kernel, see
+#: ``benchmarks/bench_po_dispatch.py``).
+BLOCKED_BELOW = 0.02
+#: Largest ratio ``sum_i |K_i|^3 / sum_i min(|K_i|, |J_i|)^3`` for which the
+#: inverse-Gram kernel is used: it always solves with the ``|K|`` neighbours,
+#: the row-by-row kernel with the smaller of the two sets.
+INVERSE_GRAM_BELOW = 1.1
+
+
+def kernel_for(ptr: np.ndarray) -> str:
+    """``"blocked"``, ``"inverse_gram"`` or ``"rows"``: the PO kernel for these neighbour lists.
+
+    ``ptr`` is the CSR pointer of the earlier neighbours
+    (:func:`~spdgraph._kernels._po_blocked.earlier_neighbours`). Below
+    ``MIN_P`` nodes: ``"rows"``. Otherwise ``"blocked"`` for very sparse
+    graphs (its O(i |K|^2) Gram work below :data:`BLOCKED_BELOW` of
+    ``sum i^2``: p = 1000 up to d ~ 0.005, p = 10,000 up to mean degree ~15),
+    ``"inverse_gram"`` up to medium density (the Cholesky work of its
+    neighbour sets within :data:`INVERSE_GRAM_BELOW` of the row kernel's:
+    Erdős–Rényi up to d ~ 0.45), else ``"rows"``.
+    """
+    from spdgraph._kernels._po_blocked import MIN_P
+
+    p = ptr.shape[0] - 1
+    if p < MIN_P:
+        return "rows"
+    k = np.diff(ptr).astype(np.float64)
+    i = np.arange(p, dtype=np.float64)
+    if float((i * k * k).sum()) <= BLOCKED_BELOW * float((i * i).sum()):
+        return "blocked"
+    small = np.minimum(k, i - k)
+    if float((k**3).sum()) <= INVERSE_GRAM_BELOW * float((small**3).sum()):
+        return "inverse_gram"
+    return "rows"
 
 
 def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
