@@ -1,4 +1,4 @@
-"""The three PO kernels side by side: the measurements behind ``po_fast.kernel_for``.
+"""The three PO kernels side by side: the measurements behind ``_po_dispatch.kernel_for``.
 
     python benchmarks/bench_po_dispatch.py [--repeats 3] [--cases 1000:0.005,1000:0.25]
 
@@ -36,7 +36,7 @@ def _scaled_diff(a: np.ndarray, b: np.ndarray) -> float:
 
 def _row(spdgraph, p: int, d: float, repeats: int) -> str:
     """One table row for ``erdos_renyi(p, d, seed=1)``."""
-    from spdgraph._kernels import _po_blocked, _po_inverse_gram, po_fast
+    from spdgraph._kernels import _po_blocked, _po_dispatch, _po_inverse_gram, po_fast
 
     adjacency = spdgraph.adapt_graph(spdgraph.graphs.erdos_renyi(p, d, seed=1)).adjacency
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
@@ -85,7 +85,7 @@ def _row(spdgraph, p: int, d: float, repeats: int) -> str:
     fastest = min(one_thread, key=one_thread.get)
     cell = {n: f"{med[n]:.3f}" if n in med else "-" for n in ["blocked", *kernels]}
     return (
-        f"| {p} | {d} | {gram_ratio:.3f} | {chol_ratio:.2f} | {po_fast.kernel_for(ptr)} | "
+        f"| {p} | {d} | {gram_ratio:.3f} | {chol_ratio:.2f} | {_po_dispatch.kernel_for(ptr)} | "
         f"{cell['blocked']} | {cell['inverse_gram']} | {cell['inverse_gram 2 thr']} | "
         f"{cell['rows']} | {fastest} | {med['rows'] / one_thread[fastest]:.2f} | "
         f"{notes[0]} | {notes[1]} |"

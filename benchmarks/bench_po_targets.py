@@ -65,10 +65,10 @@ def _median(fn, repeats: int) -> float:
 def one_big(p: int, d: float, rows: bool) -> None:
     """Child process: one matrix, print wall time, peak RSS (GB) and the hash of its bits."""
     import spdgraph
-    from spdgraph._kernels import po_fast
+    from spdgraph._kernels import _po_dispatch
 
     if rows:
-        po_fast.kernel_for = lambda ptr: "rows"  # the row-by-row kernel
+        _po_dispatch.kernel_for = lambda ptr: "rows"  # the row-by-row kernel
     g = spdgraph.graphs.erdos_renyi(p, d, seed=1)
     spdgraph.sample(spdgraph.graphs.erdos_renyi(300, 0.01, seed=1), "po", seed=0)  # warm-up
     t0, c0 = time.perf_counter(), time.process_time()

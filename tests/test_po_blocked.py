@@ -1,6 +1,6 @@
 """The blocked PO kernel (spdgraph._kernels._po_blocked) against the row-by-row kernel.
 
-The blocked kernel runs for p >= 256 on very sparse graphs (``po_fast.kernel_for``;
+The blocked kernel runs for p >= 256 on very sparse graphs (``_po_dispatch.kernel_for``;
 the dispatch itself is tested in test_po_inverse_gram.py); these tests compare it
 with the row-by-row kernel and the NumPy reference, check that its bits do
 not depend on the number of threads, and that uncertified results are
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
-from spdgraph._kernels import _po_blocked, po_fast, po_numpy
+from spdgraph._kernels import _po_blocked, _po_dispatch, po_fast, po_numpy
 
 
 def _scaled_diff(a, b):
@@ -108,7 +108,7 @@ def test_sample_uses_blocked_kernel_with_same_bits_in_batches():
     g = spdgraph.graphs.erdos_renyi(300, 0.005, seed=5)
     adjacency = spdgraph.adapt_graph(g).adjacency
     ptr, _ = _po_blocked.earlier_neighbours(adjacency)
-    assert po_fast.kernel_for(ptr) == "blocked"
+    assert _po_dispatch.kernel_for(ptr) == "blocked"
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -130,7 +130,7 @@ def test_uncertified_result_is_recomputed_by_rows(rng, monkeypatch):
     p = 260
     adjacency = random_adjacency(p, 0.004, rng)
     factor = rng.standard_normal((p, p))
-    assert po_fast.kernel_for(_po_blocked.earlier_neighbours(adjacency)[0]) == "blocked"
+    assert _po_dispatch.kernel_for(_po_blocked.earlier_neighbours(adjacency)[0]) == "blocked"
     monkeypatch.setattr(_po_blocked, "CERTIFY_ABOVE", -1.0)
     out = np.empty((p, p))
     with po_fast.one_blas_thread():

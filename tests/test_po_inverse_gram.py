@@ -1,7 +1,7 @@
 """The inverse-Gram PO kernel (spdgraph._kernels._po_inverse_gram) and the kernel dispatch.
 
 The kernel runs for p >= 256 from sparse to medium-dense graphs
-(``po_fast.kernel_for``). These tests compare it with the row-by-row kernel
+(``_po_dispatch.kernel_for``). These tests compare it with the row-by-row kernel
 and the NumPy reference, check its special rows (no earlier neighbour, no
 earlier non-neighbour, neighbours inside the block), that its bits do not
 depend on the number of threads, that ``sample`` takes it with the same bits
@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
-from spdgraph._kernels import _po_blocked, _po_inverse_gram, _raw_blas, po_fast, po_numpy
+from spdgraph._kernels import (
+    _po_blocked,
+    _po_dispatch,
+    _po_inverse_gram,
+    _raw_blas,
+    po_fast,
+    po_numpy,
+)
 
 #: Agreement with the row-by-row kernel and the NumPy reference, relative to the
 #: diagonal: the kernel corrects its normal equations with residuals computed
@@ -133,7 +140,7 @@ def test_sample_uses_it_with_same_bits_in_batches():
     g = spdgraph.graphs.erdos_renyi(300, 0.1, seed=5)
     adjacency = spdgraph.adapt_graph(g).adjacency
     ptr, _ = _po_blocked.earlier_neighbours(adjacency)
-    assert po_fast.kernel_for(ptr) == "inverse_gram"
+    assert _po_dispatch.kernel_for(ptr) == "inverse_gram"
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -155,7 +162,7 @@ def test_uncertified_result_is_recomputed_by_rows(rng, monkeypatch):
     adjacency = random_adjacency(p, 0.2, rng)
     factor = rng.standard_normal((p, p))
     ptr, _ = _po_blocked.earlier_neighbours(adjacency)
-    assert po_fast.kernel_for(ptr) == "inverse_gram"
+    assert _po_dispatch.kernel_for(ptr) == "inverse_gram"
     monkeypatch.setattr(_po_blocked, "CERTIFY_ABOVE", -1.0)
     out = np.empty((p, p))
     with po_fast.one_blas_thread():
@@ -193,7 +200,7 @@ def test_unconverged_normal_equations_go_to_rows(rng, monkeypatch):
 def test_kernel_for_follows_the_measured_break_evens(p, d, kernel):
     rng = np.random.default_rng(0)
     ptr, _ = _po_blocked.earlier_neighbours(random_adjacency(p, d, rng))
-    assert po_fast.kernel_for(ptr) == kernel
+    assert _po_dispatch.kernel_for(ptr) == kernel
 
 
 def test_raw_blas_calls_match_numpy(rng):

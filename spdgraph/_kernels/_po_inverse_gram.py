@@ -39,15 +39,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels._dense_loops import _axpy, _chol_solve, _cholesky, _dot
-from spdgraph._kernels._raw_blas import add_gram_of_rows, triangular_times
-from spdgraph._kernels.po_fast import _MAX_STEPS, _REFINE_ABOVE
 from spdgraph._kernels import _po_blocked
+from spdgraph._kernels._dense_loops import _axpy, _chol_solve, _cholesky, _dot
 from spdgraph._kernels._po_blocked import gram_inplace, lower_coordinates_into, nonedge_residual
+from spdgraph._kernels._raw_blas import add_gram_of_rows, triangular_times
 
 _FASTMATH = {"reassoc", "contract"}
 #: Rows per block (16 to 32 measured alike at p = 1000; 24 among the best at p = 400).
 BLOCK = 24
+#: Relative residual of a row's normal equations above which it is corrected
+#: again, and the largest number of corrections (as in the row kernel).
+_REFINE_ABOVE = 1e-15
+_MAX_STEPS = 3
 #: A row whose corrections stagnate is kept if the relative residual of its
 #: normal equations is at most this (the rounding level of sums over ~p terms);
 #: else the whole matrix goes to the row-by-row kernel.
@@ -88,9 +91,9 @@ def _dual_rows_times(tt, i0, w, idx, base, n_old, out):
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _block_rows(
-    lmat, tt, s_old, zblk, ptr, idx, i0, i1, cols, last_use, xt, tin, keep, ct, g, gdiag, z, w, rho,
-    xin, y,
-):
+    lmat, tt, s_old, zblk, ptr, idx, i0, i1, cols, last_use, xt, tin, keep, ct, g, gdiag, z, w,
+    rho, xin, y,
+):  # fmt: skip
     """Process rows ``i0:i1`` of ``lmat`` in place (see :func:`po_inverse_gram_into`).
 
     ``tt[:i0, :i0]`` is ``T_old^T``, ``s_old[:i0, :i0]`` is ``S`` of the rows
@@ -98,12 +101,14 @@ def _block_rows(
     row ``i0 + r``. ``cols`` are the earlier columns the block's rows need,
     ``last_use[cp]`` the last block row that needs ``cols[cp]``. Fills
     ``xt[cols, r]`` (the block's rows of ``T`` on those columns, where a
-    later row of the block needs them; by column, so that a column is contiguous), ``tin`` (``T_in``, lower) and ``keep[r]`` (True: the row
-    has no earlier non-neighbour and keeps its coordinates). Returns the number
+    later row of the block needs them; by column, so that a column is
+    contiguous), ``tin`` (``T_in``, lower) and ``keep[r]`` (True: the row has
+    no earlier non-neighbour and keeps its coordinates). Returns the number
     of correction steps, or -1 if a Gram subproblem is not numerically
     positive definite or its corrections do not converge.
     """
-    # One pass that owns the gathers, the small solve and the row of T together.
+    # This kernel reads better whole: one pass per row owns the gathers, the small
+    # solve, its corrections and the row of T, which share indices and buffers.
     ncol = cols.shape[0]
     refinements = 0
     for i in range(i0, i1):
@@ -320,7 +325,7 @@ def _process_blocks(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _append_block(s, tt, x, t_in, i0, i1):
-    """Border and corner of ``S`` (``X^T T_in``, ``T_in^T T_in``) and the block's columns of ``T^T``."""
+    """Border ``X^T T_in`` and corner ``T_in^T T_in`` of ``S``; the block's columns of ``T^T``."""
     nb = i1 - i0
     for c in range(i0):
         for q in range(nb):

@@ -58,14 +58,14 @@ def _double(value: float) -> Any:
 
 
 def _address(block: np.ndarray) -> tuple[int, int]:
-    """Address and row stride (in elements) of a C-ordered float64 block with unit column stride."""
+    """Address and row stride (in elements) of a float64 block with contiguous rows."""
     if block.dtype != np.float64 or block.ndim != 2 or block.strides[1] != 8:
         raise ValueError("expected a 2-d float64 block with contiguous rows")
     return block.ctypes.data, max(block.strides[0] // 8, 1)
 
 
 def triangular_times(tri_t: np.ndarray, block: np.ndarray, transpose: bool) -> None:
-    """``block <- block @ tri_t`` (``transpose=False``) or ``block @ tri_t.T`` (``True``), in place.
+    """``block <- block @ tri_t`` (or ``block @ tri_t.T`` with ``transpose``), in place.
 
     ``tri_t`` is a C-ordered ``(n, n)`` block whose upper triangle is read
     (``T^T`` of a lower-triangular ``T``); ``block`` is ``(m, n)``.
@@ -84,7 +84,9 @@ def triangular_times(tri_t: np.ndarray, block: np.ndarray, transpose: bool) -> N
            a, _int(lda), b, _int(ldb))  # fmt: skip
 
 
-def add_gram_of_rows(target: np.ndarray, rows: np.ndarray, rows_b: np.ndarray | None = None) -> None:
+def add_gram_of_rows(
+    target: np.ndarray, rows: np.ndarray, rows_b: np.ndarray | None = None
+) -> None:
     """``target += rows_b.T @ rows`` in place (``rows_b`` defaults to ``rows``).
 
     ``rows`` is ``(k, n)``, ``rows_b`` ``(k, m)`` and ``target`` ``(m, n)``: a

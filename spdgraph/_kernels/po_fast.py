@@ -370,7 +370,7 @@ def gram_matrix(lmat: np.ndarray) -> np.ndarray:
 def po_matrix_into(
     adjacency: np.ndarray, factor: np.ndarray, out: np.ndarray, threads: int = 1
 ) -> None:
-    """Raw PO matrix of ``factor`` into ``out`` by the kernel :func:`kernel_for` picks.
+    """Raw PO matrix of ``factor`` into ``out`` by the kernel ``_po_dispatch.kernel_for`` picks.
 
     For p >= ``MIN_P`` (256) the blocked kernels
     (:mod:`~spdgraph._kernels._po_blocked` for very sparse graphs,
@@ -381,6 +381,7 @@ def po_matrix_into(
     :func:`one_blas_thread`.
     """
     from spdgraph._kernels import _po_blocked, _po_inverse_gram
+    from spdgraph._kernels._po_dispatch import kernel_for
 
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
     if adjacency.shape[0] >= _po_blocked.MIN_P:
@@ -395,43 +396,6 @@ def po_matrix_into(
         ):
             return
     out[...] = po_matrix_checked(adjacency, lower_coordinates(factor), factor)
-
-
-#: Largest ratio ``sum_i i |K_i|^2 / sum_i i^2`` for which the sparse blocked
-#: kernel is used (measured break-even with the inverse-Gram kernel, see
-#: ``benchmarks/bench_po_dispatch.py``).
-BLOCKED_BELOW = 0.02
-#: Largest ratio ``sum_i |K_i|^3 / sum_i min(|K_i|, |J_i|)^3`` for which the
-#: inverse-Gram kernel is used: it always solves with the ``|K|`` neighbours,
-#: the row-by-row kernel with the smaller of the two sets.
-INVERSE_GRAM_BELOW = 1.1
-
-
-def kernel_for(ptr: np.ndarray) -> str:
-    """``"blocked"``, ``"inverse_gram"`` or ``"rows"``: the PO kernel for these neighbour lists.
-
-    ``ptr`` is the CSR pointer of the earlier neighbours
-    (:func:`~spdgraph._kernels._po_blocked.earlier_neighbours`). Below
-    ``MIN_P`` nodes: ``"rows"``. Otherwise ``"blocked"`` for very sparse
-    graphs (its O(i |K|^2) Gram work below :data:`BLOCKED_BELOW` of
-    ``sum i^2``: p = 1000 up to d ~ 0.005, p = 10,000 up to mean degree ~15),
-    ``"inverse_gram"`` up to medium density (the Cholesky work of its
-    neighbour sets within :data:`INVERSE_GRAM_BELOW` of the row kernel's:
-    Erdős–Rényi up to d ~ 0.45), else ``"rows"``.
-    """
-    from spdgraph._kernels._po_blocked import MIN_P
-
-    p = ptr.shape[0] - 1
-    if p < MIN_P:
-        return "rows"
-    k = np.diff(ptr).astype(np.float64)
-    i = np.arange(p, dtype=np.float64)
-    if float((i * k * k).sum()) <= BLOCKED_BELOW * float((i * i).sum()):
-        return "blocked"
-    small = np.minimum(k, i - k)
-    if float((k**3).sum()) <= INVERSE_GRAM_BELOW * float((small**3).sum()):
-        return "inverse_gram"
-    return "rows"
 
 
 def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
