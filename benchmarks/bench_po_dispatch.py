@@ -8,10 +8,12 @@ blocked kernel's Gram work ``sum_i i |K_i|^2 / sum_i i^2`` against
 ``BLOCKED_BELOW``, and the Cholesky work ``sum_i |K_i|^3 / sum_i
 min(|K_i|, |J_i|)^3`` against ``INVERSE_GRAM_BELOW``), the kernel the rule
 picks, the median time of each kernel with one thread (the sparse blocked
-kernel only where its work ratio is below 0.3; ``inverse_gram`` also with 2
+kernel only where its work ratio is below 3; ``inverse_gram`` also with 2
 threads), the time of the row-by-row kernel divided by the fastest, and the
 largest difference of each blocked result from the row-by-row one relative
-to the diagonal (they must agree to 1e-12 and be certified). Cases are
+to the diagonal (they must be certified and agree to 1e-10, the conformance
+level: different algorithms differ by ~eps cond(Q)^2 on a badly conditioned
+draw; the factor of p = 1000, d = 0.002 has cond 2.5e5 and a 1e-11 difference). Cases are
 interleaved kernel by kernel, so a busy machine slows all columns alike.
 """
 
@@ -24,8 +26,8 @@ import time
 import numpy as np
 
 DEFAULT = (
-    "500:0.01,500:0.05,500:0.25,500:0.5,1000:0.002,1000:0.005,1000:0.01,1000:0.05,"
-    "1000:0.25,1000:0.45,1000:0.5,2000:0.005,2000:0.05"
+    "500:0.01,500:0.05,500:0.25,500:0.5,1000:0.002,1000:0.01,1000:0.03,1000:0.05,"
+    "1000:0.25,1000:0.45,1000:0.5,2000:0.01,2000:0.03,2000:0.05"
 )
 
 
@@ -60,7 +62,7 @@ def _row(spdgraph, p: int, d: float, repeats: int) -> str:
             adjacency, factor, ptr, idx, outs["inverse_gram"], 2
         ),
     }
-    if gram_ratio < 0.3:
+    if gram_ratio < 3.0:
         kernels["blocked"] = lambda: _po_blocked.po_blocked_into(
             adjacency, factor, ptr, idx, outs["blocked"], 1
         )
@@ -72,7 +74,7 @@ def _row(spdgraph, p: int, d: float, repeats: int) -> str:
             if name in kernels:
                 certified = kernels[name]()
                 diff = _scaled_diff(outs[name], reference)
-                notes.append(f"{diff:.1e}" + ("" if certified and diff <= 1e-12 else " (BAD)"))
+                notes.append(f"{diff:.1e}" + ("" if certified and diff <= 1e-10 else " (BAD)"))
             else:
                 notes.append("-")
         for _ in range(repeats):

@@ -190,7 +190,8 @@ def test_unconverged_normal_equations_go_to_rows(rng, monkeypatch):
     [
         (200, 0.01, "rows"),  # below MIN_P: the fused small path's row kernel
         (1000, 0.003, "blocked"),
-        (1000, 0.02, "inverse_gram"),
+        (1000, 0.02, "blocked"),
+        (1000, 0.05, "inverse_gram"),
         (1000, 0.25, "inverse_gram"),
         (400, 0.4, "inverse_gram"),
         (400, 0.6, "rows"),

@@ -16,7 +16,7 @@ from spdgraph._kernels._po_blocked import MIN_P
 #: Largest ratio ``sum_i i |K_i|^2 / sum_i i^2`` for which the sparse blocked
 #: kernel is used (measured break-even with the inverse-Gram kernel, see
 #: ``benchmarks/bench_po_dispatch.py``).
-BLOCKED_BELOW = 0.02
+BLOCKED_BELOW = 1.0
 #: Largest ratio ``sum_i |K_i|^3 / sum_i min(|K_i|, |J_i|)^3`` for which the
 #: inverse-Gram kernel is used: it always solves with the ``|K|`` neighbours,
 #: the row-by-row kernel with the smaller of the two sets.
@@ -30,7 +30,10 @@ def kernel_for(ptr: np.ndarray) -> str:
     (:func:`~spdgraph._kernels._po_blocked.earlier_neighbours`). Below
     ``MIN_P`` nodes: ``"rows"``. Otherwise ``"blocked"`` for very sparse
     graphs (its O(i |K|^2) Gram work below :data:`BLOCKED_BELOW` of
-    ``sum i^2``: p = 1000 up to d ~ 0.005, p = 10,000 up to mean degree ~15),
+    ``sum i^2``, about ``0.75 d^2 p`` for Erdős–Rényi graphs: p = 1000 up to
+    d ~ 0.036, p = 2000 up to d ~ 0.026, p = 10,000 up to mean degree ~115;
+    the two kernels run alike from about 0.3 to 2, and this one needs one
+    ``p x p`` array less),
     ``"inverse_gram"`` up to medium density (the Cholesky work of its
     neighbour sets within :data:`INVERSE_GRAM_BELOW` of the row kernel's:
     Erdős–Rényi up to d ~ 0.45), else ``"rows"``.
