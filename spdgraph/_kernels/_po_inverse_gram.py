@@ -1,4 +1,4 @@
-"""Blocked PO kernel with the inverse Gram matrix, for graphs of medium and high density.
+"""Blocked PO kernel with the inverse Gram matrix, for graphs of medium density.
 
 Same algebra as the complement route of :mod:`spdgraph._kernels.po_fast`:
 with ``T = L'^{-1}`` (the inverse of the processed coordinates) and
@@ -10,28 +10,31 @@ earlier neighbours ``K`` and coordinates ``x = L0[i, :i]`` becomes
 orthogonal to every earlier non-neighbour row (``L'_J T E_K = 0``). The
 row-by-row kernel reads ``L'`` (or ``S``) a handful of times per row, about
 ``2.5 i^2`` doubles: memory-bound once ``p x p`` leaves the cache. Here rows
-are processed in blocks of ``BLOCK``; everything a block needs from the rows
-before it comes from three matrix-matrix products per block (BLAS, one
-thread, fixed pieces), and only the coupling inside the block is done row by
-row, on short vectors:
+are processed in blocks of ``BLOCK``; what a block needs from the rows before
+it comes from matrix products (BLAS, one call each) and gathers, and only
+the coupling inside the block is done row by row, on short vectors:
 
 * before the block: ``Z = X0 T_old`` (``X0`` the block's coordinates on the
   earlier columns), so ``(T^T x)`` needs only the block's own rows;
 * inside the block, with ``X`` the block's rows of ``T`` on the earlier
   columns and ``T_in`` its diagonal block (``T_i = [[T_old, 0], [X, T_in]]``):
-  ``S_i = [[S_old + X^T X, X^T T_in], [T_in^T X, T_in^T T_in]]``, so the
-  Gram subproblem is ``S_old[K, K]`` plus a correction of rank ``< BLOCK``;
-  the new row of ``T`` is ``-(u^T S_old + y_in^T X) / l_ii`` (``u = E_K w``,
-  ``y_in`` the row's in-block coordinates): a gather of ``|K|`` rows of
-  ``S``, not a pass over ``L'``;
-* after the block: its rows on the earlier columns ``Y = U T_old^T``, and
+  ``S_i[K, K] = S_old[K, K] + sum_q c_q c_q^T`` over the block's earlier
+  rows (``c_q`` their columns ``K`` of ``T``), a correction of rank
+  ``< BLOCK``; ``y = T_i[:, K] w`` from ``|K|`` rows of ``T^T``, then the
+  normal equations are corrected with their residual ``T_i[:, K]^T (x - y)``
+  computed from the vectors (``S`` is only accurate to ``eps cond(M')``);
+  the row's ``T`` entries are computed exactly (from ``y``) only on the
+  earlier columns later rows of the block need;
+* after the block: its rows of ``T`` whole, ``X = -T_in (Y T_old)``, and
   ``S_old += X^T X`` (with the new border and corner).
 
 Costs per row ``O(|K| i + |K|^3 / 3 + BLOCK |K|^2)`` plus ``O(i^2)``
-multiply-adds in matrix-matrix products (compute-bound). The result is
-certified by its non-edge residual (:data:`CERTIFY_ABOVE`); the caller
-recomputes with the row-by-row kernel when it is not met or when a Gram
-subproblem is not numerically positive definite.
+multiply-adds in matrix products (compute-bound) and one pass over the
+needed columns of ``T^T``. The result is certified by its non-edge residual
+(``_po_blocked.CERTIFY_ABOVE``); the caller recomputes with the row-by-row
+kernel when it is not met, when a Gram subproblem is not numerically
+positive definite or when a row's corrections stagnate above
+``_ACCEPT_ABOVE``.
 """
 
 from __future__ import annotations
