@@ -220,7 +220,9 @@ def test_raw_blas_calls_match_numpy(rng):
     target = rng.standard_normal((40, 40))
     rows = big[20:28, :40]
     expected = target + rows.T @ rows
-    _raw_blas.add_gram_of_rows(target, rows)
-    np.testing.assert_allclose(target, expected, rtol=1e-13, atol=1e-12)
+    upper = np.triu(target, 1)
+    _raw_blas.add_gram_of_rows_lower(target, rows)
+    np.testing.assert_allclose(np.tril(target), np.tril(expected), rtol=1e-13, atol=1e-12)
+    np.testing.assert_array_equal(np.triu(target, 1), upper)  # not touched
     with pytest.raises(ValueError, match="shapes"):
-        _raw_blas.add_gram_of_rows(target[:3], rows)
+        _raw_blas.add_gram_of_rows_lower(target[:3], rows)

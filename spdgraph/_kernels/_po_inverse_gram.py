@@ -26,7 +26,8 @@ the coupling inside the block is done row by row, on short vectors:
   the row's ``T`` entries are computed exactly (from ``y``) only on the
   earlier columns later rows of the block need;
 * after the block: its rows of ``T`` whole, ``X = -T_in (Y T_old)``, and
-  ``S_old += X^T X`` (with the new border and corner).
+  ``S_old += X^T X`` (BLAS ``dsyrk``, lower triangle, with the new border and
+  corner).
 
 Costs per row ``O(|K| i + |K|^3 / 3 + BLOCK |K|^2)`` plus ``O(i^2)``
 multiply-adds in matrix products (compute-bound) and one pass over the
@@ -45,7 +46,7 @@ from numba import njit
 from spdgraph._kernels import _po_blocked
 from spdgraph._kernels._dense_loops import _axpy, _chol_solve, _cholesky, _dot
 from spdgraph._kernels._po_blocked import gram_inplace, lower_coordinates_into, nonedge_residual
-from spdgraph._kernels._raw_blas import add_gram_of_rows, triangular_times
+from spdgraph._kernels._raw_blas import add_gram_of_rows_lower, triangular_times
 
 _FASTMATH = {"reassoc", "contract"}
 #: Rows per block (16 to 32 measured alike at p = 1000; 24 among the best at p = 400).
@@ -100,8 +101,8 @@ def _block_rows(
     """Process rows ``i0:i1`` of ``lmat`` in place (see :func:`po_inverse_gram_into`).
 
     ``tt[:i0, :i0]`` is ``T_old^T``, ``s_old[:i0, :i0]`` is ``S`` of the rows
-    before the block (full, symmetric), ``zblk[r, :i0]`` is ``(T_old^T x)`` of
-    row ``i0 + r``. ``cols`` are the earlier columns the block's rows need,
+    before the block (its lower triangle: only that is kept), ``zblk[r, :i0]``
+    is ``(T_old^T x)`` of row ``i0 + r``. ``cols`` are the earlier columns the block's rows need,
     ``last_use[cp]`` the last block row that needs ``cols[cp]``. Fills
     ``xt[cols, r]`` (the block's rows of ``T`` on those columns, where a
     later row of the block needs them; by column, so that a column is
@@ -288,7 +289,7 @@ def _process_blocks(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> bool:
     """Rows of ``lmat`` (coordinates ``L0`` on entry, ``L`` on success) block by block."""
     p = lmat.shape[0]
     tt = np.zeros((p, p))  # T^T, upper triangular
-    s = np.zeros((p, p))  # S = T^T T, full symmetric
+    s = np.zeros((p, p))  # S = T^T T, lower triangle
     kmax = max(int(np.diff(ptr).max(initial=0)), 1)
     xr = np.zeros((BLOCK, p))
     xt = np.zeros((p, BLOCK))  # the block's rows of T, by column (in the block)
@@ -321,21 +322,20 @@ def _process_blocks(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> bool:
             triangular_times(tt[:i0, :i0], x, transpose=True)
             np.matmul(t_in, x, out=zblk[:nb, :i0])
             np.negative(zblk[:nb, :i0], out=x)
-            add_gram_of_rows(s[:i0, :i0], x)
+            add_gram_of_rows_lower(s[:i0, :i0], x)
         _append_block(s, tt, x, t_in, i0, i1)
     return True
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def _append_block(s, tt, x, t_in, i0, i1):
-    """Border ``X^T T_in`` and corner ``T_in^T T_in`` of ``S``; the block's columns of ``T^T``."""
+    """Border ``T_in^T X`` and corner ``T_in^T T_in`` of ``S`` (lower); the block's ``T^T``."""
     nb = i1 - i0
+    row = np.empty(nb)
     for c in range(i0):
-        for q in range(nb):
-            tt[c, i0 + q] = x[q, c]
-            s[c, i0 + q] = 0.0
-        row = s[c, i0:i1]
+        row[:] = 0.0
         for r in range(nb):
+            tt[c, i0 + r] = x[r, c]
             _axpy(x[r, c], t_in[r, :nb], row)
         for q in range(nb):
             s[i0 + q, c] = row[q]
@@ -345,6 +345,5 @@ def _append_block(s, tt, x, t_in, i0, i1):
             for r in range(a, nb):
                 t += t_in[r, a] * t_in[r, b]
             s[i0 + a, i0 + b] = t
-            s[i0 + b, i0 + a] = t
         for b in range(a, nb):
             tt[i0 + a, i0 + b] = t_in[b, a]

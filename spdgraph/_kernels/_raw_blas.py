@@ -43,10 +43,8 @@ def lapack_function(name: str, *argtypes: Any) -> Any:
 
 # dtrmm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
 _DTRMM = capsule_function(_cython_blas, "dtrmm", _C, _C, _C, _C, _I, _I, _D, _P, _I, _P, _I)
-# dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-_DGEMM = capsule_function(
-    _cython_blas, "dgemm", _C, _C, _I, _I, _I, _D, _P, _I, _P, _I, _D, _P, _I
-)
+# dsyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
+_DSYRK = capsule_function(_cython_blas, "dsyrk", _C, _C, _I, _I, _D, _P, _I, _D, _P, _I)
 
 
 def _int(value: int) -> Any:
@@ -84,26 +82,19 @@ def triangular_times(tri_t: np.ndarray, block: np.ndarray, transpose: bool) -> N
            a, _int(lda), b, _int(ldb))  # fmt: skip
 
 
-def add_gram_of_rows(
-    target: np.ndarray, rows: np.ndarray, rows_b: np.ndarray | None = None
-) -> None:
-    """``target += rows_b.T @ rows`` in place (``rows_b`` defaults to ``rows``).
+def add_gram_of_rows_lower(target: np.ndarray, rows: np.ndarray) -> None:
+    """Lower triangle (and diagonal) of ``target += rows.T @ rows``, in place.
 
-    ``rows`` is ``(k, n)``, ``rows_b`` ``(k, m)`` and ``target`` ``(m, n)``: a
-    block of rows of the Gram matrix of the columns of ``rows``.
+    ``rows`` is ``(k, n)``, ``target`` ``(n, n)``; the strict upper triangle
+    of ``target`` is not touched (BLAS ``dsyrk``: half the work of the product).
     """
-    if rows_b is None:
-        rows_b = rows
     k, n = rows.shape
-    m = rows_b.shape[1]
-    if target.shape != (m, n) or rows_b.shape[0] != k:
-        raise ValueError("add_gram_of_rows: shapes do not match")
-    if n == 0 or m == 0 or k == 0:
+    if target.shape != (n, n):
+        raise ValueError("add_gram_of_rows_lower: shapes do not match")
+    if n == 0 or k == 0:
         return
     a, lda = _address(rows)
-    b, ldb = _address(rows_b)
     c, ldc = _address(target)
-    # Fortran view: A = rows^T (n x k), B = rows_b^T (m x k), C = target^T (n x m):
-    # C += A B^T
-    _DGEMM(b"N", b"T", _int(n), _int(m), _int(k), _double(1.0), a, _int(lda), b, _int(ldb),
-           _double(1.0), c, _int(ldc))  # fmt: skip
+    # Fortran view: A = rows^T (n x k), C = target^T, whose upper triangle is
+    # target's lower one: C += A A^T
+    _DSYRK(b"U", b"N", _int(n), _int(k), _double(1.0), a, _int(lda), _double(1.0), c, _int(ldc))
