@@ -31,8 +31,9 @@ __all__ = ["MemoryNeed", "available_memory", "check_memory", "estimate_bytes"]
 
 #: Bytes per adjacency entry: boolean adjacency, transpose check, generator copies.
 GRAPH_BYTES_PER_ENTRY = 4
-#: p x p float64 arrays the core's output checks need per block (Cholesky copy).
-VALIDATION_ARRAYS = 2
+#: p x p float64 arrays the core's output checks need per block (Cholesky copy and
+#: factor, kept while the scaled condition number is estimated).
+VALIDATION_ARRAYS = 3
 #: Kept for callers of the old signature: float64 arrays per matrix.
 WORK_ARRAYS_PER_MATRIX = 4
 
@@ -83,7 +84,7 @@ def estimate_bytes(
     --------
     >>> need = estimate_bytes(1000, 1)
     >>> need.matrices, round(need.bytes / 2**20)
-    (1, 65)
+    (1, 72)
     """
     per_call = work_per_call + VALIDATION_ARRAYS
     per_matrix = 1 + work_per_matrix + 2 * normalize + 2 * targets

@@ -18,6 +18,7 @@ import numpy as np
 __all__ = [
     "KIND_ALIASES",
     "MATRIX_KIND_ALIASES",
+    "MAX_SCALED_CONDITION",
     "Violation",
     "canonical_kind",
     "cholesky_factors",
@@ -44,6 +45,16 @@ MATRIX_KIND_ALIASES: Mapping[str, str] = {
     "correlation": "correlation",
     "partial_correlation": "partial_correlation",
 }
+
+
+#: The largest scaled condition number spdgraph certifies: the 1-norm condition
+#: number (estimated from the Cholesky factor) of the unit-diagonal rescaling
+#: ``D^-1/2 M D^-1/2``, the scale-free quantity that decides whether a Cholesky
+#: factorization succeeds in double precision. A matrix above it is refused as
+#: numerically singular even when its factorization happens to succeed: the
+#: factorization fails only near 1/eps ~ 4.5e15, so every matrix clearly on one
+#: side of this bound gets the same decision on every machine.
+MAX_SCALED_CONDITION = 1e12
 
 
 def canonical_kind(kind: object, aliases: Mapping[str, str] = KIND_ALIASES) -> str | None:
@@ -211,8 +222,11 @@ class Violation:
     """The first way a stack fails to be SPD graph matrices (see :func:`find_violation`).
 
     ``problem`` is one of ``"nonfinite"``, ``"asymmetric"``, ``"nonzero"``
-    (an entry on a non-edge), ``"diagonal"`` (not exactly 1) and
-    ``"not_pd"``; ``k`` is the matrix, ``i``/``j`` the entry where one applies.
+    (an entry on a non-edge), ``"diagonal"`` (not exactly 1), ``"small_diagonal"``
+    (a diagonal entry zero, negative or subnormal), ``"not_pd"`` (Cholesky failed)
+    and ``"ill_conditioned"`` (scaled condition number estimate ``value`` above
+    :data:`MAX_SCALED_CONDITION`); ``k`` is the matrix, ``i``/``j`` the entry
+    where one applies.
     """
 
     problem: str
@@ -245,6 +259,20 @@ class Violation:
                 f"matrix {self.k} has diagonal entry {plain(self.value)} at {node}; it must be "
                 "exactly 1."
             )
+        if self.problem == "small_diagonal":
+            node = f"node {plain(labels[self.i])!r}" if labels is not None else f"row {self.i}"
+            what = "not positive" if not self.value > 0 else "subnormal"
+            return (
+                f"matrix {self.k} is not positive definite in double precision: its diagonal "
+                f"entry {plain(self.value)} at {node} is {what} (entries must be at least "
+                f"{np.finfo(np.float64).tiny:g})."
+            )
+        if self.problem == "ill_conditioned":
+            return (
+                f"matrix {self.k} is numerically singular: its scaled condition number is about "
+                f"{self.value:.3g}, above the {MAX_SCALED_CONDITION:g} that spdgraph certifies "
+                "(its positive definiteness would depend on rounding)."
+            )
         return f"matrix {self.k} is not positive definite (Cholesky failed)."
 
 
@@ -255,14 +283,19 @@ def find_violation(
     structural: bool = True,
     unit: bool = False,
     check_pd: bool = True,
+    condition_bound: float | None = None,
 ) -> Violation | None:
     """The one check of "SPD, exactly symmetric, exactly this zero pattern".
 
     Checks, in this order, finiteness, exact symmetry, exact zeros on the
     non-edges of ``adjacency`` (when ``structural``), an exactly unit diagonal
-    (when ``unit``) and positive definiteness by Cholesky (when ``check_pd``).
-    Returns the first :class:`Violation`, or None when the matrix (or every
-    matrix of the stack) passes.
+    (when ``unit``), diagonal entries positive and of normal size, and positive
+    definiteness by Cholesky (when ``check_pd``); with ``condition_bound``
+    (e.g. :data:`MAX_SCALED_CONDITION`) a matrix whose estimated scaled condition
+    number exceeds it fails as ``"ill_conditioned"``, so that the verdict on a
+    nearly singular matrix does not depend on rounding. Returns the first
+    :class:`Violation`, or None when the matrix (or every matrix of the stack)
+    passes.
 
     >>> adj = np.array([[False, True, False], [True, False, False], [False, False, False]])
     >>> m = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -293,16 +326,38 @@ def find_violation(
             k, i = (int(x) for x in off[0])
             return Violation("diagonal", k, i, i, float(diag[k, i]))
     if check_pd and stack.shape[0]:
+        diag = np.diagonal(stack, axis1=-2, axis2=-1)
+        small = np.argwhere(~(diag >= np.finfo(np.float64).tiny))
+        if small.size:
+            k, i = (int(x) for x in small[0])
+            return Violation("small_diagonal", k, i, i, float(diag[k, i]))
         if stack.shape[-1] >= _LARGE:
-            return _large_not_pd(stack)
+            return _large_not_pd(stack, condition_bound)
         try:
-            np.linalg.cholesky(stack)
+            factors = np.linalg.cholesky(stack)
         except np.linalg.LinAlgError:
             for k in range(stack.shape[0]):
                 try:
                     np.linalg.cholesky(stack[k])
                 except np.linalg.LinAlgError:
                     return Violation("not_pd", k)
+            raise  # pragma: no cover - the batch failed, so one matrix must fail
+        if condition_bound is not None:
+            return _ill_conditioned(stack, factors, condition_bound)
+    return None
+
+
+def _ill_conditioned(
+    stack: np.ndarray, factors: np.ndarray, bound: float, offset: int = 0
+) -> Violation | None:
+    """The first matrix whose estimated scaled condition number exceeds ``bound``."""
+    from spdgraph._kernels.condition import scaled_condition_estimates  # numba: lazy
+
+    estimates = scaled_condition_estimates(stack, factors)
+    bad = np.flatnonzero(~(estimates <= bound))
+    if bad.size:
+        k = int(bad[0])
+        return Violation("ill_conditioned", k + offset, value=float(estimates[k]))
     return None
 
 
@@ -311,14 +366,19 @@ def find_violation(
 _LARGE = 2048
 
 
-def _large_not_pd(stack: np.ndarray) -> Violation | None:
+def _large_not_pd(stack: np.ndarray, condition_bound: float | None) -> Violation | None:
     """The first matrix of a stack of large symmetric matrices that is not PD (``dpotrf``)."""
     from scipy.linalg import lapack
 
     for k in range(stack.shape[0]):
         # the transpose of a C-ordered symmetric matrix is itself, in Fortran order:
         # dpotrf then works on one copy
-        _, info = lapack.dpotrf(np.asarray(stack[k], dtype=np.float64).T, lower=1, clean=0)
+        factor, info = lapack.dpotrf(np.asarray(stack[k], dtype=np.float64).T, lower=1, clean=0)
         if info != 0:
             return Violation("not_pd", k)
+        if condition_bound is not None:
+            # the estimator reads only the lower triangle (clean=0 leaves the upper one)
+            found = _ill_conditioned(stack[k : k + 1], factor[None], condition_bound, k)
+            if found is not None:
+                return found
     return None

@@ -129,11 +129,11 @@ def test_arguments_are_checked_eagerly(kwargs, exc, match, counting):
 def test_generator_errors_surface_at_compute(monkeypatch):
     real = _engine.validate_matrix
 
-    def reject_third(m, adjacency, k, gen, plugin):
+    def reject_third(m, adjacency, k, gen, plugin, **kwargs):
         if np.array_equal(m, m) and reject_third.count == 2:
             raise spdgraph.GeneratorOutputError("matrix rejected")
         reject_third.count += 1
-        return real(m, adjacency, k, gen, plugin)
+        return real(m, adjacency, k, gen, plugin, **kwargs)
 
     reject_third.count = 0
     monkeypatch.setattr(_engine, "validate_matrix", reject_third)

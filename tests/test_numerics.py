@@ -94,7 +94,14 @@ def test_find_violation_accepts_valid_and_names_each_defect(case):
     k = n - 1
     broken = stack.copy()
     broken[k, 0, 0] = -1.0
-    assert num.find_violation(broken, adjacency) == num.Violation("not_pd", k)
+    assert num.find_violation(broken, adjacency) == num.Violation("small_diagonal", k, 0, 0, -1.0)
+    if p > 1:  # positive diagonal, not PD: [[1, 2], [2, 1]] in the leading block
+        broken = stack.copy()
+        scale = np.sqrt(broken[k, 0, 0] * broken[k, 1, 1])
+        broken[k, 0, 1] = broken[k, 1, 0] = 2 * scale
+        assert num.find_violation(broken, adjacency, structural=False) == num.Violation(
+            "not_pd", k
+        )
     nan = stack.copy()
     nan[k, -1, -1] = np.nan
     assert num.find_violation(nan, adjacency).problem == "nonfinite"
@@ -152,4 +159,11 @@ def test_find_violation_large_matrices_checked_one_by_one():
     assert num.find_violation(stack, adjacency) is None
     stack[1, 7, 7] = -1.0
     violation = num.find_violation(stack, adjacency)
+    assert violation is not None and (violation.problem, violation.k) == ("small_diagonal", 1)
+    stack[1, 7, 7] = 1.0
+    stack[1, 7, 8] = stack[1, 8, 7] = 2.0
+    violation = num.find_violation(stack, ~adjacency)
     assert violation is not None and (violation.problem, violation.k) == ("not_pd", 1)
+    stack[1, 7, 8] = stack[1, 8, 7] = 1.0 - 1e-14  # Cholesky passes, the bound refuses
+    violation = num.find_violation(stack, ~adjacency, condition_bound=num.MAX_SCALED_CONDITION)
+    assert violation is not None and (violation.problem, violation.k) == ("ill_conditioned", 1)

@@ -145,14 +145,16 @@ def test_ill_conditioned_factor_corrections_keep_kernel_exact(d):
     m = po_fast.gram_matrix(lmat)
     assert po_numpy.max_nonedge_residual(m, adjacency) <= 1e-12
     # the problem itself is ill-conditioned: even Householder and Gram-Schmidt differ by
-    # up to ~1e-8 here; the kernel must stay within 100x of the Householder error
+    # up to ~1e-8 here, and how close one of them comes to the reference depends on the
+    # CPU's rounding; the kernel must stay within the conditioning's error scale,
+    # 1000 eps cond(factor) (~2e-8 here), or within 100x of Householder's error
     ref = po_reference(adjacency, factor)
     householder = _zeroed(
         po_numpy.gram_matrix(po_numpy.partial_orthogonalize(adjacency, factor)), adjacency
     )
-    assert (
-        normalized_error(_zeroed(m, adjacency), ref)
-        <= 100 * normalized_error(householder, ref) + 1e-12
+    scale = 1000 * np.finfo(np.float64).eps * np.linalg.cond(factor)
+    assert normalized_error(_zeroed(m, adjacency), ref) <= max(
+        scale, 100 * normalized_error(householder, ref)
     )
 
 

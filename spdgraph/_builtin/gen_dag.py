@@ -15,6 +15,7 @@ import numpy as np
 
 from spdgraph._blas import one_blas_thread
 from spdgraph._kernels.sem import sem_covariance, sem_precision, topological_order
+from spdgraph._numerics import MAX_SCALED_CONDITION, find_violation
 from spdgraph._options import OptionSpec
 from spdgraph._types import EntrySampler, Generator
 from spdgraph.errors import InvalidOptionError, NumericalError
@@ -71,14 +72,24 @@ def _check_definite(m: np.ndarray, kind: str, k: int, n_edges: int, p: int) -> N
     ``I - B`` is unit triangular in a topological order, and random dense
     triangular matrices are exponentially ill-conditioned: products of
     weights along the many paths of a dense DAG overwhelm double precision.
+    Decided by the core's bound on the scaled condition number
+    (:data:`~spdgraph._numerics.MAX_SCALED_CONDITION`): the same verdict on every
+    machine, not whether a Cholesky factorization happens to fail in the last bits.
     """
-    try:
-        with one_blas_thread():
-            np.linalg.cholesky(m)
-    except np.linalg.LinAlgError:
+    with one_blas_thread():
+        violation = find_violation(
+            m, np.ones((p, p), dtype=bool), structural=False, condition_bound=MAX_SCALED_CONDITION
+        )
+    if violation is not None:
+        why = (
+            "Cholesky failed"
+            if violation.problem == "not_pd"
+            else f"scaled condition number about {violation.value:.3g}, above the "
+            f"{MAX_SCALED_CONDITION:g} spdgraph certifies"
+        )
         raise NumericalError(
             f"the {kind} of the structural equation model (matrix {k}) is numerically "
-            f"singular: with {n_edges} edges on {p} nodes, products of the edge weights "
+            f"singular ({why}): with {n_edges} edges on {p} nodes, products of the edge weights "
             "along the DAG's many paths make (I - B) too ill-conditioned for double "
             "precision. Use a sparser DAG or smaller weights, e.g. "
             "entries=lambda rng, shape: rng.uniform(-0.5, 0.5, shape)."
