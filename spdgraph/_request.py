@@ -86,9 +86,11 @@ def build_request(
     negative_share: object,
     chunks: object,
     method_options: Mapping[str, Any],
+    portable: object = False,
 ) -> SampleRequest:
     """Check every argument of :func:`spdgraph.sample` and return the request."""
     # 1. cheap argument checks, before any heavy work
+    portable = _check_portable(portable)
     kind = _check_kind(kind)
     size = _check_size(size)
     normalize = _check_normalize(normalize)
@@ -98,6 +100,8 @@ def build_request(
     options = check_options(method_options, gen.options, gen.name, plugin)
     chunk_size = check_chunks(chunks)
     _check_factor_use(gen, factor, negative_share)
+    if portable:
+        _check_portable_use(gen, plugin, eps, k0)
     # 2. the memory the request needs, from the node count, before any p x p array
     memory = _MemoryCheck(gen, size, factor, chunk_size, normalize, eps or k0)
     counted = count_nodes(graph)
@@ -116,6 +120,9 @@ def build_request(
         memory.check(p)  # adapting a type differently: check right after adapting
     # 4. random streams or factors
     attrs = _provenance(gen.name, options, plugin, kind, normalize, eps, k0)
+    attrs["portable"] = int(portable)
+    if portable:
+        options = {**options, "portable": True}  # the generator's own switch
     factors: np.ndarray | None = None
     root: np.random.SeedSequence | None = None
     if factor is not None:
@@ -220,6 +227,28 @@ def _check_factor_use(gen: Generator, factor: object, negative_share: object) ->
         raise InvalidOptionError(
             "negative_share controls the signs of random entries, but with an explicit "
             "factor nothing is drawn; set the signs in the factor instead."
+        )
+
+
+def _check_portable(portable: object) -> bool:
+    if not isinstance(portable, bool | np.bool_):
+        raise InvalidOptionError(f"portable must be True or False, got {plain(portable)}.")
+    return bool(portable)
+
+
+def _check_portable_use(gen: Generator, plugin: str, eps: object, k0: object) -> None:
+    if not gen.portable:
+        able = sorted(n for n, (g, _) in generators().items() if g.portable)
+        raise InvalidOptionError(
+            f"method {gen.name!r} (plugin {plugin!r}) does not declare portable results, so "
+            f"portable=True cannot promise the same bits on every machine. Methods that "
+            f"do: {', '.join(map(repr, able))}; or pass portable=False."
+        )
+    if eps is not None or k0 is not None:
+        raise InvalidOptionError(
+            "min_eigenvalue and condition_number need eigenvalues from LAPACK, whose bits "
+            "depend on the CPU: they cannot be combined with portable=True. Pass "
+            "portable=False, or no spectrum target."
         )
 
 

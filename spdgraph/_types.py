@@ -116,6 +116,13 @@ class Generator:
         the pattern of that kind: the moral graph for a precision, the pairs
         with a common ancestor for a covariance. Other generators never see a
         directed graph.
+    portable
+        Whether the generator supports ``spdgraph.sample(..., portable=True)``:
+        it then gets ``portable=True`` and must return the same bits on every
+        CPU (no BLAS/LAPACK, no fastmath, no SIMD-dispatched transcendental
+        functions on the path that determines the values; see
+        ``docs/reproducibility.md``). A generator without it is refused in
+        portable mode.
     work_per_matrix, work_per_call
         The generator's working memory, in ``p x p`` float64 arrays: held for
         every matrix of a batch (e.g. the drawn factors) and once per call
@@ -132,6 +139,7 @@ class Generator:
     work_per_matrix: float = 0.0
     work_per_call: float = 2.0
     accepts_dag: bool = False
+    portable: bool = False
 
     @property
     def defaults(self) -> dict[str, Any]:

@@ -10,6 +10,7 @@ ancestor). The kernels are in :mod:`spdgraph._kernels.sem`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,7 @@ def generate_dag_batch(
     kind: str,
     variance_low: float = 0.1,
     variance_high: float = 1.0,
+    portable: bool = False,
 ) -> np.ndarray:
     """SEM matrices on ``dag``, matrix ``k`` from ``rngs[k]``.
 
@@ -38,7 +40,8 @@ def generate_dag_batch(
     of ``dag``) as the weight ``B[j, i]``, then ``p`` noise variances
     ``U(variance_low, variance_high)`` (gmat: ``U(0.1, 1)``). Returns the
     precision when ``kind="precision"``, else the covariance; entries outside
-    ``adjacency`` (the pattern of that kind) are exact ``+0.0``.
+    ``adjacency`` (the pattern of that kind) are exact ``+0.0``. ``portable``:
+    products and inverses in fixed-order loops (the same bits on every CPU).
     """
     if variance_high < variance_low:
         raise InvalidOptionError(
@@ -57,9 +60,9 @@ def generate_dag_batch(
         weights = entries(rng, (n_edges,))
         variances = np.asarray(rng.uniform(variance_low, variance_high, p))
         if kind == "precision":
-            m = sem_precision(dag, weights, variances)
+            m = sem_precision(dag, weights, variances, portable)
         else:
-            m = sem_covariance(dag, weights, variances, order)
+            m = sem_covariance(dag, weights, variances, order, portable)
         m[outside] = 0.0  # exact zeros already; this turns -0.0 into +0.0
         _check_definite(m, kind, k, n_edges, p)
         out[k] = m
@@ -103,7 +106,7 @@ def generate_dag(
     entries: EntrySampler,
     dag: np.ndarray,
     kind: str,
-    **options: float,
+    **options: Any,
 ) -> np.ndarray:
     """One SEM matrix (see :func:`generate_dag_batch`)."""
     return generate_dag_batch(
@@ -133,5 +136,6 @@ def spdgraph_register_generators() -> list[Generator]:
             batch_function=generate_dag_batch,
             work_per_call=4.0,  # B, (I - B)^-1, the product, its symmetrization
             accepts_dag=True,
+            portable=True,
         )
     ]

@@ -10,19 +10,24 @@ from spdgraph.hookspecs import hookimpl
 
 
 def generate_dd(
-    adjacency: np.ndarray, *, rng: np.random.Generator, entries: EntrySampler
+    adjacency: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    entries: EntrySampler,
+    portable: bool = False,
 ) -> np.ndarray:
     """One DD matrix, gmat's ``diagdom`` rule.
 
     Draws one entry per edge (upper triangle, row-major order), placed
     symmetrically, then ``p`` perturbations ``eps_i``; the diagonal is
-    ``m_ii = sum_{j != i} |m_ij| + 2 |eps_i|``.
+    ``m_ii = sum_{j != i} |m_ij| + 2 |eps_i|``. ``portable``: the row sums in a
+    fixed order (the same bits on every CPU).
     """
     p = adjacency.shape[0]
     n_edges = int(np.count_nonzero(np.triu(adjacency, 1)))
     edge_values = entries(rng, (n_edges,))
     perturbation = entries(rng, (p,))
-    return diagonal_dominance(adjacency, edge_values, perturbation)
+    return diagonal_dominance(adjacency, edge_values, perturbation, portable=portable)
 
 
 @hookimpl
@@ -35,5 +40,6 @@ def spdgraph_register_generators() -> list[Generator]:
             description=("diagonal dominance (gmat diagdom): fast, but links weaken like 1/(p d)"),
             options={},  # dd takes no option: any name passed is refused before work
             work_per_call=1.0,  # the matrix being filled
+            portable=True,
         )
     ]

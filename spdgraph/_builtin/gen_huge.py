@@ -30,7 +30,9 @@ def _nonzero(value: float) -> str | None:
     return "v = 0 would put no weight on the edges; pass a non-zero number" if value == 0 else None
 
 
-def huge_precision(adjacency: np.ndarray, v: float, u: float, unit_variance: bool) -> np.ndarray:
+def huge_precision(
+    adjacency: np.ndarray, v: float, u: float, unit_variance: bool, portable: bool = False
+) -> np.ndarray:
     """huge.generator's precision matrix for the boolean adjacency.
 
     ``unit_variance=False``: ``Omega = v A + (|lambda_min(v A)| + 0.1 + u) I``
@@ -38,10 +40,13 @@ def huge_precision(adjacency: np.ndarray, v: float, u: float, unit_variance: boo
     returned ``omega``, the inverse of ``cov2cor(Omega^-1)``, computed as
     ``D Omega D`` with ``D = diag(Omega^-1)^(1/2)`` (equal in exact
     arithmetic; this form keeps the zeros exact), whose inverse has unit
-    diagonal.
+    diagonal. ``portable``: the eigenvalue, the Cholesky factor and the inverse's
+    diagonal from :mod:`spdgraph._kernels.portable` (the same bits on every CPU).
     """
     p = adjacency.shape[0]
     omega = np.where(adjacency, float(v), 0.0)
+    if portable:
+        return _huge_portable(omega, u, unit_variance)
     with one_blas_thread():  # the same bits whatever the BLAS threads
         lmin = float(np.linalg.eigvalsh(omega)[0]) if p else 0.0
         np.fill_diagonal(omega, abs(lmin) + MARGIN + float(u))
@@ -53,6 +58,18 @@ def huge_precision(adjacency: np.ndarray, v: float, u: float, unit_variance: boo
     return omega
 
 
+def _huge_portable(omega: np.ndarray, u: float, unit_variance: bool) -> np.ndarray:
+    from spdgraph._kernels import portable  # imports numba: lazy
+
+    lmin = portable.smallest_eigenvalue(omega)
+    np.fill_diagonal(omega, abs(lmin) + MARGIN + float(u))
+    if unit_variance and omega.shape[0]:
+        d = portable.inverse_diagonal_sqrt(omega)
+        assert d is not None  # diagonally shifted past |lambda_min|: positive definite
+        omega = omega * (d[:, None] * d[None, :])
+    return omega
+
+
 def generate_huge(
     adjacency: np.ndarray,
     *,
@@ -61,6 +78,7 @@ def generate_huge(
     v: float = DEFAULT_V,
     u: float = DEFAULT_U,
     unit_variance: bool = True,
+    portable: bool = False,
 ) -> np.ndarray:
     """One matrix by huge.generator's rule (``rng`` and ``entries`` are not used).
 
@@ -74,7 +92,7 @@ def generate_huge(
     >>> bool(np.allclose(np.diag(np.linalg.inv(generate_huge(a, rng=None, entries=None))), 1))
     True
     """
-    return huge_precision(adjacency, v, u, unit_variance)
+    return huge_precision(adjacency, v, u, unit_variance, portable)
 
 
 def generate_huge_batch(
@@ -113,5 +131,6 @@ def spdgraph_register_generators() -> list[Generator]:
                 ),
             },
             work_per_call=3.0,  # the matrix, its Cholesky factor and the inverse factor
+            portable=True,
         )
     ]

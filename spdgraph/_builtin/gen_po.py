@@ -40,6 +40,7 @@ def generate_po(
     entries: EntrySampler,
     factor: np.ndarray | None = None,
     residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
+    portable: bool = False,
 ) -> np.ndarray:
     """One PO matrix: ``Q Q^T`` after partial orthogonalization of the rows of Q.
 
@@ -55,6 +56,7 @@ def generate_po(
         entries=entries,
         factors=factors,
         residual_tolerance=residual_tolerance,
+        portable=portable,
     )[0]
 
 
@@ -65,6 +67,7 @@ def generate_po_batch(
     entries: EntrySampler,
     factors: np.ndarray | None = None,
     residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
+    portable: bool = False,
 ) -> np.ndarray:
     """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
 
@@ -77,6 +80,8 @@ def generate_po_batch(
     during the call (see :func:`spdgraph._kernels.po_fast.one_blas_thread`).
     Each matrix goes through exactly the same code whatever the batch size
     or the number of threads, so matrix ``k`` is bit-for-bit the same.
+    With ``portable`` every matrix takes :func:`_portable_matrix` (the same
+    bits on every CPU).
     """
     from spdgraph._kernels import _po_blocked, po_fast  # imports numba: keep it lazy
 
@@ -89,6 +94,9 @@ def generate_po_batch(
     n = len(rngs or ()) if factors is None else factors.shape[0]
     out = np.empty((n, p, p), dtype=np.float64)
     workers = min(n, _worker_count())
+    if portable:
+        _portable_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance)
+        return out
     if p < _po_blocked.MIN_P:
         _small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance)
         return out
@@ -172,6 +180,56 @@ def _small_batch(
             zero_nonedges_checked(out[flagged], adjacency, tolerance)
 
 
+def _portable_matrix(adjacency: np.ndarray, factor: np.ndarray, tolerance: float) -> np.ndarray:
+    """One PO matrix from the portable kernels (:mod:`spdgraph._kernels.portable`).
+
+    Householder LQ, the row kernel's own source compiled without fastmath,
+    ``L L^T`` in fixed-order loops: no BLAS, no LAPACK. There is no Householder
+    fallback (that one is LAPACK's): a factor so ill-conditioned that the row
+    kernel cannot certify its rows is a NumericalError.
+    """
+    from spdgraph._kernels import po_fast, portable
+
+    lmat = portable.lower_coordinates(factor)
+    *_, ok = portable.portable_version(po_fast._process)(lmat, adjacency)
+    if not ok:
+        raise NumericalError(
+            "partial orthogonalization in portable mode met a numerically singular Gram "
+            "subproblem: the factor is too ill-conditioned for the row kernel, and the "
+            "Householder fallback needs LAPACK. Use another seed or factor, or "
+            "portable=False."
+        )
+    return zero_nonedges_checked(portable.lower_gram(lmat), adjacency, tolerance)
+
+
+def _portable_batch(
+    adjacency: np.ndarray,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: EntrySampler,
+    factors: np.ndarray | None,
+    out: np.ndarray,
+    workers: int,
+    tolerance: float,
+) -> None:
+    """Portable PO matrices, the factors drawn in order, the matrices on a thread pool."""
+    n, p = out.shape[0], adjacency.shape[0]
+    if factors is None:
+        factors = np.empty((n, p, p), dtype=np.float64)
+        for k, rng in enumerate(rngs or ()):
+            factors[k] = entries(rng, (p, p))
+
+    def one(k: int) -> None:
+        out[k] = _portable_matrix(adjacency, factors[k], tolerance)
+
+    if workers <= 1:
+        for k in range(n):
+            one(k)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(one, k) for k in range(n)]:
+            future.result()
+
+
 def _worker_count() -> int:
     """Threads for a batch: Numba's thread count (``NUMBA_NUM_THREADS``, ``set_num_threads``)."""
     import numba
@@ -217,5 +275,6 @@ def spdgraph_register_generators() -> list[Generator]:
             # the drawn factors; per thread: L, the product, QR and check temporaries
             work_per_matrix=1.0,
             work_per_call=5.0 * (os.cpu_count() or 1),
+            portable=True,
         )
     ]

@@ -23,7 +23,16 @@ from spdgraph.errors import FileError, InvalidOptionError
 
 #: ``sample`` parameters with a dedicated option; every other keyword-only
 #: parameter of :func:`spdgraph.sample` gets a generic ``--name VALUE`` option.
-_SAMPLE_EXPLICIT = {"size", "seed", "kind", "normalize", "entries", "factor", "chunks"}
+_SAMPLE_EXPLICIT = {
+    "size",
+    "seed",
+    "kind",
+    "normalize",
+    "entries",
+    "factor",
+    "chunks",
+    "portable",
+}
 
 
 #: With ``--scheduler`` but no ``--chunks``, the run is split into about this many chunks.
@@ -178,6 +187,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             entries=args.entries,
             factor=factor,
             chunks=chunks,
+            portable=args.portable,
             **extra,
             **options,
         )
@@ -242,6 +252,12 @@ def _add_sample_parser(sub: Any) -> None:
         help="distribution of the random entries (default normal)",
     )
     sample.add_argument("--factor", metavar="FILE.npy", help="explicit initial factor(s) (po)")
+    sample.add_argument(
+        "--portable",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="identical bits on every machine (po, dd, huge, dag; slower; default: no)",
+    )
     sample.add_argument(
         "--option",
         metavar="KEY=VALUE",
