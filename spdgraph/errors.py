@@ -10,9 +10,6 @@ Messages name the problem and say what to do about it.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 __all__ = [
     "FactorError",
     "FileError",
@@ -111,24 +108,3 @@ class NumericalError(SpdgraphError, ArithmeticError):
     Raised, for example, when partial orthogonalization leaves a residual on a
     non-edge that is larger than rounding level instead of silently zeroing it.
     """
-
-
-def __getattr__(name: str) -> Any:
-    """``CellError`` moved to spdgraph-reproduce; this keeps the old name working."""
-    if name != "CellError":
-        raise AttributeError(f"module 'spdgraph.errors' has no attribute {name!r}")
-    try:
-        from spdgraph_reproduce.errors import CellError
-    except ImportError:
-        raise MissingDependencyError(
-            "CellError moved to the spdgraph-reproduce distribution, which is not installed; "
-            "install it with python -m pip install ./plugins/spdgraph-reproduce (from "
-            "spdgraph's source tree)."
-        ) from None
-    warnings.warn(
-        "spdgraph.CellError is deprecated: it moved with the studies; use "
-        "spdgraph_reproduce.CellError.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return CellError

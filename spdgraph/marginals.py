@@ -12,6 +12,7 @@ that marginal; discrete distributions give counts) or an :class:`Ordinal`.
 [0.0, 1.0, 2.0]
 """
 
-from spdgraph._marginals import SHORTCUTS, Ordinal
+from spdgraph.accessor import MARGINAL_SHORTCUTS as SHORTCUTS
+from spdgraph.accessor import Ordinal
 
 __all__ = ["SHORTCUTS", "Ordinal"]

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._numerics import MAX_SCALED_CONDITION, find_violation
+from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
 from spdgraph._plain import plain
 from spdgraph.errors import InvalidOptionError, NumericalError
 

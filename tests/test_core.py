@@ -1,4 +1,4 @@
-"""spdgraph.core: sample and methods (output structure, seeds, options, bad arguments)."""
+"""spdgraph.sample and spdgraph.methods: output structure, seeds, options, bad arguments."""
 
 import json
 import subprocess
@@ -163,7 +163,7 @@ def test_entries_callable_bad_output():
 
 
 def test_too_large_is_refused_before_allocating(monkeypatch):
-    from spdgraph import _memory
+    from spdgraph.sampling import _memory as _memory
 
     monkeypatch.setattr(_memory, "available_memory", lambda: 10**6)
     with pytest.raises(spdgraph.TooLargeError, match="GiB"):

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 import spdgraph
-from spdgraph import _dask, _engine, _memory
 from spdgraph.graphs import erdos_renyi
+from spdgraph.sampling import _engine as _engine
+from spdgraph.sampling import _lazy as _dask
+from spdgraph.sampling import _memory as _memory
 
 dask = pytest.importorskip("dask")
 pytest.importorskip("dask.array")

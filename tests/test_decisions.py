@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 
 import spdgraph
 from spdgraph._kernels.condition import scaled_condition_estimates
-from spdgraph._numerics import MAX_SCALED_CONDITION, find_violation
+from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
 from spdgraph.errors import GeneratorOutputError, InvalidOptionError, NumericalError
 from spdgraph.spectrum import MAX_CONDITION_TARGET
 

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from threadpoolctl import threadpool_limits
 
 import spdgraph
-from spdgraph._adapt import adapt_graph
-from spdgraph._blas import one_blas_thread
-from spdgraph._builtin.gen_uniform import chordal_cover
+from spdgraph._kernels.blas import one_blas_thread
+from spdgraph.plugins._builtin.gen_uniform import chordal_cover
+from spdgraph.sampling._adapt import adapt_graph
 
 TARGETS: list[dict[str, float]] = [{}, {"min_eigenvalue": 0.05}, {"condition_number": 60.0}]
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import spdgraph
-from spdgraph import _engine
-from spdgraph._adapt import adapt_graph
-from spdgraph._entries import resolve_entries
-from spdgraph._seeds import child_generator, seed_sequence
+from spdgraph.sampling import _engine as _engine
+from spdgraph.sampling._adapt import adapt_graph
+from spdgraph.sampling._entries import resolve_entries
+from spdgraph.seeds import child_generator, seed_sequence
 
 GRAPH = adapt_graph(nx.path_graph(4))
 

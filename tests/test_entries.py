@@ -7,7 +7,7 @@ import scipy.stats
 from reference import dd_reference
 
 import spdgraph
-from spdgraph.core import child_generator, resolve_entries, seed_sequence
+from spdgraph.sampling._core import child_generator, resolve_entries, seed_sequence
 
 G = nx.erdos_renyi_graph(15, 0.4, seed=2)
 ADJ = nx.to_numpy_array(G, dtype=bool)

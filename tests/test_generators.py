@@ -11,7 +11,7 @@ from reference import (
 )
 
 import spdgraph
-from spdgraph._kernels import po_numpy
+from spdgraph._kernels.po import householder as po_numpy
 
 
 @pytest.mark.parametrize("p", [1, 2, 5, 17, 40])
@@ -43,7 +43,7 @@ def test_po_rows_orthogonal_to_earlier_non_neighbours(rng):
 
 
 def test_po_residual_check_raises_instead_of_zeroing(rng):
-    from spdgraph._builtin.gen_po import zero_nonedges_checked
+    from spdgraph.plugins._builtin.gen_po import zero_nonedges_checked
 
     adjacency = np.zeros((3, 3), dtype=bool)
     m = np.eye(3)

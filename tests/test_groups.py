@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spdgraph
-from spdgraph._groups import group_seed
 from spdgraph.cli import main
 from spdgraph.errors import InvalidOptionError, MatrixError
 from spdgraph.graphs import related_graphs, shared_edges
 from spdgraph.io import save_csv
+from spdgraph.sampling._groups import group_seed
 
 
 def edge_set(g: nx.Graph) -> set[frozenset]:

@@ -102,7 +102,7 @@ def test_deterministic_stack_of_one_matrix():
 def test_listed_with_options_and_bad_options_refused():
     assert "huge" in spdgraph.methods()
     gen, plugin = spdgraph.plugins.find_generator("huge")
-    assert plugin == "spdgraph._builtin.gen_huge"
+    assert plugin == "spdgraph.plugins._builtin.gen_huge"
     assert gen.defaults == {"v": 0.3, "u": 0.1, "unit_variance": True}
     g = nx.path_graph(4)
     with pytest.raises(spdgraph.InvalidOptionError, match="v = 0 would put no weight"):

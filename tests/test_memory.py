@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
-from spdgraph import _memory
-from spdgraph._adapt import count_nodes
-from spdgraph._memory import estimate_bytes
 from spdgraph.plugins import find_generator
+from spdgraph.sampling import _memory as _memory
+from spdgraph.sampling._adapt import count_nodes
+from spdgraph.sampling._memory import estimate_bytes
 
 MiB = 2**20
 
@@ -144,7 +144,7 @@ def test_count_equals_the_adapted_node_count(p, density, seed):
 
 
 def test_a_path_is_counted_and_read_once(tmp_path, monkeypatch):
-    from spdgraph import _graph_files
+    import spdgraph.io as _graph_files
 
     path = tmp_path / "g.txt"
     path.write_text("a b\nb c\nd\n")

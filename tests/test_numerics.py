@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spdgraph import _numerics as num
+from spdgraph._kernels import numerics as num
 
 
 @st.composite

@@ -6,8 +6,8 @@ import networkx as nx
 import numpy as np
 
 import spdgraph
-from spdgraph._adapt import adapt_graph, label_array
-from spdgraph._output import build_dataarray, json_options
+from spdgraph.sampling._adapt import adapt_graph, label_array
+from spdgraph.sampling._output import build_dataarray, json_options
 
 
 def test_labels_keep_their_type():

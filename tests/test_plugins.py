@@ -42,7 +42,7 @@ def test_manager_is_cached_and_builtins_are_plugins():
     assert spdgraph.get_plugin_manager() is pm
     for modname in plugins.DEFAULT_PLUGINS:
         assert pm.get_plugin(modname) is not None
-    assert plugins.generators()["po"][1] == "spdgraph._builtin.gen_po"
+    assert plugins.generators()["po"][1] == "spdgraph.plugins._builtin.gen_po"
 
 
 def test_runtime_registered_generator_works(register):
@@ -58,7 +58,7 @@ def test_runtime_registered_generator_works(register):
 
 def test_duplicate_names_name_both_plugins(register):
     register(_plugin("po", lambda a, **k: np.eye(3)), "impostor")
-    with pytest.raises(spdgraph.PluginError, match=r"spdgraph._builtin.gen_po.*impostor"):
+    with pytest.raises(spdgraph.PluginError, match=r"spdgraph.plugins._builtin.gen_po.*impostor"):
         spdgraph.methods()
 
 
@@ -124,7 +124,7 @@ def test_batch_function_wrong_shape(register):
 def test_autoload_env_var(monkeypatch):
     calls = []
     monkeypatch.setattr(
-        spdgraph.plugins.pluggy.PluginManager,
+        spdgraph.plugins._manager.pluggy.PluginManager,
         "load_setuptools_entrypoints",
         lambda self, group: calls.append(group),
     )

@@ -1,4 +1,4 @@
-"""The blocked PO kernel (spdgraph._kernels._po_blocked) against the row-by-row kernel.
+"""The blocked PO kernel (spdgraph._kernels.po.blocked) against the row-by-row kernel.
 
 The blocked kernel runs for p >= 256 on very sparse graphs (``_po_dispatch.kernel_for``;
 the dispatch itself is tested in test_po_inverse_gram.py); these tests compare it
@@ -14,7 +14,10 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
-from spdgraph._kernels import _po_blocked, _po_dispatch, po_fast, po_numpy
+from spdgraph._kernels.po import blocked as _po_blocked
+from spdgraph._kernels.po import dispatch as _po_dispatch
+from spdgraph._kernels.po import fast as po_fast
+from spdgraph._kernels.po import householder as po_numpy
 
 
 def _scaled_diff(a, b):
@@ -123,7 +126,7 @@ def test_sample_uses_blocked_kernel_with_same_bits_in_batches():
     np.testing.assert_array_equal(single, batch[0])
     np.testing.assert_array_equal(chunked, batch)
     m = batch[1]
-    assert spdgraph._numerics.find_violation(m, adjacency) is None  # zeros, symmetry, PD
+    assert spdgraph._kernels.numerics.find_violation(m, adjacency) is None  # zeros, symmetry, PD
 
 
 def test_uncertified_result_is_recomputed_by_rows(rng, monkeypatch):

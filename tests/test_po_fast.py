@@ -1,4 +1,4 @@
-"""The compiled PO kernel (spdgraph._kernels.po_fast) against the slow references.
+"""The compiled PO kernel (spdgraph._kernels.po.fast) against the slow references.
 
 Fast tests cover small and medium sizes; the paper's whole grid up to p = 1000
 and the largest reference comparisons are marked slow (``pytest -m slow``).
@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from reference import cov2cor, normalized_error, po_reference, random_adjacency
 
 import spdgraph
-from spdgraph._kernels import po_fast, po_numpy
+from spdgraph._kernels.po import fast as po_fast
+from spdgraph._kernels.po import householder as po_numpy
 
 PAPER_P = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 125, 150, 200, 250, 300, 400, 500, 750, 1000]
 PAPER_D = [0.0025, 0.005, 0.025, 0.05, 0.25, 0.5]
@@ -172,7 +173,7 @@ def test_numerically_singular_subproblem_falls_back_to_householder():
     assert po_numpy.max_nonedge_residual(m, adjacency) <= 1e-12
     # the generator takes the same path (the core would then reject the matrix: with
     # cond(factor) ~ 1e10 the product is not numerically positive definite)
-    from spdgraph._builtin.gen_po import generate_po_batch
+    from spdgraph.plugins._builtin.gen_po import generate_po_batch
 
     raw = generate_po_batch(adjacency, rngs=None, entries=None, factors=factor[None])[0]
     np.testing.assert_array_equal(raw, _zeroed(slow, adjacency))
@@ -292,8 +293,8 @@ def test_degenerate_entries_give_a_clear_error():
 
 
 def test_residual_check_applies_to_batches():
-    from spdgraph._builtin.gen_po import generate_po_batch
-    from spdgraph._entries import resolve_entries
+    from spdgraph.plugins._builtin.gen_po import generate_po_batch
+    from spdgraph.sampling._entries import resolve_entries
 
     # the batch function itself (spdgraph.sample refuses a negative tolerance up front)
     adjacency = spdgraph.adapt_graph(spdgraph.graphs.erdos_renyi(10, 0.2, seed=1)).adjacency

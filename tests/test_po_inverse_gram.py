@@ -1,4 +1,4 @@
-"""The inverse-Gram PO kernel (spdgraph._kernels._po_inverse_gram) and the kernel dispatch.
+"""The inverse-Gram PO kernel (spdgraph._kernels.po.inverse_gram) and the kernel dispatch.
 
 The kernel runs for p >= 256 from sparse to medium-dense graphs
 (``_po_dispatch.kernel_for``). These tests compare it with the row-by-row kernel
@@ -15,14 +15,12 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
-from spdgraph._kernels import (
-    _po_blocked,
-    _po_dispatch,
-    _po_inverse_gram,
-    _raw_blas,
-    po_fast,
-    po_numpy,
-)
+from spdgraph._kernels import raw_blas as _raw_blas
+from spdgraph._kernels.po import blocked as _po_blocked
+from spdgraph._kernels.po import dispatch as _po_dispatch
+from spdgraph._kernels.po import fast as po_fast
+from spdgraph._kernels.po import householder as po_numpy
+from spdgraph._kernels.po import inverse_gram as _po_inverse_gram
 
 #: Agreement with the row-by-row kernel and the NumPy reference, relative to the
 #: diagonal: the kernel corrects its normal equations with residuals computed
@@ -154,7 +152,9 @@ def test_sample_uses_it_with_same_bits_in_batches():
     np.testing.assert_array_equal(one_thread, batch)
     np.testing.assert_array_equal(single, batch[0])
     np.testing.assert_array_equal(chunked, batch)
-    assert spdgraph._numerics.find_violation(batch[2], adjacency) is None  # zeros, symmetry, PD
+    assert (
+        spdgraph._kernels.numerics.find_violation(batch[2], adjacency) is None
+    )  # zeros, symmetry, PD
 
 
 def test_uncertified_result_is_recomputed_by_rows(rng, monkeypatch):

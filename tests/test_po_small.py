@@ -1,4 +1,4 @@
-"""The fused small-matrix PO path (spdgraph._kernels._po_small) against the slow references.
+"""The fused small-matrix PO path (spdgraph._kernels.po.small) against the slow references.
 
 ``spdgraph.sample(..., "po")`` takes it for ``p < MIN_P``: one stacked QR and
 one compiled call per group of matrices (kernel, product, residual, zeros).
@@ -11,8 +11,11 @@ from hypothesis import strategies as st
 from reference import cov2cor, normalized_error, po_reference, random_adjacency
 
 import spdgraph
-from spdgraph._builtin import gen_po
-from spdgraph._kernels import _po_blocked, _po_small, po_fast, po_numpy
+from spdgraph._kernels.po import blocked as _po_blocked
+from spdgraph._kernels.po import fast as po_fast
+from spdgraph._kernels.po import householder as po_numpy
+from spdgraph._kernels.po import small as _po_small
+from spdgraph.plugins._builtin import gen_po
 
 
 def _fused(adjacency, factors, limit=po_fast.FALLBACK_ABOVE):

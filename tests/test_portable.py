@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
-from spdgraph._kernels import po_fast, portable
+from spdgraph._kernels import portable
+from spdgraph._kernels.po import fast as po_fast
 from spdgraph.errors import InvalidOptionError
 
 PORTABLE_METHODS = ("po", "dd", "huge", "dag")

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from reference import random_adjacency
 
 import spdgraph
-from spdgraph._builtin.gen_uniform import chordal_cover
+from spdgraph.plugins._builtin.gen_uniform import chordal_cover
 
 METHODS = ["po", "dd", "huge", "port_chol", "uniform"]
 

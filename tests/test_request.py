@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import spdgraph
-from spdgraph._request import build_request
+from spdgraph.sampling._request import build_request
 
 DEFAULTS = dict(
     size=None,

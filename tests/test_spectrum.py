@@ -244,7 +244,7 @@ def test_property_condition_number_and_zeros(p, d, k0, seed, method):
 
 def test_generate_block_applies_targets_for_chunked_callers():
     """generate_block (the per-chunk unit of work) returns a plain block by default."""
-    from spdgraph.core import (
+    from spdgraph.sampling._core import (
         adapt_graph,
         child_generator,
         generate_block,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import spdgraph
-from spdgraph._builtin.gen_po import generate_po
+from spdgraph.plugins._builtin.gen_po import generate_po
 
 
 def test_package_is_marked_typed():

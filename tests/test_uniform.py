@@ -18,9 +18,9 @@ from reference import random_adjacency, uniform_correlation_reference
 from scipy import stats
 
 import spdgraph
-from spdgraph._builtin.gen_uniform import DEFAULT_BURN_IN, DEFAULT_STEP, chordal_cover
 from spdgraph._kernels import chol_uniform as ku
 from spdgraph.errors import GraphError, InvalidOptionError
+from spdgraph.plugins._builtin.gen_uniform import DEFAULT_BURN_IN, DEFAULT_STEP, chordal_cover
 
 ALPHA = 1e-3  # smallest p-value accepted, per test (fixed seeds: no flakiness)
 

@@ -14,7 +14,7 @@ has FMA), and NumPy's SIMD-dispatched transcendental functions. Here:
 * dot products use four partial sums written out (``_dot4``): a fixed order
   that the compiler may still run in one vector register;
 * the PO row kernel is the default kernel's own source
-  (:mod:`spdgraph._kernels.po_fast`) compiled a second time without fastmath
+  (:mod:`spdgraph._kernels.po.fast`) compiled a second time without fastmath
   (:func:`portable_version`), so both modes run the same algorithm and agree
   to rounding;
 * the QR of the factor is a Householder LQ in these loops, the products are
@@ -176,7 +176,7 @@ def _row_abs_sums_into(m, out):
 def lower_coordinates(factor: np.ndarray) -> np.ndarray:
     """``L`` with ``factor = L U^T``, ``U`` orthonormal (Householder LQ, portable).
 
-    The same matrix as :func:`spdgraph._kernels.po_fast.lower_coordinates` up to
+    The same matrix as :func:`spdgraph._kernels.po.fast.lower_coordinates` up to
     the signs of its columns (``L L^T = factor factor^T`` either way).
 
     >>> f = np.array([[3.0, 4.0], [1.0, 2.0]])

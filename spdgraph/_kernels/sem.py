@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from spdgraph._blas import one_blas_thread
+from spdgraph._kernels.blas import one_blas_thread
 
 __all__ = [
     "ancestral_pairs",

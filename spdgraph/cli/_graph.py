@@ -242,7 +242,7 @@ def _graph_argument(args: argparse.Namespace, *, directed: bool = False) -> Any:
     if args.graph_family is None:
         if family_flags:
             raise InvalidOptionError("--graph-option and --graph-seed go with --graph-family.")
-        from spdgraph._graph_files import read_graph
+        from spdgraph.io import read_graph
 
         return read_graph(args.graph, directed=directed)
     given = dict(args.graph_option or [])

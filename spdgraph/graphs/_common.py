@@ -10,8 +10,8 @@ import networkx as nx
 import numpy as np
 
 from spdgraph._plain import plain
-from spdgraph._seeds import SeedLike, seed_sequence
 from spdgraph.errors import InvalidOptionError
+from spdgraph.seeds import SeedLike, seed_sequence
 
 __all__ = ["check_count", "check_probability", "equal_groups", "make_graph", "seeded_rng"]
 

@@ -10,7 +10,6 @@ import networkx as nx
 import numpy as np
 
 from spdgraph._plain import plain
-from spdgraph._seeds import SeedLike
 from spdgraph.errors import InvalidOptionError
 from spdgraph.graphs._common import (
     check_count,
@@ -19,6 +18,7 @@ from spdgraph.graphs._common import (
     make_graph,
     seeded_rng,
 )
+from spdgraph.seeds import SeedLike
 
 __all__ = ["cluster", "hub", "star"]
 

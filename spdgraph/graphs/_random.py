@@ -8,9 +8,9 @@ import networkx as nx
 import numpy as np
 
 from spdgraph._plain import plain
-from spdgraph._seeds import SeedLike
 from spdgraph.errors import InvalidOptionError
 from spdgraph.graphs._common import make_graph, seeded_rng
+from spdgraph.seeds import SeedLike
 
 __all__ = ["erdos_renyi"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spdgraph._numerics import cholesky_factors, gaussian_draws
+from spdgraph._kernels.numerics import cholesky_factors, gaussian_draws
 from spdgraph._plain import plain
 from spdgraph.errors import InvalidOptionError, NumericalError
 

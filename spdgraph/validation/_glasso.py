@@ -8,7 +8,7 @@ plus ``rho * sum_i Theta_ii`` by default (R ``glasso``'s default; with
 ``penalize_diagonal=False`` the diagonal is not penalized, scikit-learn's
 ``graphical_lasso`` objective) by the block
 coordinate descent of Friedman, Hastie and Tibshirani (2008)
-(:mod:`spdgraph.validation._glasso_cd`), on the connected components of the
+(:mod:`spdgraph._kernels.glasso_cd`), on the connected components of the
 thresholded sample covariance ``|S_ij| > rho`` only (the solution is block
 diagonal over them: Witten, Friedman and Simon 2011; Mazumder and Hastie
 2012). Every returned solution is certified: the optimality (KKT) conditions,
@@ -161,7 +161,7 @@ class _Solver:
         return [c for c in np.split(order, cuts) if c.size > 1]
 
     def _sweeps(self, comps: list[np.ndarray], rho: float, tol_w: float) -> int:
-        from spdgraph.validation._glasso_cd import glasso_sweeps
+        from spdgraph._kernels.glasso_cd import glasso_sweeps
 
         used = 0
         for idx in comps:
@@ -187,7 +187,7 @@ class _Solver:
 
     def solve(self, rho: float, kkt_tol: float) -> GlassoFit:
         """Solve at ``rho`` from the current state; certified to ``kkt_tol * rho``."""
-        from spdgraph.validation._glasso_cd import precision_from_blocks
+        from spdgraph._kernels.glasso_cd import precision_from_blocks
 
         p = self.s.shape[0]
         comps = self._components(rho)

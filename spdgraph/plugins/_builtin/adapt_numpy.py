@@ -1,0 +1,49 @@
+"""Built-in adapter plugin: numpy adjacency arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spdgraph.adjacency import adjacency_from_array
+from spdgraph.errors import GraphError
+from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.types import DAG, GraphData
+
+
+@hookimpl(trylast=True)
+def spdgraph_adapt_graph(graph: object) -> GraphData | None:
+    """Adapt a square numpy array; nodes are labelled ``0..p-1``."""
+    if not isinstance(graph, np.ndarray):
+        return None
+    adjacency = adjacency_from_array(graph, what="adjacency array")
+    return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))
+
+
+@hookimpl(trylast=True)
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of a numpy adjacency: its number of rows (no copy)."""
+    if not isinstance(graph, np.ndarray) or graph.ndim != 2:
+        return None
+    return int(graph.shape[0])
+
+
+@hookimpl(trylast=True)
+def spdgraph_adapt_dag(graph: object) -> GraphData | None:
+    """Adapt ``spdgraph.DAG(array)``: ``array[i, j] != 0`` is the edge ``i -> j``.
+
+    A bare array is never read as directed (it would be ambiguous with a
+    symmetric adjacency); nodes are labelled ``0..p-1``.
+    """
+    if not isinstance(graph, DAG) or not isinstance(graph.graph, np.ndarray):
+        return None
+    array = graph.graph
+    if array.ndim != 2 or array.shape[0] != array.shape[1]:
+        raise GraphError(f"a DAG adjacency array must be square, got shape {array.shape}.")
+    if array.dtype.kind not in "biuf" or not np.all(np.isfinite(array)):
+        raise GraphError("a DAG adjacency array must hold finite numbers or booleans.")
+    directed = array != 0
+    if directed.diagonal().any():
+        raise GraphError("the DAG adjacency array has a non-zero diagonal (self-loops).")
+    return GraphData(
+        adjacency=directed | directed.T, labels=list(range(array.shape[0])), directed=directed
+    )

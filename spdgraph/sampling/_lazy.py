@@ -1,0 +1,183 @@
+"""Lazy, chunked sampling with dask (``spdgraph.sample(..., chunks=c)``).
+
+Each chunk of ``c`` matrices is one task that calls
+:func:`spdgraph.sampling._engine.generate_block` with the generators
+``child_generator(root, k)`` of its own matrices ``k``, exactly as the eager
+call does for the whole stack, so the values are bit-for-bit those of the eager
+call whatever the chunking and whatever scheduler runs the tasks (threads by
+default, a ``dask.distributed`` cluster when a Client is active).
+
+dask is imported only when a lazy array is requested. This module imports the
+engine, never :mod:`spdgraph.sampling._core` (which imports it).
+"""
+
+from __future__ import annotations
+
+import numbers
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from spdgraph._plain import plain
+from spdgraph.errors import InvalidOptionError, MissingDependencyError
+from spdgraph.sampling._engine import generate_block
+from spdgraph.seeds import child_generator
+
+if TYPE_CHECKING:  # pragma: no cover
+    import dask.array
+
+    from spdgraph.plugins.types import EntrySampler, Generator, GraphData
+    from spdgraph.sampling._request import SampleRequest
+
+__all__ = ["check_chunks", "lazy_block", "require_dask", "sample_lazy"]
+
+
+def require_dask(what: str) -> None:
+    """Raise :class:`MissingDependencyError` naming ``what`` when dask is missing."""
+    try:
+        import dask.array  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError(
+            f'{what} needs dask; install it with pip install "spdgraph[dask]" (or call '
+            "without chunks for an in-memory result)."
+        ) from None
+
+
+def check_chunks(chunks: object) -> int | None:
+    """Validate ``sample``'s ``chunks`` argument (matrices per chunk), eagerly."""
+    if chunks is None:
+        return None
+    if isinstance(chunks, bool) or not isinstance(chunks, numbers.Integral) or chunks < 1:
+        raise InvalidOptionError(
+            f"chunks must be None (an in-memory result) or a positive integer (matrices "
+            f"per dask chunk), got {plain(chunks)}."
+        )
+    require_dask("spdgraph.sample(..., chunks=...)")
+    return int(chunks)
+
+
+def _seeded_chunk(
+    ks: np.ndarray,
+    *,
+    graph: GraphData,
+    gen: Generator,
+    plugin: str,
+    root: np.random.SeedSequence,
+    entries: EntrySampler,
+    options: Mapping[str, Any],
+    normalize: bool,
+    block_kw: Mapping[str, Any],
+) -> np.ndarray:
+    rngs = [child_generator(root, int(k)) for k in ks]
+    return generate_block(
+        graph,
+        gen,
+        plugin,
+        rngs=rngs,
+        factors=None,
+        entries=entries,
+        options=options,
+        normalize=normalize,
+        **block_kw,
+    )
+
+
+def _factor_chunk(
+    factors: np.ndarray,
+    *,
+    graph: GraphData,
+    gen: Generator,
+    plugin: str,
+    entries: EntrySampler,
+    options: Mapping[str, Any],
+    normalize: bool,
+    block_kw: Mapping[str, Any],
+) -> np.ndarray:
+    return generate_block(
+        graph,
+        gen,
+        plugin,
+        rngs=None,
+        factors=np.array(factors, dtype=np.float64),
+        entries=entries,
+        options=options,
+        normalize=normalize,
+        **block_kw,
+    )
+
+
+def lazy_block(
+    graph: GraphData,
+    gen: Generator,
+    plugin: str,
+    *,
+    n: int,
+    chunks: int,
+    root: np.random.SeedSequence | None,
+    factors: np.ndarray | None,
+    entries: EntrySampler,
+    options: Mapping[str, Any],
+    normalize: bool,
+    **block_kw: Any,
+) -> dask.array.Array:
+    """The ``(n, p, p)`` stack as a dask array of ``chunks`` matrices per chunk.
+
+    Matrix ``k`` comes from ``child_generator(root, k)`` (or ``factors[k]``),
+    as in the eager :func:`spdgraph.sample`; ``block_kw`` (e.g. the spectrum
+    targets) is passed on to :func:`spdgraph.sampling._engine.generate_block`. Eager-only
+    results (the achieved spectrum attrs) are not computed.
+    """
+    import dask.array as da
+
+    p = graph.adjacency.shape[0]
+    name = f"spdgraph-sample-{gen.name}-{uuid.uuid4().hex}"
+    meta = np.empty((0, 0, 0), dtype=np.float64)
+    common: dict[str, Any] = {
+        "graph": graph,
+        "gen": gen,
+        "plugin": plugin,
+        "entries": entries,
+        "options": dict(options),
+        "normalize": normalize,
+        "block_kw": {k: v for k, v in block_kw.items() if v is not None},
+    }
+    if n == 0:
+        return da.zeros((0, p, p), dtype=np.float64, chunks=(chunks, p, p))
+    if factors is not None:
+        source = da.from_array(factors, chunks=(chunks, p, p), name=f"{name}-factors")
+        return source.map_blocks(_factor_chunk, dtype=np.float64, meta=meta, name=name, **common)
+    if root is None:  # pragma: no cover - sample always passes one without factors
+        raise InvalidOptionError("a lazy stack needs a seed root or factors.")
+    ks = da.arange(n, chunks=chunks, dtype=np.int64)
+    return ks.map_blocks(
+        _seeded_chunk,
+        new_axis=[1, 2],
+        chunks=(ks.chunks[0], (p,), (p,)),
+        dtype=np.float64,
+        meta=meta,
+        name=name,
+        root=root,
+        **common,
+    )
+
+
+def sample_lazy(request: SampleRequest) -> dask.array.Array:
+    """The lazy path of :func:`spdgraph.sample`: the request's stack as a dask array."""
+    assert request.chunks is not None
+    return lazy_block(
+        request.graph,
+        request.gen,
+        request.plugin,
+        n=request.n,
+        chunks=request.chunks,
+        root=request.root,
+        factors=request.factors,
+        entries=request.entries,
+        options=request.options,
+        normalize=request.normalize,
+        min_eigenvalue=request.min_eigenvalue,
+        condition_number=request.condition_number,
+        kind=request.kind,
+    )
