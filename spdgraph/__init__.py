@@ -32,7 +32,7 @@ from spdgraph.io import read_graph, save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 from spdgraph.plugins.hookspecs import hookimpl, hookspec
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import DAG, EntrySampler, Generator, GraphData
+from spdgraph.plugins.types import DAG, EntrySampler, Generator, GeneratorSpec, GraphData
 from spdgraph.sampling import adapt_graph, methods, sample
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
@@ -44,6 +44,7 @@ __all__ = [
     "FileError",
     "Generator",
     "GeneratorOutputError",
+    "GeneratorSpec",
     "GraphData",
     "GraphError",
     "GraphTypeError",

@@ -10,6 +10,8 @@ Messages name the problem and say what to do about it.
 
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = [
     "FactorError",
     "FileError",
@@ -108,3 +110,17 @@ class NumericalError(SpdgraphError, ArithmeticError):
     Raised, for example, when partial orthogonalization leaves a residual on a
     non-edge that is larger than rounding level instead of silently zeroing it.
     """
+
+
+def written(value: object) -> str:
+    """``repr`` of a value as a person writes it in a message: numpy scalars as Python numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> written(np.float64(1.5)), written(np.int64(3)), written("abc")
+    ('1.5', '3', "'abc'")
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)

@@ -52,8 +52,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.errors import InvalidOptionError, NumericalError, written
 
 __all__ = [
     "MAX_CONDITION_TARGET",
@@ -130,22 +129,22 @@ def check_targets(
     if eps is not None and eps <= 0:
         raise InvalidOptionError(
             "min_eigenvalue must be > 0 (the matrix must stay positive definite), "
-            f"got {plain(eps)}."
+            f"got {written(eps)}."
         )
     if k0 is not None and k0 <= 1:
         raise InvalidOptionError(
             "condition_number must be > 1 (the condition number of an SPD matrix is at "
-            f"least 1), got {plain(k0)}."
+            f"least 1), got {written(k0)}."
         )
     if k0 is not None and k0 > MAX_CONDITION_TARGET:
         raise InvalidOptionError(
-            f"condition_number={plain(k0)} is above {MAX_CONDITION_TARGET:g}, the largest "
+            f"condition_number={written(k0)} is above {MAX_CONDITION_TARGET:g}, the largest "
             "condition number spdgraph can verify to a relative 1e-8 in double precision "
             "on every machine. Ask for a smaller condition_number."
         )
     if normalize and eps is not None and eps >= 1:
         raise InvalidOptionError(
-            f"min_eigenvalue={plain(eps)} cannot be met with normalize=True: a unit-diagonal "
+            f"min_eigenvalue={written(eps)} cannot be met with normalize=True: a unit-diagonal "
             "matrix has trace p, so its smallest eigenvalue is at most 1 (and equal to 1 only "
             "for the identity). Use 0 < min_eigenvalue < 1, or normalize=False."
         )
@@ -209,8 +208,8 @@ def _verify(
         if np.any(extreme):
             k = int(np.flatnonzero(extreme)[0])
             raise NumericalError(
-                f"{what}: matrix {k} would have condition number {plain(lmax[k] / eps)} "
-                f"(largest eigenvalue {plain(lmax[k])} over min_eigenvalue={plain(eps)}), "
+                f"{what}: matrix {k} would have condition number {written(lmax[k] / eps)} "
+                f"(largest eigenvalue {written(lmax[k])} over min_eigenvalue={written(eps)}), "
                 f"above {MAX_CONDITION_TARGET:g}, beyond which the target cannot be verified "
                 "to a relative 1e-8 on every machine. Ask for a larger min_eigenvalue."
             )
@@ -218,24 +217,25 @@ def _verify(
         k = int(np.flatnonzero(lmin <= 0)[0])
         raise NumericalError(
             f"{what}: matrix {k} lost positive definiteness (smallest eigenvalue "
-            f"{plain(lmin[k])}); the target is too extreme for double precision."
+            f"{written(lmin[k])}); the target is too extreme for double precision."
         )
     if k0 is not None:
         err = np.abs(lmax / lmin - k0) / k0
         if np.any(err > RELATIVE_TOLERANCE):
             k = int(np.argmax(err))
             raise NumericalError(
-                f"{what}: matrix {k} reached condition number {plain(lmax[k] / lmin[k])} instead "
-                f"of {plain(k0)} (relative error {err[k]:.2g} > {RELATIVE_TOLERANCE:g}); rounding "
-                "dominates at this condition number. Ask for a smaller condition_number."
+                f"{what}: matrix {k} reached condition number {written(lmax[k] / lmin[k])} "
+                f"instead of {written(k0)} (relative error {err[k]:.2g} > "
+                f"{RELATIVE_TOLERANCE:g}); rounding dominates at this condition number. Ask for "
+                "a smaller condition_number."
             )
     if eps is not None:
         bad = (lmin < eps) | (lmin > eps * (1 + RELATIVE_TOLERANCE))
         if np.any(bad):
             k = int(np.flatnonzero(bad)[0])
             raise NumericalError(
-                f"{what}: matrix {k} reached minimum eigenvalue {plain(lmin[k])} instead of "
-                f"{plain(eps)} (to a relative {RELATIVE_TOLERANCE:g}); rounding dominates for a "
+                f"{what}: matrix {k} reached minimum eigenvalue {written(lmin[k])} instead of "
+                f"{written(eps)} (to a relative {RELATIVE_TOLERANCE:g}); rounding dominates for a "
                 "target this small relative to the largest eigenvalue. Ask for a larger "
                 "min_eigenvalue."
             )
@@ -271,7 +271,7 @@ def _control_raw(
         if np.any(flat):
             k = int(np.flatnonzero(flat)[0])
             raise InvalidOptionError(
-                f"condition_number={plain(k0)} cannot be met: matrix {k} is a multiple of the "
+                f"condition_number={written(k0)} cannot be met: matrix {k} is a multiple of the "
                 "identity (all eigenvalues equal, e.g. a graph without edges and equal "
                 "diagonal), and adding a multiple of the identity keeps its condition "
                 "number at 1."
@@ -329,7 +329,9 @@ def _control_unit_diagonal(
     if np.any(identity):
         k = int(np.flatnonzero(identity)[0])
         target = (
-            f"min_eigenvalue={plain(eps)}" if eps is not None else f"condition_number={plain(k0)}"
+            f"min_eigenvalue={written(eps)}"
+            if eps is not None
+            else f"condition_number={written(k0)}"
         )
         raise InvalidOptionError(
             f"{target} cannot be met with normalize=True: matrix {k} is the identity "

@@ -200,7 +200,7 @@ def test_draw_is_reproducible_and_independent_of_stack_size():
 def test_draw_streams_differ_from_sample_streams():
     identity = _identity(range(5), "covariance")
     z = identity.spd.draw(4, seed=1).values
-    from spdgraph.sampling._core import child_generator
+    from spdgraph.seeds import child_generator
 
     same_as_sample = child_generator(np.random.SeedSequence(1), 0).standard_normal((4, 5))
     assert not np.array_equal(z, same_as_sample)

@@ -7,7 +7,8 @@ import scipy.stats
 from reference import dd_reference
 
 import spdgraph
-from spdgraph.sampling._core import child_generator, resolve_entries, seed_sequence
+from spdgraph.sampling._entries import resolve_entries
+from spdgraph.seeds import child_generator, seed_sequence
 
 G = nx.erdos_renyi_graph(15, 0.4, seed=2)
 ADJ = nx.to_numpy_array(G, dtype=bool)

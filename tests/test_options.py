@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import spdgraph
-from spdgraph.plugins.options import OptionSpec, check_options, option_specs, plain
+from spdgraph.errors import written as plain
+from spdgraph.plugins.options import OptionSpec, check_options, option_specs
 from spdgraph.sampling import _request as _request
 
 G = nx.cycle_graph(5)

@@ -244,13 +244,10 @@ def test_property_condition_number_and_zeros(p, d, k0, seed, method):
 
 def test_generate_block_applies_targets_for_chunked_callers():
     """generate_block (the per-chunk unit of work) returns a plain block by default."""
-    from spdgraph.sampling._core import (
-        adapt_graph,
-        child_generator,
-        generate_block,
-        resolve_entries,
-        seed_sequence,
-    )
+    from spdgraph.sampling._core import adapt_graph
+    from spdgraph.sampling._engine import generate_block
+    from spdgraph.sampling._entries import resolve_entries
+    from spdgraph.seeds import child_generator, seed_sequence
 
     graph = adapt_graph(G)
     from spdgraph.plugins import find_generator

@@ -3,13 +3,11 @@
 Internal modules: ``_accessor`` (the ``SpdAccessor`` class), ``_layout`` (reads the
 layout of an spdgraph array), ``_draw`` and ``_marginal_draws`` (data from a matrix,
 Gaussian or through a copula), ``_diagnostics`` (:func:`spdgraph.diagnostics`).
-Interface for the rest of the package: ``SpdAccessor``, ``diagnostics``,
-``Ordinal``, ``MARGINAL_SHORTCUTS``.
+Interface for the rest of the package: ``SpdAccessor``, ``diagnostics``; the
+marginal laws are public in :mod:`spdgraph.marginals`.
 """
 
 from spdgraph.accessor._accessor import SpdAccessor
 from spdgraph.accessor._diagnostics import diagnostics
-from spdgraph.accessor._marginal_draws import SHORTCUTS as MARGINAL_SHORTCUTS
-from spdgraph.accessor._marginal_draws import Ordinal
 
-__all__ = ["MARGINAL_SHORTCUTS", "Ordinal", "SpdAccessor", "diagnostics"]
+__all__ = ["SpdAccessor", "diagnostics"]

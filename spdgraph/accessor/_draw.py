@@ -15,9 +15,8 @@ import numpy as np
 import xarray as xr
 
 from spdgraph._kernels.numerics import cholesky_factors, cholesky_inverse, gaussian_draws
-from spdgraph._plain import plain
 from spdgraph.accessor import _marginal_draws as _marginals
-from spdgraph.errors import InvalidOptionError, MatrixError
+from spdgraph.errors import InvalidOptionError, MatrixError, written
 from spdgraph.sampling import ACHIEVED_SPECTRUM
 from spdgraph.seeds import SeedLike, child_generator, seed_sequence
 
@@ -63,7 +62,7 @@ def draw_data(
     if "group" in view._da.dims:
         return _draw_groups(view, n_obs, seed, marginals, missing)
     if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
-        raise InvalidOptionError(f"n_obs must be a non-negative integer, got {plain(n_obs)}.")
+        raise InvalidOptionError(f"n_obs must be a non-negative integer, got {written(n_obs)}.")
     n_obs = int(n_obs)
     kind = view._require_scale("draw()")
     stacked = view._stacked()

@@ -23,7 +23,7 @@ import pluggy
 from spdgraph.errors import PluginError, UnknownMethodError
 from spdgraph.plugins import hookspecs
 from spdgraph.plugins.options import check_declarations
-from spdgraph.plugins.types import Generator
+from spdgraph.plugins.types import GeneratorSpec
 
 __all__ = [
     "AUTOLOAD_ENV",
@@ -132,13 +132,13 @@ def reset_plugin_manager() -> None:
 
 
 #: (manager id, generation) -> generator table
-_table_cache: dict[tuple[int, int], dict[str, tuple[Generator, str]]] = {}
+_table_cache: dict[tuple[int, int], dict[str, tuple[GeneratorSpec, str]]] = {}
 
 
-def generators() -> dict[str, tuple[Generator, str]]:
+def generators() -> dict[str, tuple[GeneratorSpec, str]]:
     """Collect every registered generator, keyed by name.
 
-    Returns a mapping ``name -> (Generator, plugin_name)``, built by calling
+    Returns a mapping ``name -> (GeneratorSpec, plugin_name)``, built by calling
     the ``spdgraph_register_generators`` hook through the plugin manager and
     cached until a plugin is registered or unregistered. Raises
     :class:`~spdgraph.errors.PluginError` when two plugins register the same
@@ -155,10 +155,10 @@ def generators() -> dict[str, tuple[Generator, str]]:
     return dict(table)
 
 
-def _build_table(pm: pluggy.PluginManager) -> dict[str, tuple[Generator, str]]:
+def _build_table(pm: pluggy.PluginManager) -> dict[str, tuple[GeneratorSpec, str]]:
     hook_name = "spdgraph_register_generators"
     impls = pm.hook.spdgraph_register_generators.get_hookimpls()  # registration order
-    table: dict[str, tuple[Generator, str]] = {}
+    table: dict[str, tuple[GeneratorSpec, str]] = {}
     for impl in impls:
         # each plugin's implementation is called through pluggy (a hook caller
         # restricted to that plugin), so every generator stays tied to the plugin
@@ -166,14 +166,16 @@ def _build_table(pm: pluggy.PluginManager) -> dict[str, tuple[Generator, str]]:
         others = [other.plugin for other in impls if other is not impl]
         results: list[Any] = pm.subset_hook_caller(hook_name, others)()
         for registered in results:
-            for gen in [registered] if isinstance(registered, Generator) else registered:
+            for gen in [registered] if isinstance(registered, GeneratorSpec) else registered:
                 _check_generator(gen, impl.plugin_name, table)
                 table[gen.name] = (gen, impl.plugin_name)
     return table
 
 
-def _check_generator(gen: object, plugin: str, table: dict[str, tuple[Generator, str]]) -> None:
-    if not isinstance(gen, Generator):
+def _check_generator(
+    gen: object, plugin: str, table: dict[str, tuple[GeneratorSpec, str]]
+) -> None:
+    if not isinstance(gen, GeneratorSpec):
         raise PluginError(
             f"plugin {plugin!r} registered {gen!r}, which is not a "
             "spdgraph.Generator; return spdgraph.Generator(...) objects from "
@@ -194,7 +196,7 @@ def _check_generator(gen: object, plugin: str, table: dict[str, tuple[Generator,
         )
 
 
-def find_generator(method: object) -> tuple[Generator, str]:
+def find_generator(method: object) -> tuple[GeneratorSpec, str]:
     """The registered generator called ``method`` and the name of its plugin.
 
     Raises :class:`~spdgraph.errors.UnknownMethodError` listing the known

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import pluggy
 
-from spdgraph.plugins.types import Generator, GraphData
+from spdgraph.plugins.types import GeneratorSpec, GraphData
 
 __all__ = [
     "hookimpl",
@@ -129,7 +129,7 @@ def spdgraph_count_nodes(graph: object) -> int | None:
 
 
 @hookspec
-def spdgraph_register_generators() -> Sequence[Generator]:
+def spdgraph_register_generators() -> Sequence[GeneratorSpec]:
     """Register named generator strategies.
 
     Called through the plugin manager on every plugin when spdgraph first needs
@@ -149,7 +149,7 @@ def spdgraph_register_generators() -> Sequence[Generator]:
 
     Returns
     -------
-    Sequence[Generator]
+    Sequence[GeneratorSpec]
         The :class:`spdgraph.Generator` objects this plugin provides.
     """
 

@@ -21,10 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError, PluginError, UnknownOptionError
+from spdgraph.errors import InvalidOptionError, PluginError, UnknownOptionError, written
 
-__all__ = ["OptionSpec", "check_options", "option_specs", "plain"]
+__all__ = ["OptionSpec", "check_options", "option_specs"]
 
 #: The option types the core checks itself; any other class is checked with isinstance.
 _TYPE_WORDS: dict[type, str] = {
@@ -87,7 +86,7 @@ class OptionSpec:
     def describe(self) -> str:
         """What the option accepts, in words."""
         if self.choices is not None:
-            words = "one of " + ", ".join(plain(c) for c in self.choices)
+            words = "one of " + ", ".join(written(c) for c in self.choices)
         elif self.type is None:
             words = "any value"
         else:
@@ -198,7 +197,7 @@ def check_declarations(options: Mapping[str, Any], method: str, plugin: str) -> 
         if why is not None:
             raise PluginError(
                 f"plugin {plugin!r} declared option {name!r} of method {method!r} with "
-                f"default {plain(spec.default)}, but {why} (accepted: {spec.describe()}); "
+                f"default {written(spec.default)}, but {why} (accepted: {spec.describe()}); "
                 "fix the declaration."
             )
 
@@ -230,7 +229,7 @@ def check_options(
             f"method {method!r} (plugin {plugin!r}) does not accept option(s) "
             f"{', '.join(map(repr, unknown))}; its options are: {accepted}."
         )
-    merged = {name: spec.default for name, spec in specs.items()}  # = Generator.defaults
+    merged = {name: spec.default for name, spec in specs.items()}  # = GeneratorSpec.defaults
     for name, value in options.items():
         spec = specs[name]
         why, checked = spec.problem(value)
@@ -238,7 +237,7 @@ def check_options(
             doc = f" ({spec.doc})" if spec.doc else ""
             raise InvalidOptionError(
                 f"option {name}{doc} of method {method!r} (plugin {plugin!r}) must be "
-                f"{spec.describe()}; got {plain(value)} ({why})."
+                f"{spec.describe()}; got {written(value)} ({why})."
             )
         merged[name] = checked
     return merged

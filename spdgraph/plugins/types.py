@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["DAG", "EntrySampler", "Generator", "GraphData"]
+__all__ = ["DAG", "EntrySampler", "Generator", "GeneratorSpec", "GraphData"]
 
 
 class EntrySampler(Protocol):
@@ -74,8 +74,12 @@ class DAG:
 
 
 @dataclass(frozen=True)
-class Generator:
-    """A named generator strategy, registered by a plugin.
+class GeneratorSpec:
+    """A named generator strategy, registered by a plugin (also ``spdgraph.Generator``).
+
+    Named ``GeneratorSpec`` so that it cannot be confused with
+    :class:`numpy.random.Generator`, which appears in the same signatures;
+    ``spdgraph.Generator`` is the same class.
 
     Parameters
     ----------
@@ -158,3 +162,7 @@ class Generator:
             name: spec.default if isinstance(spec, OptionSpec) else spec
             for name, spec in self.options.items()
         }
+
+
+#: The plugin record under its first name (``spdgraph.Generator``).
+Generator = GeneratorSpec

@@ -21,26 +21,13 @@ import xarray as xr
 
 from spdgraph.plugins import generators
 from spdgraph.sampling._adapt import adapt_graph
-from spdgraph.sampling._engine import generate_block, normalize_to_unit_diagonal
-from spdgraph.sampling._entries import resolve_entries
-from spdgraph.sampling._memory import check_memory
+from spdgraph.sampling._engine import generate_block
 from spdgraph.sampling._output import build_dataarray
 from spdgraph.sampling._request import SampleRequest, build_request
-from spdgraph.seeds import SeedLike, child_generator, seed_sequence
+from spdgraph.seeds import SeedLike
 from spdgraph.spectrum import spectrum_attrs
 
 __all__ = ["adapt_graph", "methods", "sample"]
-
-# Kept importable from here (they moved to the modules named above).
-_REEXPORTED = (
-    build_dataarray,
-    check_memory,
-    child_generator,
-    generate_block,
-    normalize_to_unit_diagonal,
-    resolve_entries,
-    seed_sequence,
-)
 
 Kind = Literal["covariance", "precision"]
 

@@ -25,22 +25,18 @@ from spdgraph._kernels.numerics import (
     find_violation,
     unit_diagonal,
 )
-from spdgraph._plain import plain
-from spdgraph.errors import GeneratorOutputError
-from spdgraph.plugins.types import EntrySampler, Generator, GraphData
+from spdgraph.errors import GeneratorOutputError, written
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
 from spdgraph.spectrum import control_spectrum
 
-__all__ = ["generate_block", "normalize_to_unit_diagonal", "validate_matrix"]
-
-#: Kept under its historical name: the core's normalization is the numerics layer's.
-normalize_to_unit_diagonal = unit_diagonal
+__all__ = ["generate_block", "validate_matrix"]
 
 
 def validate_matrix(
     m: object,
     adjacency: np.ndarray,
     k: int,
-    gen: Generator,
+    gen: GeneratorSpec,
     plugin: str,
     *,
     check_pd: bool = True,
@@ -80,18 +76,18 @@ def validate_matrix(
     if violation.problem == "asymmetric":
         raise GeneratorOutputError(
             f"{who} returned matrix {k} that is not exactly symmetric "
-            f"([{i}, {j}] = {plain(violation.value)} but [{j}, {i}] = {plain(violation.other)}); "
-            "symmetrize with (M + M.T) / 2."
+            f"([{i}, {j}] = {written(violation.value)} but "
+            f"[{j}, {i}] = {written(violation.other)}); symmetrize with (M + M.T) / 2."
         )
     if violation.problem == "nonzero":
         raise GeneratorOutputError(
-            f"{who} returned matrix {k} with a non-zero entry {plain(violation.value)} at "
+            f"{who} returned matrix {k} with a non-zero entry {written(violation.value)} at "
             f"[{i}, {j}], which is not an edge of the graph; non-edges must be exactly 0."
         )
     if violation.problem == "small_diagonal":
         raise GeneratorOutputError(
             f"{who} returned matrix {k} that is not positive definite in double precision: "
-            f"diagonal entry {plain(violation.value)} at [{i}, {i}]; diagonal entries must be "
+            f"diagonal entry {written(violation.value)} at [{i}, {i}]; diagonal entries must be "
             f"positive and of normal size (at least {np.finfo(np.float64).tiny:g})."
         )
     if violation.problem == "ill_conditioned":
@@ -107,7 +103,7 @@ def validate_matrix(
 
 
 def _check_block(
-    block: np.ndarray, adjacency: np.ndarray, gen: Generator, plugin: str, *, check_pd: bool
+    block: np.ndarray, adjacency: np.ndarray, gen: GeneratorSpec, plugin: str, *, check_pd: bool
 ) -> None:
     """Check every matrix of a block, a few at a time; name the first bad one."""
     n, p = block.shape[0], adjacency.shape[0]
@@ -137,7 +133,7 @@ def _diagonals_ok(group: np.ndarray) -> bool:
 
 def _call_batch(
     graph: GraphData,
-    gen: Generator,
+    gen: GeneratorSpec,
     plugin: str,
     n: int,
     factor_kw: dict[str, Any],
@@ -159,7 +155,7 @@ def _call_batch(
 
 def generate_block(
     graph: GraphData,
-    gen: Generator,
+    gen: GeneratorSpec,
     plugin: str,
     *,
     rngs: Sequence[np.random.Generator] | None,

@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.plugins.types import EntrySampler
 
 __all__ = ["resolve_entries"]
@@ -39,7 +38,7 @@ def resolve_entries(entries: object, negative_share: object = None) -> tuple[Ent
     Examples
     --------
     >>> import numpy as np
-    >>> from spdgraph.sampling._core import resolve_entries
+    >>> from spdgraph.sampling._entries import resolve_entries
     >>> sampler, label = resolve_entries("normal", negative_share=0.0)
     >>> label, bool((sampler(np.random.default_rng(0), (3, 3)) >= 0).all())
     ('normal', True)
@@ -65,7 +64,7 @@ def _check_negative_share(negative_share: object) -> float:
     ):
         raise InvalidOptionError(
             "negative_share must be None (signs as drawn) or a number in [0, 1] (the "
-            f"probability that each entry is negative), got {plain(negative_share)}."
+            f"probability that each entry is negative), got {written(negative_share)}."
         )
     return float(negative_share)
 

@@ -20,15 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError, MissingDependencyError
+from spdgraph.errors import InvalidOptionError, MissingDependencyError, written
 from spdgraph.sampling._engine import generate_block
 from spdgraph.seeds import child_generator
 
 if TYPE_CHECKING:  # pragma: no cover
     import dask.array
 
-    from spdgraph.plugins.types import EntrySampler, Generator, GraphData
+    from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
     from spdgraph.sampling._request import SampleRequest
 
 __all__ = ["check_chunks", "lazy_block", "require_dask", "sample_lazy"]
@@ -52,7 +51,7 @@ def check_chunks(chunks: object) -> int | None:
     if isinstance(chunks, bool) or not isinstance(chunks, numbers.Integral) or chunks < 1:
         raise InvalidOptionError(
             f"chunks must be None (an in-memory result) or a positive integer (matrices "
-            f"per dask chunk), got {plain(chunks)}."
+            f"per dask chunk), got {written(chunks)}."
         )
     require_dask("spdgraph.sample(..., chunks=...)")
     return int(chunks)
@@ -62,7 +61,7 @@ def _seeded_chunk(
     ks: np.ndarray,
     *,
     graph: GraphData,
-    gen: Generator,
+    gen: GeneratorSpec,
     plugin: str,
     root: np.random.SeedSequence,
     entries: EntrySampler,
@@ -88,7 +87,7 @@ def _factor_chunk(
     factors: np.ndarray,
     *,
     graph: GraphData,
-    gen: Generator,
+    gen: GeneratorSpec,
     plugin: str,
     entries: EntrySampler,
     options: Mapping[str, Any],
@@ -110,7 +109,7 @@ def _factor_chunk(
 
 def lazy_block(
     graph: GraphData,
-    gen: Generator,
+    gen: GeneratorSpec,
     plugin: str,
     *,
     n: int,

@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 
 from spdgraph._kernels.numerics import canonical_kind
-from spdgraph._plain import plain
 from spdgraph._version import __version__
-from spdgraph.errors import FactorError, InvalidOptionError
+from spdgraph.errors import FactorError, InvalidOptionError, written
 from spdgraph.plugins import find_generator, generators
 from spdgraph.plugins.options import check_options
-from spdgraph.plugins.types import EntrySampler, Generator, GraphData
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
 from spdgraph.sampling._adapt import adapt_graph, count_nodes
 from spdgraph.sampling._adapt_dag import adapt_dag, refuse_dag
 from spdgraph.sampling._entries import resolve_entries
@@ -47,7 +46,7 @@ class SampleRequest:
     """
 
     graph: GraphData
-    gen: Generator
+    gen: GeneratorSpec
     plugin: str
     kind: str
     n: int
@@ -183,7 +182,7 @@ def _provenance(
 class _MemoryCheck:
     """The memory guard of one request, run as soon as the node count is known."""
 
-    gen: Generator
+    gen: GeneratorSpec
     size: int | None
     factor: object
     chunks: int | None
@@ -216,7 +215,7 @@ class _MemoryCheck:
         check_memory(n, p, need=need, advice=advice)
 
 
-def _check_factor_use(gen: Generator, factor: object, negative_share: object) -> None:
+def _check_factor_use(gen: GeneratorSpec, factor: object, negative_share: object) -> None:
     if factor is not None and not gen.accepts_factor:
         explicit = sorted(n for n, (g, _) in generators().items() if g.accepts_factor)
         raise InvalidOptionError(
@@ -232,11 +231,11 @@ def _check_factor_use(gen: Generator, factor: object, negative_share: object) ->
 
 def _check_portable(portable: object) -> bool:
     if not isinstance(portable, bool | np.bool_):
-        raise InvalidOptionError(f"portable must be True or False, got {plain(portable)}.")
+        raise InvalidOptionError(f"portable must be True or False, got {written(portable)}.")
     return bool(portable)
 
 
-def _check_portable_use(gen: Generator, plugin: str, eps: object, k0: object) -> None:
+def _check_portable_use(gen: GeneratorSpec, plugin: str, eps: object, k0: object) -> None:
     if not gen.portable:
         able = sorted(n for n, (g, _) in generators().items() if g.portable)
         raise InvalidOptionError(
@@ -267,7 +266,7 @@ def _check_size(size: object) -> int | None:
     if isinstance(size, bool) or not isinstance(size, numbers.Integral):
         raise InvalidOptionError(
             "size must be None (one matrix) or a non-negative integer (a stack), "
-            f"got {plain(size)}."
+            f"got {written(size)}."
         )
     if size < 0:
         raise InvalidOptionError(f"size must be non-negative, got {size}.")
@@ -276,7 +275,7 @@ def _check_size(size: object) -> int | None:
 
 def _check_normalize(normalize: object) -> bool:
     if not isinstance(normalize, bool | np.bool_):
-        raise InvalidOptionError(f"normalize must be True or False, got {plain(normalize)}.")
+        raise InvalidOptionError(f"normalize must be True or False, got {written(normalize)}.")
     return bool(normalize)
 
 

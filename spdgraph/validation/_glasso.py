@@ -25,8 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.errors import InvalidOptionError, NumericalError, written
 
 __all__ = ["GlassoFit", "glasso_kkt", "graphical_lasso", "graphical_lasso_path"]
 
@@ -93,7 +92,7 @@ def _check_covariance(s: object) -> np.ndarray:
 
 def _check_rho(rho: object) -> float:
     if isinstance(rho, bool) or not isinstance(rho, (int, float, np.integer, np.floating)):
-        raise InvalidOptionError(f"rho must be a positive number, got {plain(rho)}.")
+        raise InvalidOptionError(f"rho must be a positive number, got {written(rho)}.")
     val = float(rho)
     if not np.isfinite(val) or val <= 0:
         raise InvalidOptionError(f"rho must be a positive finite number, got {val}.")
@@ -225,13 +224,13 @@ class _Solver:
 
 def _check_int(name: str, val: object, low: int) -> int:
     if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < low:
-        raise InvalidOptionError(f"{name} must be an integer >= {low}, got {plain(val)}.")
+        raise InvalidOptionError(f"{name} must be an integer >= {low}, got {written(val)}.")
     return int(val)
 
 
 def _check_tol(kkt_tol: object) -> float:
     if isinstance(kkt_tol, bool) or not isinstance(kkt_tol, (int, float)) or not kkt_tol > 0:
-        raise InvalidOptionError(f"kkt_tol must be a positive number, got {plain(kkt_tol)}.")
+        raise InvalidOptionError(f"kkt_tol must be a positive number, got {written(kkt_tol)}.")
     return float(kkt_tol)
 
 

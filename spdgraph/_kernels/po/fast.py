@@ -344,7 +344,7 @@ def po_matrix_checked(adjacency: np.ndarray, lmat: np.ndarray, factor: np.ndarra
     return m
 
 
-def partial_orthogonalize(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
+def processed_coordinates(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
     """Processed coordinates ``L`` (lower triangular) with ``Q' Q'^T = L L^T``.
 
     Parameters
@@ -402,4 +402,4 @@ def po_matrix_into(
 def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
     """Raw PO matrix ``Q' Q'^T`` (before the residual check and zeroing), one BLAS thread."""
     with one_blas_thread():
-        return gram_matrix(partial_orthogonalize(adjacency, factor))
+        return gram_matrix(processed_coordinates(adjacency, factor))

@@ -5,9 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from spdgraph._plain import plain
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.errors import GraphError
+from spdgraph.errors import GraphError, written
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import GraphData
 
@@ -57,5 +56,5 @@ def _difference(index: Any, columns: Any, shown: int = 5) -> str:
     ):
         if labels:
             more = f" and {len(labels) - shown} more" if len(labels) > shown else ""
-            parts.append(f"{where}: {', '.join(plain(x) for x in labels[:shown])}{more}")
+            parts.append(f"{where}: {', '.join(written(x) for x in labels[:shown])}{more}")
     return "; ".join(parts) or "the same labels, but a different count"

@@ -20,7 +20,7 @@ from spdgraph._kernels.sem import sem_covariance, sem_precision, topological_ord
 from spdgraph.errors import InvalidOptionError, NumericalError
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, Generator
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec
 
 
 def generate_dag_batch(
@@ -115,10 +115,10 @@ def generate_dag(
 
 
 @hookimpl
-def spdgraph_register_generators() -> list[Generator]:
+def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``dag``."""
     return [
-        Generator(
+        GeneratorSpec(
             name="dag",
             function=generate_dag,
             description=(

@@ -6,7 +6,7 @@ import numpy as np
 
 from spdgraph._kernels.dd import diagonal_dominance
 from spdgraph.plugins.hookspecs import hookimpl
-from spdgraph.plugins.types import EntrySampler, Generator
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec
 
 
 def generate_dd(
@@ -31,10 +31,10 @@ def generate_dd(
 
 
 @hookimpl
-def spdgraph_register_generators() -> list[Generator]:
+def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``dd``."""
     return [
-        Generator(
+        GeneratorSpec(
             name="dd",
             function=generate_dd,
             description=("diagonal dominance (gmat diagdom): fast, but links weaken like 1/(p d)"),

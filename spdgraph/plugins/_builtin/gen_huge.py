@@ -18,7 +18,7 @@ import numpy as np
 from spdgraph._kernels.blas import one_blas_thread
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, Generator
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec
 
 #: huge.generator's defaults (its arguments ``v`` and ``u``) and its fixed margin.
 DEFAULT_V = 0.3
@@ -108,10 +108,10 @@ def generate_huge_batch(
 
 
 @hookimpl
-def spdgraph_register_generators() -> list[Generator]:
+def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``huge``."""
     return [
-        Generator(
+        GeneratorSpec(
             name="huge",
             function=generate_huge,
             batch_function=generate_huge_batch,

@@ -17,7 +17,7 @@ import numpy as np
 from spdgraph.errors import InvalidOptionError, NumericalError
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, Generator
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec
 
 #: Default largest accepted relative residual ``|m_ij|/sqrt(m_ii m_jj)`` on non-edges.
 DEFAULT_RESIDUAL_TOLERANCE = 1e-8
@@ -262,10 +262,10 @@ def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float
 
 
 @hookimpl
-def spdgraph_register_generators() -> list[Generator]:
+def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``po``."""
     return [
-        Generator(
+        GeneratorSpec(
             name="po",
             function=generate_po,
             description=(

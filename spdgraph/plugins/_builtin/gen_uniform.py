@@ -34,7 +34,7 @@ from spdgraph.plugins._builtin.gen_po import (
 )
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, Generator
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec
 
 #: Metropolis-Hastings steps per row before the state is kept (gmat's ``h`` is 100).
 DEFAULT_BURN_IN = 500
@@ -260,7 +260,7 @@ def _chain_options(samplers: tuple[str, ...]) -> dict[str, OptionSpec]:
 
 
 @hookimpl
-def spdgraph_register_generators() -> list[Generator]:
+def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``uniform`` and ``port_chol``."""
     port_options: dict[str, OptionSpec] = _chain_options(("mh", "exact"))
     port_options["residual_tolerance"] = RESIDUAL_TOLERANCE_OPTION
@@ -271,7 +271,7 @@ def spdgraph_register_generators() -> list[Generator]:
         doc="chordal cover: minimum-degree elimination or networkx.complete_to_chordal_graph",
     )
     return [
-        Generator(
+        GeneratorSpec(
             name="uniform",
             function=generate_uniform,
             description="uniform on correlation matrices of a chordal graph (gmat chol_mh)",
@@ -280,7 +280,7 @@ def spdgraph_register_generators() -> list[Generator]:
             work_per_matrix=0.0,
             work_per_call=3.0,  # the factor, the product and its transpose sum
         ),
-        Generator(
+        GeneratorSpec(
             name="port_chol",
             function=generate_port_chol,
             description="uniform on a chordal cover, then PO of the fill-in (gmat port_chol)",
