@@ -5,12 +5,11 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
+from reference import engine_request
 
 import spdgraph
 from spdgraph.sampling import _engine as _engine
 from spdgraph.sampling._adapt import adapt_graph
-from spdgraph.sampling._entries import resolve_entries
-from spdgraph.seeds import child_generator, seed_sequence
 
 GRAPH = adapt_graph(nx.path_graph(4))
 
@@ -20,19 +19,8 @@ def _gen(function, batch=None):
 
 
 def _block(gen, n=2, **kw):
-    root = seed_sequence(0)
-    sampler, _ = resolve_entries("normal")
-    return _engine.generate_block(
-        GRAPH,
-        gen,
-        "my-plugin",
-        rngs=[child_generator(root, k) for k in range(n)],
-        factors=None,
-        entries=sampler,
-        options={},
-        normalize=kw.pop("normalize", False),
-        **kw,
-    )
+    request, rngs = engine_request(nx.path_graph(4), gen, n=n, **kw)
+    return _engine.generate_block(request, rngs=rngs, factors=None).values
 
 
 @pytest.mark.parametrize(
@@ -62,19 +50,13 @@ def test_batch_function_of_the_wrong_shape():
 
 def test_normalization_and_spectrum():
     gen, plugin = spdgraph.plugins.find_generator("po")
-    root = seed_sequence(3)
-    sampler, _ = resolve_entries("normal")
-    block, lmin, lmax = _engine.generate_block(
-        GRAPH,
-        gen,
-        plugin,
-        rngs=[child_generator(root, k) for k in range(3)],
-        factors=None,
-        entries=sampler,
-        options=gen.defaults,
-        normalize=True,
-        return_spectrum=True,
-    )
+    kw = dict(n=3, seed=3, normalize=True, options=gen.defaults)
+    request, rngs = engine_request(nx.path_graph(4), gen, plugin, **kw)
+    plain_block = _engine.generate_block(request, rngs=rngs, factors=None)
+    assert plain_block.lmin is None and plain_block.lmax is None  # no target: not computed
+    block = plain_block.values
     assert np.all(np.diagonal(block, axis1=1, axis2=2) == 1.0)
-    np.testing.assert_allclose(lmin, np.linalg.eigvalsh(block)[:, 0])
-    np.testing.assert_allclose(lmax, np.linalg.eigvalsh(block)[:, -1])
+    request, rngs = engine_request(nx.path_graph(4), gen, plugin, condition_number=5.0, **kw)
+    controlled = _engine.generate_block(request, rngs=rngs, factors=None)
+    np.testing.assert_allclose(controlled.lmin, np.linalg.eigvalsh(controlled.values)[:, 0])
+    np.testing.assert_allclose(controlled.lmax, np.linalg.eigvalsh(controlled.values)[:, -1])

@@ -193,30 +193,34 @@ def sample(
     >>> spdgraph.sample([g, nx.path_graph(["a", "b", "c", "d"])], seed=1).dims
     ('group', 'node', 'node_2')
     """
+
+    def build(one_graph: object, one_seed: SeedLike) -> SampleRequest:
+        return build_request(
+            one_graph,
+            method,
+            size=size,
+            seed=one_seed,
+            kind=kind,
+            normalize=normalize,
+            entries=entries,
+            factor=factor,
+            min_eigenvalue=min_eigenvalue,
+            condition_number=condition_number,
+            negative_share=negative_share,
+            chunks=chunks,
+            method_options=method_options,
+            portable=portable,
+        )
+
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
         from spdgraph.sampling._groups import sample_groups
 
-        options = dict(size=size, kind=kind, normalize=normalize, entries=entries, factor=factor)
-        options.update(min_eigenvalue=min_eigenvalue, condition_number=condition_number)
-        options.update(negative_share=negative_share, chunks=chunks, portable=portable)
-        options.update(method_options)
-        return sample_groups(sample, graph, method, seed, options)
-    request = build_request(
-        graph,
-        method,
-        size=size,
-        seed=seed,
-        kind=kind,
-        normalize=normalize,
-        entries=entries,
-        factor=factor,
-        min_eigenvalue=min_eigenvalue,
-        condition_number=condition_number,
-        negative_share=negative_share,
-        chunks=chunks,
-        method_options=method_options,
-        portable=portable,
-    )
+        return sample_groups(build, _run, graph, seed, factor=factor)
+    return _run(build(graph, seed))
+
+
+def _run(request: SampleRequest) -> xr.DataArray:
+    """One checked request to its labelled DataArray: eagerly, or lazily with chunks."""
     if request.chunks is not None:  # lazily: one engine task per chunk
         from spdgraph.sampling._lazy import sample_lazy
 
@@ -231,26 +235,11 @@ def _sample_eager(request: SampleRequest) -> xr.DataArray:
     control computes it anyway); otherwise computing every eigenvalue would
     cost more than the sampling (ask :func:`spdgraph.diagnostics`).
     """
-    targets = request.min_eigenvalue is not None or request.condition_number is not None
-    result = generate_block(
-        request.graph,
-        request.gen,
-        request.plugin,
-        rngs=request.rngs(),
-        factors=request.factors,
-        entries=request.entries,
-        options=request.options,
-        normalize=request.normalize,
-        min_eigenvalue=request.min_eigenvalue,
-        condition_number=request.condition_number,
-        return_spectrum=targets,
-        kind=request.kind,
-    )
-    if not targets:
-        return _label(request, result, request.attrs)
-    block, lmin, lmax = result
-    attrs = {**request.attrs, **spectrum_attrs(lmin, lmax, stacked=request.stacked)}
-    return _label(request, block, attrs)
+    block = generate_block(request, rngs=request.rngs(), factors=request.factors)
+    if block.lmin is None or block.lmax is None:
+        return _label(request, block.values, request.attrs)
+    spectrum = spectrum_attrs(block.lmin, block.lmax, stacked=request.stacked)
+    return _label(request, block.values, {**request.attrs, **spectrum})
 
 
 def _label(request: SampleRequest, values: Any, attrs: dict[str, Any]) -> xr.DataArray:

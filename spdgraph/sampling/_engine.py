@@ -14,7 +14,8 @@ Both the eager path (:mod:`spdgraph.sampling._core`) and the lazy path
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,10 +27,13 @@ from spdgraph._kernels.numerics import (
     unit_diagonal,
 )
 from spdgraph.errors import GeneratorOutputError, written
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
+from spdgraph.plugins.types import GeneratorSpec, GraphData
 from spdgraph.spectrum import control_spectrum
 
-__all__ = ["generate_block", "validate_matrix"]
+if TYPE_CHECKING:
+    from spdgraph.sampling._request import SampleRequest
+
+__all__ = ["Block", "generate_block", "validate_matrix"]
 
 
 def validate_matrix(
@@ -153,31 +157,32 @@ def _call_batch(
     return out
 
 
+@dataclass(frozen=True)
+class Block:
+    """What :func:`generate_block` returns: ``(n, p, p)`` values, and with a spectrum
+    target the achieved extreme eigenvalues per matrix (else None)."""
+
+    values: np.ndarray
+    lmin: np.ndarray | None = None
+    lmax: np.ndarray | None = None
+
+
 def generate_block(
-    graph: GraphData,
-    gen: GeneratorSpec,
-    plugin: str,
+    request: SampleRequest,
     *,
     rngs: Sequence[np.random.Generator] | None,
     factors: np.ndarray | None,
-    entries: EntrySampler,
-    options: Mapping[str, Any],
-    normalize: bool,
-    min_eigenvalue: float | None = None,
-    condition_number: float | None = None,
-    return_spectrum: bool = False,
-    kind: str = "covariance",
-) -> Any:
+) -> Block:
     """Generate, validate, (optionally) normalize and control an ``(n, p, p)`` block.
 
-    ``rngs`` has one generator per matrix (or ``factors`` one factor per
-    matrix). ``min_eigenvalue`` and ``condition_number`` (checked with
-    :func:`spdgraph.spectrum.check_targets`) are applied by
-    :func:`spdgraph.spectrum.control_spectrum` after the normalization.
-    Returns the block, or ``(block, lmin, lmax)`` with the achieved extreme
-    eigenvalues per matrix when ``return_spectrum`` (computed once, however
-    the block was made). A DAG-capable generator also gets ``dag=`` (the
-    directed adjacency) and ``kind=``.
+    ``request`` (:class:`~spdgraph.sampling._request.SampleRequest`) says what to
+    make; ``rngs`` has one generator per matrix of this block (or ``factors`` one
+    factor per matrix), so that the eager path (the whole stack) and the lazy path
+    (one chunk) call the same function with the same request. The spectrum targets
+    are applied by :func:`spdgraph.spectrum.control_spectrum` after the
+    normalization, and the achieved extreme eigenvalues come back in the
+    :class:`Block` (computed once, however the block was made). A DAG-capable
+    generator also gets ``dag=`` (the directed adjacency) and ``kind=``.
 
     Every generator, built-in or plugin, runs with BLAS held at one thread, and
     every matrix is proved positive definite in the form it is returned (after
@@ -185,6 +190,10 @@ def generate_block(
     scaled condition number is at most
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION`.
     """
+    graph, gen, plugin, entries = request.graph, request.gen, request.plugin, request.entries
+    options: Mapping[str, Any] = request.options
+    normalize, kind = request.normalize, request.kind
+    min_eigenvalue, condition_number = request.min_eigenvalue, request.condition_number
     adjacency = graph.adjacency
     if gen.accepts_dag:
         options = {**options, "dag": graph.directed, "kind": kind}
@@ -215,7 +224,7 @@ def generate_block(
             block = unit_diagonal(block, out=block)  # the engine owns the block
             if not controlled:
                 _check_block(block, adjacency, gen, plugin, check_pd=True)
-        if return_spectrum or controlled:
+        if controlled:
             # control_spectrum proves its own output positive definite
             block, lmin, lmax = control_spectrum(
                 block,
@@ -223,6 +232,5 @@ def generate_block(
                 min_eigenvalue=min_eigenvalue,
                 condition_number=condition_number,
             )
-            if return_spectrum:
-                return block, lmin, lmax
-    return block
+            return Block(block, lmin, lmax)
+    return Block(block)

@@ -10,16 +10,18 @@ coordinate has dims ``("group", "node", "node_2")``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xarray as xr
 
 from spdgraph._kernels.numerics import plain
 from spdgraph.errors import InvalidOptionError
-from spdgraph.sampling._adapt import adapt_graph
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
 from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
+
+if TYPE_CHECKING:
+    from spdgraph.sampling._request import SampleRequest
 
 __all__ = ["GROUP_STREAM_DOMAIN", "group_seed", "sample_groups"]
 
@@ -39,24 +41,10 @@ def group_seed(root: np.random.SeedSequence, k: int) -> np.random.SeedSequence:
     )
 
 
-def _labels(graph: object, method: str) -> list[Any]:
-    """The node labels of a graph, adapted as ``method`` will (a DAG for a DAG method)."""
-    from spdgraph.plugins import find_generator
-
-    if isinstance(method, str) and find_generator(method)[0].accepts_dag:
-        from spdgraph.sampling._adapt_dag import adapt_dag
-
-        return [plain(x) for x in adapt_dag(graph, "covariance", method).labels]
-    return [plain(x) for x in adapt_graph(graph).labels]
-
-
-def _check_nodes(graphs: Sequence[object], method: str) -> None:
-    first: list[Any] | None = None
-    for k, graph in enumerate(graphs):
-        labels = _labels(graph, method)
-        if first is None:
-            first = labels
-        elif labels != first:
+def _check_nodes(requests: Sequence[SampleRequest]) -> None:
+    first = [plain(x) for x in requests[0].graph.labels]
+    for k, request in enumerate(requests[1:], start=1):
+        if [plain(x) for x in request.graph.labels] != first:
             raise InvalidOptionError(
                 f"graph {k} does not have the nodes of graph 0 in the same order; related "
                 "graphs must share their nodes (spdgraph.graphs.related_graphs keeps them)."
@@ -80,25 +68,29 @@ def _combine_attrs(parts: list[xr.DataArray], root: np.random.SeedSequence) -> d
 
 
 def sample_groups(
-    sample: Callable[..., xr.DataArray],
+    build: Callable[[object, SeedLike], SampleRequest],
+    run: Callable[[SampleRequest], xr.DataArray],
     graphs: Sequence[object],
-    method: str,
     seed: SeedLike,
-    options: dict[str, Any],
+    *,
+    factor: object = None,
 ) -> xr.DataArray:
-    """Sample each graph with its own seed stream and stack along ``group`` (see module)."""
+    """Sample each graph with its own seed stream and stack along ``group`` (see module).
+
+    ``build(graph, seed)`` checks one group's request (adapting its graph, once);
+    every request is built, and the groups' nodes compared, before ``run`` samples
+    any of them.
+    """
     if len(graphs) == 0:
         raise InvalidOptionError("the sequence of graphs is empty; give at least one graph.")
-    if options.get("factor") is not None:
+    if factor is not None:
         raise InvalidOptionError(
             "factor= cannot be given with several graphs; sample each graph on its own."
         )
-    _check_nodes(graphs, method)
     root = seed_sequence(seed)
-    parts = [
-        sample(graph, method, seed=group_seed(root, k), **options)
-        for k, graph in enumerate(graphs)
-    ]
+    requests = [build(graph, group_seed(root, k)) for k, graph in enumerate(graphs)]
+    _check_nodes(requests)
+    parts = [run(request) for request in requests]
     # each group's graph: the adjacency, and the DAG for a DAG method
     per_group = [name for name in ("adjacency", "dag") if name in parts[0].coords]
     graphs_of = {

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numbers
 import uuid
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,10 +27,9 @@ from spdgraph.seeds import child_generator
 if TYPE_CHECKING:  # pragma: no cover
     import dask.array
 
-    from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
     from spdgraph.sampling._request import SampleRequest
 
-__all__ = ["check_chunks", "lazy_block", "require_dask", "sample_lazy"]
+__all__ = ["check_chunks", "require_dask", "sample_lazy"]
 
 
 def require_dask(what: str) -> None:
@@ -57,98 +56,39 @@ def check_chunks(chunks: object) -> int | None:
     return int(chunks)
 
 
-def _seeded_chunk(
-    ks: np.ndarray,
-    *,
-    graph: GraphData,
-    gen: GeneratorSpec,
-    plugin: str,
-    root: np.random.SeedSequence,
-    entries: EntrySampler,
-    options: Mapping[str, Any],
-    normalize: bool,
-    block_kw: Mapping[str, Any],
-) -> np.ndarray:
-    rngs = [child_generator(root, int(k)) for k in ks]
-    return generate_block(
-        graph,
-        gen,
-        plugin,
-        rngs=rngs,
-        factors=None,
-        entries=entries,
-        options=options,
-        normalize=normalize,
-        **block_kw,
-    )
+def _seeded_chunk(ks: np.ndarray, *, request: SampleRequest) -> np.ndarray:
+    assert request.root is not None
+    rngs = [child_generator(request.root, int(k)) for k in ks]
+    return generate_block(request, rngs=rngs, factors=None).values
 
 
-def _factor_chunk(
-    factors: np.ndarray,
-    *,
-    graph: GraphData,
-    gen: GeneratorSpec,
-    plugin: str,
-    entries: EntrySampler,
-    options: Mapping[str, Any],
-    normalize: bool,
-    block_kw: Mapping[str, Any],
-) -> np.ndarray:
-    return generate_block(
-        graph,
-        gen,
-        plugin,
-        rngs=None,
-        factors=np.array(factors, dtype=np.float64),
-        entries=entries,
-        options=options,
-        normalize=normalize,
-        **block_kw,
-    )
+def _factor_chunk(factors: np.ndarray, *, request: SampleRequest) -> np.ndarray:
+    return generate_block(request, rngs=None, factors=np.array(factors, dtype=np.float64)).values
 
 
-def lazy_block(
-    graph: GraphData,
-    gen: GeneratorSpec,
-    plugin: str,
-    *,
-    n: int,
-    chunks: int,
-    root: np.random.SeedSequence | None,
-    factors: np.ndarray | None,
-    entries: EntrySampler,
-    options: Mapping[str, Any],
-    normalize: bool,
-    **block_kw: Any,
-) -> dask.array.Array:
-    """The ``(n, p, p)`` stack as a dask array of ``chunks`` matrices per chunk.
+def sample_lazy(request: SampleRequest) -> dask.array.Array:
+    """The lazy path of :func:`spdgraph.sample`: the request's stack as a dask array.
 
-    Matrix ``k`` comes from ``child_generator(root, k)`` (or ``factors[k]``),
-    as in the eager :func:`spdgraph.sample`; ``block_kw`` (e.g. the spectrum
-    targets) is passed on to :func:`spdgraph.sampling._engine.generate_block`. Eager-only
-    results (the achieved spectrum attrs) are not computed.
+    Matrix ``k`` comes from ``child_generator(root, k)`` (or ``factors[k]``), as
+    in the eager path, through the same :func:`~spdgraph.sampling._engine.generate_block`
+    with the same request (its factors travel in their own chunks, not with every
+    task). Eager-only results (the achieved spectrum attrs) are not computed.
     """
     import dask.array as da
 
-    p = graph.adjacency.shape[0]
-    name = f"spdgraph-sample-{gen.name}-{uuid.uuid4().hex}"
+    assert request.chunks is not None
+    chunks, n = request.chunks, request.n
+    p = request.graph.adjacency.shape[0]
+    name = f"spdgraph-sample-{request.gen.name}-{uuid.uuid4().hex}"
     meta = np.empty((0, 0, 0), dtype=np.float64)
-    common: dict[str, Any] = {
-        "graph": graph,
-        "gen": gen,
-        "plugin": plugin,
-        "entries": entries,
-        "options": dict(options),
-        "normalize": normalize,
-        "block_kw": {k: v for k, v in block_kw.items() if v is not None},
-    }
+    shipped = replace(request, factors=None)
     if n == 0:
         return da.zeros((0, p, p), dtype=np.float64, chunks=(chunks, p, p))
-    if factors is not None:
-        source = da.from_array(factors, chunks=(chunks, p, p), name=f"{name}-factors")
-        return source.map_blocks(_factor_chunk, dtype=np.float64, meta=meta, name=name, **common)
-    if root is None:  # pragma: no cover - sample always passes one without factors
-        raise InvalidOptionError("a lazy stack needs a seed root or factors.")
+    if request.factors is not None:
+        source = da.from_array(request.factors, chunks=(chunks, p, p), name=f"{name}-factors")
+        return source.map_blocks(
+            _factor_chunk, dtype=np.float64, meta=meta, name=name, request=shipped
+        )
     ks = da.arange(n, chunks=chunks, dtype=np.int64)
     return ks.map_blocks(
         _seeded_chunk,
@@ -157,26 +97,5 @@ def lazy_block(
         dtype=np.float64,
         meta=meta,
         name=name,
-        root=root,
-        **common,
-    )
-
-
-def sample_lazy(request: SampleRequest) -> dask.array.Array:
-    """The lazy path of :func:`spdgraph.sample`: the request's stack as a dask array."""
-    assert request.chunks is not None
-    return lazy_block(
-        request.graph,
-        request.gen,
-        request.plugin,
-        n=request.n,
-        chunks=request.chunks,
-        root=request.root,
-        factors=request.factors,
-        entries=request.entries,
-        options=request.options,
-        normalize=request.normalize,
-        min_eigenvalue=request.min_eigenvalue,
-        condition_number=request.condition_number,
-        kind=request.kind,
+        request=shipped,
     )
