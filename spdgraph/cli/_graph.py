@@ -99,8 +99,7 @@ def make_family_graph(
     ``flag(name)`` and ``seed_flag`` spell the options in messages as the
     calling command names them.
     """
-    from spdgraph.graphs import FAMILIES
-    from spdgraph.graphs._common import check_count
+    from spdgraph.graphs import FAMILIES, check_count
 
     p = check_count(p, "p")
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import networkx as nx
 
+from spdgraph.graphs._common import check_count as check_count  # for the CLI
 from spdgraph.graphs._families import cluster, hub, star
 from spdgraph.graphs._growth import scale_free, small_world
 from spdgraph.graphs._random import erdos_renyi
