@@ -63,14 +63,7 @@ def adapt_graph(graph: object) -> GraphData:
             f"a graph adapter returned {type(result).__name__} instead of spdgraph.GraphData."
         )
     adjacency = np.asarray(result.adjacency)
-    if adjacency.dtype != bool or adjacency.ndim != 2 or adjacency.shape[0] != adjacency.shape[1]:
-        raise GraphError(
-            "a graph adapter returned an adjacency that is not a square boolean matrix "
-            f"(dtype {adjacency.dtype}, shape {adjacency.shape})."
-        )
-    p = adjacency.shape[0]
-    if p == 0:
-        raise GraphError("the graph has no nodes; a graph needs at least one node.")
+    p = check_adapted_matrix(adjacency, "a graph adapter returned an adjacency")
     if adjacency.diagonal().any() or not np.array_equal(adjacency, adjacency.T):
         raise GraphError("a graph adapter returned a non-symmetric adjacency or self-loops.")
     labels = list(result.labels)
@@ -102,6 +95,21 @@ def count_nodes(graph: object) -> int | None:
             "it must return a non-negative int or None."
         )
     return int(count)
+
+
+def check_adapted_matrix(matrix: np.ndarray, what: str) -> int:
+    """The node count of an adapter's matrix, after checking it is square, boolean, non-empty.
+
+    ``what`` starts the message (``"a graph adapter returned an adjacency"``).
+    """
+    if matrix.dtype != bool or matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise GraphError(
+            f"{what} that is not a square boolean matrix "
+            f"(dtype {matrix.dtype}, shape {matrix.shape})."
+        )
+    if matrix.shape[0] == 0:
+        raise GraphError("the graph has no nodes; a graph needs at least one node.")
+    return int(matrix.shape[0])
 
 
 def _check_unique(labels: Sequence[Hashable]) -> None:

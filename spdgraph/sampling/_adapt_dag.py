@@ -15,7 +15,7 @@ from spdgraph._kernels.sem import ancestral_pairs, moral_graph, topological_orde
 from spdgraph.errors import GraphError, GraphTypeError
 from spdgraph.plugins import get_plugin_manager
 from spdgraph.plugins.types import DAG, GraphData
-from spdgraph.sampling._adapt import _check_unique
+from spdgraph.sampling._adapt import _check_unique, check_adapted_matrix
 
 __all__ = ["adapt_dag", "refuse_dag"]
 
@@ -62,14 +62,7 @@ def adapt_dag(graph: object, kind: str, method: str) -> GraphData:
             "a spdgraph.GraphData with `directed` set."
         )
     directed = np.asarray(result.directed)
-    if directed.dtype != bool or directed.ndim != 2 or directed.shape[0] != directed.shape[1]:
-        raise GraphError(
-            "a DAG adapter returned a directed adjacency that is not a square boolean matrix "
-            f"(dtype {directed.dtype}, shape {directed.shape})."
-        )
-    p = directed.shape[0]
-    if p == 0:
-        raise GraphError("the graph has no nodes; a graph needs at least one node.")
+    p = check_adapted_matrix(directed, "a DAG adapter returned a directed adjacency")
     if directed.diagonal().any():
         raise GraphError("a DAG adapter returned self-loops; a DAG has none.")
     order = topological_order(directed)

@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit
 
 from spdgraph._kernels.po import blocked as _po_blocked
+from spdgraph._kernels.po.blocked import _block_columns as _needed_columns
 from spdgraph._kernels.po.blocked import gram_inplace, lower_coordinates_into, nonedge_residual
 from spdgraph._kernels.po.dense_loops import _axpy, _chol_solve, _cholesky, _dot
 from spdgraph._kernels.raw_blas import add_gram_of_rows_lower, triangular_times
@@ -64,19 +65,13 @@ _ACCEPT_ABOVE = 1e-13
 @njit(cache=True, nogil=True)
 def _block_columns(ptr, idx, i0, i1, colpos):
     """The earlier columns (``< i0``) rows ``i0:i1`` need, and the last block row needing each."""
-    n = 0
-    for t in range(ptr[i0], ptr[i1]):
-        c = idx[t]
-        if c < i0 and colpos[c] < 0:
-            colpos[c] = n
-            n += 1
-    cols = np.empty(n, dtype=np.int64)
+    cols = _needed_columns(ptr, idx, i0, i1, colpos)  # sets colpos for them
+    n = cols.shape[0]
     last_use = np.zeros(n, dtype=np.int64)
     for i in range(i0, i1):
         for t in range(ptr[i], ptr[i + 1]):
             c = idx[t]
             if c < i0:
-                cols[colpos[c]] = c
                 last_use[colpos[c]] = i - i0
     for cp in range(n):
         colpos[cols[cp]] = -1

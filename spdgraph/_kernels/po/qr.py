@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import ctypes
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import numpy as np
-import scipy.linalg.cython_lapack as _cython_lapack
+
+from spdgraph._kernels.raw_blas import lapack_function as _lapack
 
 #: Columns per panel.
 PANEL = 128
@@ -27,17 +27,6 @@ PIECES = 4
 
 _P = ctypes.c_void_p
 _I = ctypes.POINTER(ctypes.c_int)
-
-
-def _lapack(name: str, *argtypes: Any) -> Any:
-    capsule = _cython_lapack.__pyx_capi__[name]
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype = ctypes.c_void_p
-    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    address = get_pointer(capsule, get_name(capsule))
-    return ctypes.CFUNCTYPE(None, *argtypes)(address)
 
 
 # dgeqrf(m, n, a, lda, tau, work, lwork, info)

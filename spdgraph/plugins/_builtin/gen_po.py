@@ -9,7 +9,7 @@ algorithm, kept for the tests and the benchmarks.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -113,13 +113,7 @@ def generate_po_batch(
         zero_nonedges_checked(out[k], adjacency, residual_tolerance)
 
     with po_fast.one_blas_thread():
-        if workers <= 1:
-            for k in range(n):
-                one(k)
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                for future in [pool.submit(one, k) for k in range(n)]:
-                    future.result()  # re-raises a NumericalError of any matrix
+        _each(n, workers, one)
     return out
 
 
@@ -224,6 +218,14 @@ def _portable_batch(
     def one(k: int) -> None:
         out[k] = _portable_matrix(adjacency, factors[k], tolerance)
 
+    _each(n, workers, one)
+
+
+def _each(n: int, workers: int, one: Callable[[int], None]) -> None:
+    """``one(k)`` for every matrix ``k``, on a pool of ``workers`` threads when more than one.
+
+    Re-raises the first error (e.g. a NumericalError) of any matrix.
+    """
     if workers <= 1:
         for k in range(n):
             one(k)
