@@ -7,6 +7,8 @@ second Gram–Schmidt pass for accuracy.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 
@@ -149,3 +151,9 @@ def engine_request(graph, gen, plugin="my-plugin", *, n=2, seed=0, normalize=Fal
     )
     assert not kw, kw
     return request, [child_generator(root, k) for k in range(n)]
+
+
+#: The tests folder, the repository and the stored reference data.
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+DATA = TESTS / "data"

@@ -1,13 +1,13 @@
 """spdgraph.graphs families: the structure each promises, seeds, errors."""
 
 import math
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import DATA
 
 import spdgraph
 from spdgraph.graphs import (
@@ -245,7 +245,7 @@ def test_scale_free_step_conforms_to_r_huge(seed):
     """R huge 1.3.5's scale-free graph from its own uniforms (tests/data/huge_1.3.5)."""
     from spdgraph.graphs._growth import sfgen_edges
 
-    data = Path(__file__).parent / "data" / "huge_1.3.5"
+    data = DATA / "huge_1.3.5"
     theta = np.loadtxt(data / f"huge_scale_free_seed{seed}_theta.csv", delimiter=",")
     u = np.loadtxt(data / f"huge_scale_free_seed{seed}_u.csv")
     g = nx.Graph(sfgen_edges(40, u))
@@ -266,9 +266,7 @@ def test_scale_free_step_conforms_to_r_huge(seed):
 )
 def test_deterministic_families_conform_to_r_bdgraph(name, graph):
     """R BDgraph 2.72's own graphs (tests/data/bdgraph_2.72/make_reference.R)."""
-    expected = np.loadtxt(
-        Path(__file__).parent / "data" / "bdgraph_2.72" / f"{name}.csv", delimiter=","
-    )
+    expected = np.loadtxt(DATA / "bdgraph_2.72" / f"{name}.csv", delimiter=",")
     g = graph()
     np.testing.assert_array_equal(nx.to_numpy_array(g, nodelist=range(len(g))), expected)
 

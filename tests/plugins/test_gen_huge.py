@@ -1,13 +1,11 @@
 """method="huge": R huge.generator's rule given the graph, against a line-by-line transcription."""
 
-from pathlib import Path
-
 import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import cov2cor, random_adjacency
+from reference import DATA, cov2cor, random_adjacency
 
 import spdgraph
 from spdgraph import cli
@@ -128,7 +126,7 @@ def test_command_line(tmp_path, capsys):
     assert m.attrs["method"] == "huge"
 
 
-HUGE_DATA = Path(__file__).parent / "data" / "huge_1.3.5"
+HUGE_DATA = DATA / "huge_1.3.5"
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,6 @@
 """The ``da.spd`` accessor, against slow obviously-correct references."""
 
 import re
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -9,11 +8,11 @@ import pytest
 import xarray as xr
 from hypothesis import given
 from hypothesis import strategies as st
+from reference import ROOT
 
 import spdgraph
 from spdgraph.graphs import erdos_renyi
 
-ROOT = Path(__file__).resolve().parents[1]
 LABELLED = nx.relabel_nodes(erdos_renyi(9, 0.35, seed=4), {i: f"v{i}" for i in range(9)})
 
 

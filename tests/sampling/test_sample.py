@@ -3,11 +3,11 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
+from reference import DATA
 
 import spdgraph
 
@@ -211,7 +211,7 @@ def test_cli_demo_and_methods(capsys):
 # while the zero pattern and the symmetry are exact. Bit equality is tested between
 # runs on one machine (tests/test_determinism.py) and, for portable=True, across
 # emulated machines. A deliberate numerical change re-takes the file (CHANGELOG).
-_PINNED = json.loads((Path(__file__).parent / "data" / "pinned_sample_values.json").read_text())
+_PINNED = json.loads((DATA / "pinned_sample_values.json").read_text())
 PINNED_TOLERANCE = 1e-12
 
 

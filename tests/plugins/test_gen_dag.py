@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import ROOT
 
 import spdgraph
 from spdgraph._kernels.sem import sem_covariance, sem_precision, topological_order
@@ -285,7 +286,7 @@ GMAT_DAG_R = os.environ.get("SPDGRAPH_GMAT_DAG_R", "")
 )
 def test_kernels_against_gmat_run_in_r():
     """chol_iid and mh_sphere of gmat, run in R on recorded draws: the same numbers."""
-    path = Path(__file__).resolve().parents[1] / "contrib" / "gmat_conformance" / "check.py"
+    path = ROOT / "contrib" / "gmat_conformance" / "check.py"
     spec = importlib.util.spec_from_file_location("gmat_check", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
