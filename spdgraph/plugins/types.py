@@ -120,6 +120,12 @@ class GeneratorSpec:
         the pattern of that kind: the moral graph for a precision, the pairs
         with a common ancestor for a covariance. Other generators never see a
         directed graph.
+    intended_kind
+        ``"precision"`` or ``"covariance"`` when the generator's rule is
+        defined for that kind (e.g. R huge's rule builds a precision matrix);
+        a call asking for the other kind then records ``attrs["kind_note"]``
+        and warns once per process (the matrix is still a valid matrix of the
+        asked kind). None (default): no preferred kind.
     portable
         Whether the generator supports ``spdgraph.sample(..., portable=True)``:
         it then gets ``portable=True`` and must return the same bits on every
@@ -144,6 +150,7 @@ class GeneratorSpec:
     work_per_call: float = 2.0
     accepts_dag: bool = False
     portable: bool = False
+    intended_kind: str | None = None
 
     @property
     def defaults(self) -> dict[str, Any]:

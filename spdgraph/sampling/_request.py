@@ -10,6 +10,7 @@ and lazy paths then only execute it.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,6 +121,8 @@ def build_request(
     # 4. random streams or factors
     attrs = _provenance(gen.name, options, plugin, kind, normalize, eps, k0)
     attrs["portable"] = int(portable)
+    if gen.intended_kind is not None and gen.intended_kind != kind:
+        attrs["kind_note"] = _kind_note(gen, kind)
     if portable:
         options = {**options, "portable": True}  # the generator's own switch
     factors: np.ndarray | None = None
@@ -227,6 +230,23 @@ def _check_factor_use(gen: GeneratorSpec, factor: object, negative_share: object
             "negative_share controls the signs of random entries, but with an explicit "
             "factor nothing is drawn; set the signs in the factor instead."
         )
+
+
+_KIND_NOTES_SHOWN: set[tuple[str, str]] = set()
+
+
+def _kind_note(gen: GeneratorSpec, kind: str) -> str:
+    """Why the kind asked for is not the one the method's rule is made for; warns once."""
+    note = (
+        f"method {gen.name!r} applies its rule to a {gen.intended_kind} matrix; this call "
+        f"asked for kind={kind!r}, so the rule was applied to the {kind} instead (its "
+        f"zeros are the graph's non-edges either way). Pass kind={gen.intended_kind!r} for "
+        "the matrix the rule defines (R huge users expect kind='precision')."
+    )
+    if (gen.name, kind) not in _KIND_NOTES_SHOWN:
+        _KIND_NOTES_SHOWN.add((gen.name, kind))
+        warnings.warn(note, UserWarning, stacklevel=5)
+    return note
 
 
 def _check_portable(portable: object) -> bool:

@@ -148,3 +148,20 @@ def test_conforms_to_r_huge(name, graph, options):
     omega = spdgraph.sample(graph, "huge", kind="precision", normalize=False, **options)
     assert _rel(omega.values, load("omega")) < 1e-13
     assert np.max(np.abs(omega.spd.inverse().values - load("sigma"))) < 1e-13
+
+
+def test_covariance_kind_is_noted_once(monkeypatch):
+    import warnings
+
+    from spdgraph.sampling import _request
+
+    monkeypatch.setattr(_request, "_KIND_NOTES_SHOWN", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = spdgraph.sample(nx.path_graph(4), "huge")
+        second = spdgraph.sample(nx.path_graph(4), "huge")
+        precision = spdgraph.sample(nx.path_graph(4), "huge", kind="precision")
+    notes = [w for w in caught if "kind='precision'" in str(w.message)]
+    assert len(notes) == 1 and notes[0].filename == __file__  # once, at the caller
+    assert "R huge users" in first.attrs["kind_note"] == second.attrs["kind_note"]
+    assert "kind_note" not in precision.attrs

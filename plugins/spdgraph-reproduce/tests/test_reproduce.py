@@ -366,3 +366,22 @@ def test_ratio_cell_records_match_the_definitions():
                 assert record["R"] == _reference_R(m, adj)
                 assert record["cond"] == eig[-1] / eig[0]
                 assert record["edges"] == graph.number_of_edges()
+
+
+def test_summary_csv_is_tidy_and_cache_files_are_readable(tmp_path):
+    import os
+    import stat
+
+    import pandas as pd
+
+    pytest.importorskip("netCDF4")
+    run_study("ratio", tmp_path, seed=1, progress=False, figures=False, **TINY_RATIO)
+    table = pd.read_csv(tmp_path / "ratio_summary.csv")
+    assert list(table.columns) == ["setting", "d", "p", "statistic", "method", "value"]
+    assert set(table["statistic"]) == {"mean", "std"} and set(table["method"]) == {"dd", "po"}
+    mask = os.umask(0)
+    os.umask(mask)
+    cells = list(tmp_path.rglob("*.nc"))
+    assert cells
+    for cell in cells:
+        assert stat.S_IMODE(cell.stat().st_mode) == 0o666 & ~mask

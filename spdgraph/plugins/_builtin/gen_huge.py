@@ -132,5 +132,6 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             },
             work_per_call=3.0,  # the matrix, its Cholesky factor and the inverse factor
             portable=True,
+            intended_kind="precision",
         )
     ]

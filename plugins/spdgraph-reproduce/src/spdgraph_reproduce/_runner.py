@@ -43,6 +43,12 @@ def fingerprint(config: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 class CellStore:
     """One netCDF file per finished cell under ``out/<study>/cells/``.
 
@@ -84,6 +90,7 @@ class CellStore:
         os.close(fd)
         try:
             ds.to_netcdf(tmp, engine=_engine())
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 -> what open() would give
             os.replace(tmp, self.path(params))
         finally:
             if os.path.exists(tmp):

@@ -115,6 +115,19 @@ def _summary(study: str, df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _long_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """A summary as a tidy long table with one header row (for R and pandas readers)."""
+    if summary.empty:
+        return summary
+    columns = summary.columns
+    names = [
+        name or ("statistic" if k == 0 else f"level_{k}") for k, name in enumerate(columns.names)
+    ]
+    wide = summary.copy()
+    wide.columns = columns.set_names(names)
+    return wide.stack(names, future_stack=True).rename("value").reset_index()
+
+
 def _tidy(study: str, df: pd.DataFrame) -> xr.Dataset:
     ds = df.set_index(_DIMS[study]).to_xarray()
     return ds
@@ -218,7 +231,7 @@ def run_study(
         ds.to_netcdf(tmp, engine=engine, encoding=encoding)
         os.replace(tmp, nc)
         summary_csv = out / f"{study}_summary.csv"
-        _summary(study, df).to_csv(summary_csv)
+        _long_table(_summary(study, df)).to_csv(summary_csv, index=False)
         files += [nc, csv, summary_csv]
         if figures:
             from spdgraph_reproduce import plots
