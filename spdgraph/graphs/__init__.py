@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import networkx as nx
 
-from spdgraph._kernels.chol_uniform import perfect_elimination_order
+from spdgraph._kernels.chordal import perfect_elimination_order
 from spdgraph.graphs._common import check_count as check_count  # for the CLI
 from spdgraph.graphs._families import cluster, hub, star
 from spdgraph.graphs._growth import scale_free, small_world

@@ -19,6 +19,7 @@ from scipy import stats
 
 import spdgraph
 from spdgraph._kernels import chol_uniform as ku
+from spdgraph._kernels import chordal
 from spdgraph.errors import GraphError, InvalidOptionError
 from spdgraph.plugins._builtin.gen_uniform import DEFAULT_BURN_IN, DEFAULT_STEP, chordal_cover
 
@@ -171,7 +172,7 @@ def test_chordality_test_and_triangulation_agree_with_networkx(p, d, s):
     cover, elimination = ku.min_degree_triangulation(a)
     assert np.all(cover[a]) and np.array_equal(cover, cover.T) and not cover.diagonal().any()
     assert nx.is_chordal(nx.from_numpy_array(cover.astype(int)))
-    assert not ku._has_fill_in(cover, elimination)
+    assert not chordal._has_fill_in(cover, elimination)
     assert sorted(elimination.tolist()) == list(range(p))
 
 
