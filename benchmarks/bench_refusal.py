@@ -34,6 +34,38 @@ def _sparse(p: int) -> scipy.sparse.csr_matrix:
     return (graph + graph.T).tocsr()
 
 
+def _optional(name: str, build: Callable[[], object]) -> list[tuple[str, Callable[[], object]]]:
+    """An input of an optional graph library, or nothing when it is not installed."""
+    import importlib.util
+
+    library = name.split()[0].split(".")[0]
+    return [(name, build)] if importlib.util.find_spec(library) is not None else []
+
+
+def _rustworkx(p: int) -> object:
+    import rustworkx
+
+    g = rustworkx.PyGraph()
+    g.add_nodes_from(range(p))
+    g.add_edges_from_no_data([(i, i + 1) for i in range(0, p - 1, 2)])
+    return g
+
+
+def _networkit(p: int) -> object:
+    import networkit
+
+    g = networkit.Graph(p)
+    for i in range(0, p - 1, 2):
+        g.addEdge(i, i + 1)
+    return g
+
+
+def _pydata_sparse(p: int) -> object:
+    import sparse
+
+    return sparse.COO.from_scipy_sparse(_sparse(p))
+
+
 def _refuse(graph: object, *, trace: bool = True) -> tuple[float, int, int]:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if trace:
@@ -61,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         ("networkx G(n, m), p = 200,000", lambda: nx.gnm_random_graph(200_000, 400_000, seed=0)),
         ("networkx path_graph(40,000)", lambda: nx.path_graph(40_000)),
         ("networkx path_graph(60,000)", lambda: nx.path_graph(60_000)),
+        *_optional("rustworkx PyGraph, p = 200,000", lambda: _rustworkx(200_000)),
+        *_optional("networkit Graph, p = 200,000", lambda: _networkit(200_000)),
+        *_optional("sparse COO, p = 200,000", lambda: _pydata_sparse(200_000)),
     ]
     print(f"{'input':<32}{'seconds':>10}{'traced peak':>14}{'RSS growth':>12}")
     print("-" * 68)

@@ -36,7 +36,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels.chordal import mcs_order, perfect_elimination_order
+# the graph part (no Numba): chordality, elimination orders, triangulation
+from spdgraph._kernels.chordal import (
+    mcs_order,
+    min_degree_triangulation,
+    perfect_elimination_order,
+)
 
 __all__ = [
     "assemble_lower",
@@ -48,44 +53,6 @@ __all__ = [
     "onion_correlation",
     "perfect_elimination_order",
 ]
-
-
-def min_degree_triangulation(adjacency: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A chordal cover by the elimination game with the minimum-degree heuristic.
-
-    Repeatedly eliminates a node of smallest degree (ties: the smallest
-    index) in the current graph, first joining its remaining neighbours
-    pairwise. Returns ``(cover, order)``: the adjacency with the fill-in
-    edges added, and the elimination order, a perfect elimination order of
-    ``cover``. A chordal graph may still get fill-in (the heuristic is not
-    optimal); spdgraph only triangulates graphs that are not chordal.
-
-    >>> cycle = np.roll(np.eye(4, dtype=bool), 1, axis=1)
-    >>> cover, order = min_degree_triangulation(cycle | cycle.T)
-    >>> int(cover.sum() // 2), order.tolist()
-    (5, [0, 1, 2, 3])
-    """
-    p = adjacency.shape[0]
-    work = adjacency.copy()
-    cover = adjacency.copy()
-    degree = work.sum(axis=1).astype(np.int64)
-    alive = np.ones(p, dtype=bool)
-    order = np.empty(p, dtype=np.int64)
-    big = np.iinfo(np.int64).max
-    for t in range(p):
-        v = int(np.argmin(np.where(alive, degree, big)))
-        order[t] = v
-        nb = np.flatnonzero(work[v])
-        block = np.ix_(nb, nb)
-        new = ~work[block]
-        np.fill_diagonal(new, False)
-        work[block] |= new
-        cover[block] |= new
-        degree[nb] += new.sum(axis=1) - 1
-        work[v, nb] = False
-        work[nb, v] = False
-        alive[v] = False
-    return cover, order
 
 
 def earlier_neighbours(

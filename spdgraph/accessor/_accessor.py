@@ -43,16 +43,21 @@ from spdgraph._kernels.numerics import (
 )
 from spdgraph.accessor._draw import DRAW_STREAM_DOMAIN, draw_data
 from spdgraph.accessor._layout import MATRIX_DIMS, SpdArrayView
+from spdgraph.accessor._plot import PlotMixin
 from spdgraph.errors import MatrixError
 from spdgraph.seeds import SeedLike
 
 if TYPE_CHECKING:  # pragma: no cover
-    import networkx as nx
+    pass
 
 __all__ = ["DRAW_STREAM_DOMAIN", "SpdAccessor"]
 
 
-class SpdAccessor(SpdArrayView):
+def _plain_label(label: Any) -> Any:
+    return label.item() if isinstance(label, np.generic) else label
+
+
+class SpdAccessor(PlotMixin, SpdArrayView):
     """SPD graph-matrix tools on any :class:`xarray.DataArray`, as ``da.spd``.
 
     Examples
@@ -255,11 +260,16 @@ class SpdAccessor(SpdArrayView):
 
     # ------------------------------------------------------------------ graph
 
-    def graph(self) -> nx.Graph:
-        """The true graph as a :class:`networkx.Graph` with the original node labels.
+    def graph(self, backend: str = "networkx") -> Any:
+        """The true graph with the original node labels, in the graph library you use.
 
-        Nodes come in the array's node order; ``G.graph["kind"]`` says whether
-        it is a covariance or a concentration (precision) graph.
+        ``backend``: ``"networkx"`` (default, a :class:`networkx.Graph`),
+        ``"igraph"``, ``"rustworkx"`` (``PyGraph``, labels as node payloads),
+        ``"networkit"`` (node attribute ``label``) or ``"scipy"`` (a
+        ``csr_array`` in the array's node order). Nodes come in the array's node
+        order; the kind (covariance or concentration graph) is kept where the type
+        has graph attributes. An array with a ``group`` dim gives a dict
+        ``{group label: graph}``, one graph per related graph.
 
         Examples
         --------
@@ -271,16 +281,18 @@ class SpdAccessor(SpdArrayView):
         True
         >>> back.graph["kind"]
         'precision'
+        >>> prec.spd.graph(backend="scipy").shape
+        (77, 77)
         """
-        import networkx as nx
+        from spdgraph.accessor._graph_out import graph_out
 
-        adjacency = self._adjacency_values()
-        labels = self._labels()
-        out = nx.Graph(kind=self._graph_kind(self._kind_or_none() or "covariance"))
-        out.add_nodes_from(labels)
-        iu, ju = np.nonzero(np.triu(adjacency, 1))
-        out.add_edges_from((labels[i], labels[j]) for i, j in zip(iu, ju, strict=True))
-        return out
+        if "group" in self._da.dims:
+            return {
+                _plain_label(label): self._da.isel(group=k).spd.graph(backend)
+                for k, label in enumerate(self._da["group"].values)
+            }
+        kind = self._graph_kind(self._kind_or_none() or "covariance")
+        return graph_out(self._adjacency_values(), self._labels(), kind, backend)
 
     def adjacency(self) -> xr.DataArray:
         """The graph as a labelled boolean ``(node, node_2)`` DataArray.

@@ -173,7 +173,7 @@ def chordal_cover(adjacency: np.ndarray, triangulation: str) -> tuple[np.ndarray
     """``(cover, order)``: a chordal cover of the graph and a perfect elimination order of it.
 
     ``triangulation="min_degree"``: the elimination game with the minimum-degree
-    heuristic (:func:`spdgraph._kernels.chol_uniform.min_degree_triangulation`);
+    heuristic (:func:`spdgraph._kernels.chordal.min_degree_triangulation`);
     ``"networkx"``: :func:`networkx.complete_to_chordal_graph` (MCS-M, a minimal
     triangulation; slow above a few hundred nodes). A chordal graph is its own cover.
     """
