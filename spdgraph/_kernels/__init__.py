@@ -9,6 +9,9 @@
 * :mod:`~spdgraph._kernels.condition`: scaled condition number estimates;
 * :mod:`~spdgraph._kernels.dd`, :mod:`~spdgraph._kernels.sem`,
   :mod:`~spdgraph._kernels.chol_uniform`: the other generators' numerics;
+* :mod:`~spdgraph._kernels.chordal`: maximum cardinality search, the perfect
+  elimination order and the minimum-degree triangulation (plain NumPy, so that
+  :mod:`spdgraph.graphs` re-exports ``perfect_elimination_order`` without Numba);
 * :mod:`~spdgraph._kernels.glasso_cd`, :mod:`~spdgraph._kernels.lasso_cd`: the
   validation study's coordinate descent kernels;
 * :mod:`~spdgraph._kernels.raw_blas`: BLAS and LAPACK routines on views, without copies.
