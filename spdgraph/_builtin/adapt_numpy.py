@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from spdgraph._builtin._library import dag_from_array
 from spdgraph._types import DAG, GraphData
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.errors import GraphError
 from spdgraph.hookspecs import hookimpl
 
 
@@ -36,14 +36,4 @@ def spdgraph_adapt_dag(graph: object) -> GraphData | None:
     """
     if not isinstance(graph, DAG) or not isinstance(graph.graph, np.ndarray):
         return None
-    array = graph.graph
-    if array.ndim != 2 or array.shape[0] != array.shape[1]:
-        raise GraphError(f"a DAG adjacency array must be square, got shape {array.shape}.")
-    if array.dtype.kind not in "biuf" or not np.all(np.isfinite(array)):
-        raise GraphError("a DAG adjacency array must hold finite numbers or booleans.")
-    directed = array != 0
-    if directed.diagonal().any():
-        raise GraphError("the DAG adjacency array has a non-zero diagonal (self-loops).")
-    return GraphData(
-        adjacency=directed | directed.T, labels=list(range(array.shape[0])), directed=directed
-    )
+    return dag_from_array(graph.graph, "DAG adjacency array")
