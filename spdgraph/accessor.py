@@ -30,12 +30,13 @@ operations applied, comma-separated. All other provenance attrs are kept.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import xarray as xr
 
 from spdgraph._draw import DRAW_STREAM_DOMAIN, draw_data
+from spdgraph._graph_out import matrix_graph
 from spdgraph._layout import MATRIX_DIMS, SpdArrayView
 from spdgraph._numerics import (
     cholesky_inverse,
@@ -45,9 +46,6 @@ from spdgraph._numerics import (
 )
 from spdgraph._seeds import SeedLike
 from spdgraph.errors import MatrixError
-
-if TYPE_CHECKING:  # pragma: no cover
-    import networkx as nx
 
 __all__ = ["DRAW_STREAM_DOMAIN", "SpdAccessor"]
 
@@ -255,11 +253,17 @@ class SpdAccessor(SpdArrayView):
 
     # ------------------------------------------------------------------ graph
 
-    def graph(self) -> nx.Graph:
-        """The true graph as a :class:`networkx.Graph` with the original node labels.
+    def graph(self, backend: str = "networkx") -> Any:
+        """The true graph with the original node labels, in a graph library of your choice.
 
-        Nodes come in the array's node order; ``G.graph["kind"]`` says whether
-        it is a covariance or a concentration (precision) graph.
+        ``backend`` is ``"networkx"`` (a :class:`networkx.Graph`, the kind in
+        ``G.graph["kind"]``), ``"igraph"`` (labels in ``vs["name"]``, the kind
+        in ``G["kind"]``), ``"rustworkx"`` (a ``PyGraph``, labels as node
+        payloads, ``attrs={"kind": ...}``), ``"networkit"`` (node ``i`` is the
+        i-th node; str or int labels in the ``name`` node attribute) or
+        ``"scipy"`` (a ``csr_array`` 0/1 adjacency in node order). Nodes come
+        in the array's node order. With a ``group`` dim: a dict ``{group label:
+        graph}``. See docs/graphs.md.
 
         Examples
         --------
@@ -269,18 +273,10 @@ class SpdAccessor(SpdArrayView):
         >>> back = prec.spd.graph()
         >>> list(back.nodes) == list(g.nodes) and nx.utils.edges_equal(back.edges, g.edges)
         True
-        >>> back.graph["kind"]
-        'precision'
+        >>> back.graph["kind"], prec.spd.graph("scipy").nnz == 2 * g.number_of_edges()
+        ('precision', True)
         """
-        import networkx as nx
-
-        adjacency = self._adjacency_values()
-        labels = self._labels()
-        out = nx.Graph(kind=self._graph_kind(self._kind_or_none() or "covariance"))
-        out.add_nodes_from(labels)
-        iu, ju = np.nonzero(np.triu(adjacency, 1))
-        out.add_edges_from((labels[i], labels[j]) for i, j in zip(iu, ju, strict=True))
-        return out
+        return matrix_graph(self, backend)
 
     def adjacency(self) -> xr.DataArray:
         """The graph as a labelled boolean ``(node, node_2)`` DataArray.

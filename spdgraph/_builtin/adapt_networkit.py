@@ -18,7 +18,7 @@ from spdgraph._builtin._library import (
     undirected_data,
     unwrap,
 )
-from spdgraph._types import GraphData
+from spdgraph._types import DAG, GraphData
 from spdgraph.errors import GraphError
 from spdgraph.hookspecs import hookimpl
 
@@ -70,7 +70,7 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     and self-loops are ignored.
     """
     inner = _graph(graph)
-    if inner is None or graph is not inner:
+    if inner is None or isinstance(graph, DAG):
         return None  # not NetworKit (a DAG wrapper is for the DAG methods only)
     if inner.isDirected():
         raise GraphError(

@@ -18,7 +18,7 @@ from spdgraph._builtin._library import (
     undirected_data,
     unwrap,
 )
-from spdgraph._types import GraphData
+from spdgraph._types import DAG, GraphData
 from spdgraph.errors import GraphError
 from spdgraph.hookspecs import hookimpl
 
@@ -52,7 +52,7 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     the node indices. Edge payloads (weights) and self-loops are ignored.
     """
     found = _graph(graph)
-    if found is None or graph is not found[0]:
+    if found is None or isinstance(graph, DAG):
         return None  # not rustworkx (a DAG wrapper is for the DAG methods only)
     inner, directed = found
     if directed:

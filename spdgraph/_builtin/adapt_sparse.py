@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph._builtin._library import dag_from_array, library_of, unwrap
-from spdgraph._types import GraphData
+from spdgraph._types import DAG, GraphData
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
 from spdgraph.hookspecs import hookimpl
@@ -49,7 +49,7 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     ignored, the array must be exactly symmetric.
     """
     array = _array(graph)
-    if array is None or graph is not array:
+    if array is None or isinstance(graph, DAG):
         return None  # not PyData sparse (a DAG wrapper is for the DAG methods only)
     adjacency = adjacency_from_array(_dense(array, _WHAT), what=_WHAT)
     return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))
@@ -68,6 +68,6 @@ def spdgraph_count_nodes(graph: object) -> int | None:
 def spdgraph_adapt_dag(graph: object) -> GraphData | None:
     """Adapt ``spdgraph.DAG(array)`` of a PyData sparse array: ``[i, j] != 0`` is ``i -> j``."""
     array = _array(graph)
-    if array is None or graph is array:
+    if array is None or not isinstance(graph, DAG):
         return None  # a bare array is never read as directed
     return dag_from_array(_dense(array, "DAG " + _WHAT), "DAG " + _WHAT)
