@@ -155,6 +155,7 @@ def test_the_same_dag_gives_the_same_bits_in_every_backend(p, density, seed, kin
     labels = _labels("str", p, rng)
     reference = spdgraph.sample(DAG(directed), "dag", seed=seed, kind=kind)
     for name, graph, expected in every_dag_backend(directed, labels):
+        assert count_nodes(graph) == p, name  # the memory guard's count, for DAGs too
         da = spdgraph.sample(graph, "dag", seed=seed, kind=kind)
         assert np.array_equal(da.values, reference.values), name
         assert np.array_equal(da["dag"].values, directed), name

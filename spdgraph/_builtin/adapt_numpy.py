@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spdgraph._builtin._library import dag_from_array
+from spdgraph._builtin._library import dag_from_array, unwrap
 from spdgraph._types import DAG, GraphData
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.hookspecs import hookimpl
@@ -21,10 +21,11 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
 
 @hookimpl(trylast=True)
 def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a numpy adjacency: its number of rows (no copy)."""
-    if not isinstance(graph, np.ndarray) or graph.ndim != 2:
+    """Nodes of a numpy adjacency (bare or in a DAG): its number of rows (no copy)."""
+    inner = unwrap(graph)
+    if not isinstance(inner, np.ndarray) or inner.ndim != 2:
         return None
-    return int(graph.shape[0])
+    return int(inner.shape[0])
 
 
 @hookimpl(trylast=True)
