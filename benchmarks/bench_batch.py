@@ -20,8 +20,8 @@ import numba
 import numpy as np
 
 import spdgraph
-from spdgraph._builtin.gen_po import generate_po_batch
-from spdgraph.core import child_generator, resolve_entries
+from spdgraph.plugins._builtin.gen_po import generate_po_batch
+from spdgraph.sampling._core import child_generator, resolve_entries
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,8 +36,8 @@ import networkx as nx
 import numpy as np
 
 import spdgraph
-from spdgraph._builtin.gen_uniform import chordal_cover
 from spdgraph.graphs import erdos_renyi
+from spdgraph.plugins._builtin.gen_uniform import chordal_cover
 
 #: Registered methods left out by default: toys that ignore the graph.
 EXCLUDE = ("example-scaled-identity",)

@@ -22,10 +22,10 @@ import time
 import networkx as nx
 
 import spdgraph
-from spdgraph._adapt import adapt_graph
-from spdgraph._builtin.gen_uniform import chordal_cover
 from spdgraph.errors import NumericalError
 from spdgraph.graphs import erdos_renyi
+from spdgraph.plugins._builtin.gen_uniform import chordal_cover
+from spdgraph.sampling._adapt import adapt_graph
 
 #: (column, method, options, graph: "G" the random graph or "H" its chordal cover)
 COLUMNS = (

@@ -6,7 +6,7 @@ For every (p, d) it prints the median time, over repeated runs, of
   beat forming the product) with one BLAS thread / BLAS's default threads;
 * ``po``: one PO matrix by the generator spdgraph uses (draw the factor, QR,
   Numba kernel, product, residual check, exact zeros);
-* ``numpy``: the readable NumPy version (``spdgraph._kernels.po_numpy``: a
+* ``numpy``: the readable NumPy version (``spdgraph._kernels.po.householder``: a
   Householder QR per row), where it finishes under ``--cap`` seconds; once a
   single run is above the cap, or the cell's time predicted from the
   previous p as ``O(p^4)`` is, the cell and the larger p of that density
@@ -38,10 +38,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import spdgraph
-from spdgraph._builtin.gen_dd import generate_dd
-from spdgraph._builtin.gen_po import generate_po
-from spdgraph._kernels import po_numpy
-from spdgraph.core import resolve_entries
+from spdgraph._kernels.po import householder as po_numpy
+from spdgraph.plugins._builtin.gen_dd import generate_dd
+from spdgraph.plugins._builtin.gen_po import generate_po
+from spdgraph.sampling._core import resolve_entries
 
 FULL_P = [100, 200, 500, 1000, 2000]
 FULL_D = [0.0025, 0.005, 0.025, 0.05, 0.25, 0.5]

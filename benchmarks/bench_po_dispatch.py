@@ -38,7 +38,10 @@ def _scaled_diff(a: np.ndarray, b: np.ndarray) -> float:
 
 def _row(spdgraph, p: int, d: float, repeats: int) -> str:
     """One table row for ``erdos_renyi(p, d, seed=1)``."""
-    from spdgraph._kernels import _po_blocked, _po_dispatch, _po_inverse_gram, po_fast
+    from spdgraph._kernels.po import blocked as _po_blocked
+    from spdgraph._kernels.po import dispatch as _po_dispatch
+    from spdgraph._kernels.po import fast as po_fast
+    from spdgraph._kernels.po import inverse_gram as _po_inverse_gram
 
     adjacency = spdgraph.adapt_graph(spdgraph.graphs.erdos_renyi(p, d, seed=1)).adjacency
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)

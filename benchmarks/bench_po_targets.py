@@ -65,7 +65,7 @@ def _median(fn, repeats: int) -> float:
 def one_big(p: int, d: float, rows: bool) -> None:
     """Child process: one matrix, print wall time, peak RSS (GB) and the hash of its bits."""
     import spdgraph
-    from spdgraph._kernels import _po_dispatch
+    from spdgraph._kernels.po import dispatch as _po_dispatch
 
     if rows:
         _po_dispatch.kernel_for = lambda ptr: "rows"  # the row-by-row kernel

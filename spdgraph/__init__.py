@@ -7,13 +7,10 @@
 ('covariance', (20, 20))
 """
 
-from spdgraph import accessor as _accessor  # noqa: F401 - registers ``da.spd``
+import spdgraph.accessor  # noqa: F401 - registers ``da.spd``
 from spdgraph import graphs, spectrum
-from spdgraph._diagnostics import diagnostics
-from spdgraph._options import OptionSpec
-from spdgraph._types import DAG, EntrySampler, Generator, GraphData
 from spdgraph._version import __version__
-from spdgraph.core import adapt_graph, methods, sample
+from spdgraph.accessor import diagnostics
 from spdgraph.errors import (
     FactorError,
     FileError,
@@ -30,20 +27,13 @@ from spdgraph.errors import (
     UnknownMethodError,
     UnknownOptionError,
 )
-from spdgraph.hookspecs import hookimpl, hookspec
 from spdgraph.io import open as open  # public, but not in __all__ (see below)
 from spdgraph.io import read_graph, save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
-
-
-def __getattr__(name: str) -> object:
-    # spdgraph.CellError moved to spdgraph-reproduce (a deprecated alias)
-    if name == "CellError":
-        from spdgraph import errors
-
-        return errors.CellError
-    raise AttributeError(f"module 'spdgraph' has no attribute {name!r}")
-
+from spdgraph.plugins.hookspecs import hookimpl, hookspec
+from spdgraph.plugins.options import OptionSpec
+from spdgraph.plugins.types import DAG, EntrySampler, Generator, GeneratorSpec, GraphData
+from spdgraph.sampling import adapt_graph, methods, sample
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
@@ -54,6 +44,7 @@ __all__ = [
     "FileError",
     "Generator",
     "GeneratorOutputError",
+    "GeneratorSpec",
     "GraphData",
     "GraphError",
     "GraphTypeError",

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph.errors import GraphError
+from spdgraph.errors import GraphError, written
 
 __all__ = ["adjacency_from_array"]
 
@@ -71,15 +70,15 @@ def adjacency_from_array(array: object, *, what: str = "adjacency array") -> np.
     if a.dtype != bool and not np.all(np.isfinite(a)):
         i, j = np.argwhere(~np.isfinite(a))[0]
         raise GraphError(
-            f"{what} holds a non-finite value ({plain(a[i, j])} at [{i}, {j}]); replace NaN/inf "
+            f"{what} holds a non-finite value ({written(a[i, j])} at [{i}, {j}]); replace NaN/inf "
             "by 0 (no edge) or 1 (edge)."
         )
     asym = a != a.T
     if asym.any():
         i, j = np.argwhere(asym)[0]
         raise GraphError(
-            f"{what} is not symmetric: entry [{i}, {j}] is {plain(a[i, j])} but [{j}, {i}] is "
-            f"{plain(a[j, i])}. An undirected graph needs A == A.T; symmetrize it first, e.g. "
+            f"{what} is not symmetric: entry [{i}, {j}] is {written(a[i, j])} but [{j}, {i}] is "
+            f"{written(a[j, i])}. An undirected graph needs A == A.T; symmetrize it first, e.g. "
             "with numpy.logical_or(A, A.T)."
         )
     adjacency = a != 0

@@ -10,8 +10,7 @@ Messages name the problem and say what to do about it.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
+import numpy as np
 
 __all__ = [
     "FactorError",
@@ -113,22 +112,15 @@ class NumericalError(SpdgraphError, ArithmeticError):
     """
 
 
-def __getattr__(name: str) -> Any:
-    """``CellError`` moved to spdgraph-reproduce; this keeps the old name working."""
-    if name != "CellError":
-        raise AttributeError(f"module 'spdgraph.errors' has no attribute {name!r}")
-    try:
-        from spdgraph_reproduce.errors import CellError
-    except ImportError:
-        raise MissingDependencyError(
-            "CellError moved to the spdgraph-reproduce distribution, which is not installed; "
-            "install it with python -m pip install ./plugins/spdgraph-reproduce (from "
-            "spdgraph's source tree)."
-        ) from None
-    warnings.warn(
-        "spdgraph.CellError is deprecated: it moved with the studies; use "
-        "spdgraph_reproduce.CellError.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return CellError
+def written(value: object) -> str:
+    """``repr`` of a value as a person writes it in a message: numpy scalars as Python numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> written(np.float64(1.5)), written(np.int64(3)), written("abc")
+    ('1.5', '3', "'abc'")
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)

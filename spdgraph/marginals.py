@@ -12,6 +12,6 @@ that marginal; discrete distributions give counts) or an :class:`Ordinal`.
 [0.0, 1.0, 2.0]
 """
 
-from spdgraph._marginals import SHORTCUTS, Ordinal
+from spdgraph.accessor._marginal_draws import SHORTCUTS, Ordinal
 
 __all__ = ["SHORTCUTS", "Ordinal"]

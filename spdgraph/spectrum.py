@@ -9,39 +9,27 @@ Both controls move only the diagonal (a multiple of the identity is added,
 then the matrix is rescaled), so the off-diagonal zero pattern and the exact
 symmetry are kept.
 
-Raw matrices (``normalize=False``), for an SPD ``M`` with extreme eigenvalues
-``l_min``, ``l_max``:
+Raw matrices (``normalize=False``) are shifted by a multiple of the identity
+(Cai et al. 2011 for a condition number), then rescaled for a minimum
+eigenvalue. Unit-diagonal matrices (``normalize=True``) become
+``C = I + t (R - I)`` with ``t > 0`` solved in closed form for the target; the
+formulas are in ``docs/controlled.md``.
 
-* ``min_eigenvalue=eps``: ``M + (eps - l_min) I``; its smallest eigenvalue
-  is ``eps``.
-* ``condition_number=k0``: ``M + (l_max - k0 l_min) / (k0 - 1) I`` (Cai et
-  al. 2011); its condition number is ``k0``.
-* both: the condition-number shift, then multiplication by
-  ``eps / l_min'`` (``l_min'`` the smallest eigenvalue after the shift).
-
-Unit-diagonal matrices (``normalize=True``): a shift of the raw matrix moves
-its diagonal, so the rescaling to unit diagonal moves the spectrum again.
-spdgraph therefore shifts the *unit-diagonal* matrix ``R``, whose diagonal
-grows uniformly to ``1 + delta``, and rescales it by the scalar
-``1 / (1 + delta)``. The result is ``C = I + t (R - I)`` with
-``t = 1 / (1 + delta) > 0``, whose eigenvalues are ``1 + t (l_i - 1)``:
-
-* ``min_eigenvalue=eps`` (``0 < eps < 1``): ``t = (1 - eps) / (1 - l_min)``;
-* ``condition_number=k0`` (``k0 > 1``): ``t = (k0 - 1) / (l_max - 1 + k0 (1 - l_min))``.
-
-So with ``normalize=True`` the target holds on the final unit-diagonal matrix
+With ``normalize=True`` the target holds on the final unit-diagonal matrix
 in closed form, no root finding is needed, and the result does not depend on
 the generator's arbitrary raw scale (only on its correlation matrix). ``t < 1``
 shrinks every off-diagonal entry towards 0 by the same factor (an easier
 model); ``t > 1`` amplifies them (a harder one). Both targets together are
 impossible on the unit-diagonal scale (the shift is the only free parameter).
 
-The achieved values are recomputed with :func:`numpy.linalg.eigvalsh` on the
-final matrix and verified: the condition number within ``1e-8`` relative of
-``k0``; the minimum eigenvalue in ``[eps, eps (1 + 1e-8)]``. A matrix that
-cannot meet a target (a graph without edges on the unit-diagonal scale, a
-multiple of the identity for a condition number, a target so extreme that
-rounding swamps it) raises :class:`~spdgraph.errors.InvalidOptionError` or
+The achieved values are recomputed with :func:`numpy.linalg.eigvalsh` and
+verified to a relative ``1e-8``. An unreachable target (no edges on the
+unit-diagonal scale, a multiple of the identity) raises
+:class:`~spdgraph.errors.InvalidOptionError`; one too extreme for double
+precision is decided by an explicit bound, the same on every machine: the
+controlled condition number (``k0``, or ``l_max / eps``) must be at most
+:data:`MAX_CONDITION_TARGET` (``1e6``), else ``condition_number`` is refused
+before any work and a ``min_eigenvalue`` raises
 :class:`~spdgraph.errors.NumericalError`.
 
 Examples
@@ -63,11 +51,11 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._numerics import find_violation
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
+from spdgraph.errors import InvalidOptionError, NumericalError, written
 
 __all__ = [
+    "MAX_CONDITION_TARGET",
     "RELATIVE_TOLERANCE",
     "check_targets",
     "control_spectrum",
@@ -77,6 +65,11 @@ __all__ = [
 
 #: Relative accuracy the achieved targets are verified to.
 RELATIVE_TOLERANCE = 1e-8
+
+#: The largest condition number a controlled matrix may have: beyond it the
+#: eigenvalue solvers' rounding (about ``p eps kappa`` relative) comes too close
+#: to :data:`RELATIVE_TOLERANCE` for the verification to pass on every machine.
+MAX_CONDITION_TARGET = 1e6
 
 #: The minimum-eigenvalue target aims this much (relative) above ``eps`` so
 #: that rounding in the final matrix does not leave it just below ``eps``.
@@ -136,16 +129,22 @@ def check_targets(
     if eps is not None and eps <= 0:
         raise InvalidOptionError(
             "min_eigenvalue must be > 0 (the matrix must stay positive definite), "
-            f"got {plain(eps)}."
+            f"got {written(eps)}."
         )
     if k0 is not None and k0 <= 1:
         raise InvalidOptionError(
             "condition_number must be > 1 (the condition number of an SPD matrix is at "
-            f"least 1), got {plain(k0)}."
+            f"least 1), got {written(k0)}."
+        )
+    if k0 is not None and k0 > MAX_CONDITION_TARGET:
+        raise InvalidOptionError(
+            f"condition_number={written(k0)} is above {MAX_CONDITION_TARGET:g}, the largest "
+            "condition number spdgraph can verify to a relative 1e-8 in double precision "
+            "on every machine. Ask for a smaller condition_number."
         )
     if normalize and eps is not None and eps >= 1:
         raise InvalidOptionError(
-            f"min_eigenvalue={plain(eps)} cannot be met with normalize=True: a unit-diagonal "
+            f"min_eigenvalue={written(eps)} cannot be met with normalize=True: a unit-diagonal "
             "matrix has trace p, so its smallest eigenvalue is at most 1 (and equal to 1 only "
             "for the identity). Use 0 < min_eigenvalue < 1, or normalize=False."
         )
@@ -202,35 +201,53 @@ def spectrum_attrs(lmin: np.ndarray, lmax: np.ndarray, *, stacked: bool) -> dict
 def _verify(
     lmin: np.ndarray, lmax: np.ndarray, eps: float | None, k0: float | None, what: str
 ) -> None:
+    if eps is not None:
+        # decided on the target, not on rounding: the controlled matrix's condition
+        # number l_max / eps must be within the bound
+        extreme = ~(lmax <= eps * MAX_CONDITION_TARGET)
+        if np.any(extreme):
+            k = int(np.flatnonzero(extreme)[0])
+            raise NumericalError(
+                f"{what}: matrix {k} would have condition number {written(lmax[k] / eps)} "
+                f"(largest eigenvalue {written(lmax[k])} over min_eigenvalue={written(eps)}), "
+                f"above {MAX_CONDITION_TARGET:g}, beyond which the target cannot be verified "
+                "to a relative 1e-8 on every machine. Ask for a larger min_eigenvalue."
+            )
     if np.any(lmin <= 0):
         k = int(np.flatnonzero(lmin <= 0)[0])
         raise NumericalError(
             f"{what}: matrix {k} lost positive definiteness (smallest eigenvalue "
-            f"{plain(lmin[k])}); the target is too extreme for double precision."
+            f"{written(lmin[k])}); the target is too extreme for double precision."
         )
     if k0 is not None:
         err = np.abs(lmax / lmin - k0) / k0
         if np.any(err > RELATIVE_TOLERANCE):
             k = int(np.argmax(err))
             raise NumericalError(
-                f"{what}: matrix {k} reached condition number {plain(lmax[k] / lmin[k])} instead "
-                f"of {plain(k0)} (relative error {err[k]:.2g} > {RELATIVE_TOLERANCE:g}); rounding "
-                "dominates at this condition number. Ask for a smaller condition_number."
+                f"{what}: matrix {k} reached condition number {written(lmax[k] / lmin[k])} "
+                f"instead of {written(k0)} (relative error {err[k]:.2g} > "
+                f"{RELATIVE_TOLERANCE:g}); rounding dominates at this condition number. Ask for "
+                "a smaller condition_number."
             )
     if eps is not None:
         bad = (lmin < eps) | (lmin > eps * (1 + RELATIVE_TOLERANCE))
         if np.any(bad):
             k = int(np.flatnonzero(bad)[0])
             raise NumericalError(
-                f"{what}: matrix {k} reached minimum eigenvalue {plain(lmin[k])} instead of "
-                f"{plain(eps)} (to a relative {RELATIVE_TOLERANCE:g}); rounding dominates for a "
+                f"{what}: matrix {k} reached minimum eigenvalue {written(lmin[k])} instead of "
+                f"{written(eps)} (to a relative {RELATIVE_TOLERANCE:g}); rounding dominates for a "
                 "target this small relative to the largest eigenvalue. Ask for a larger "
                 "min_eigenvalue."
             )
 
 
 def _check_cholesky(block: np.ndarray, what: str) -> None:
-    violation = find_violation(block, np.ones(block.shape[-2:], dtype=bool), structural=False)
+    violation = find_violation(
+        block,
+        np.ones(block.shape[-2:], dtype=bool),
+        structural=False,
+        condition_bound=MAX_SCALED_CONDITION,
+    )
     if violation is not None:
         raise NumericalError(
             f"{what}: a controlled matrix failed the check of exact symmetry and positive "
@@ -254,7 +271,7 @@ def _control_raw(
         if np.any(flat):
             k = int(np.flatnonzero(flat)[0])
             raise InvalidOptionError(
-                f"condition_number={plain(k0)} cannot be met: matrix {k} is a multiple of the "
+                f"condition_number={written(k0)} cannot be met: matrix {k} is a multiple of the "
                 "identity (all eigenvalues equal, e.g. a graph without edges and equal "
                 "diagonal), and adding a multiple of the identity keeps its condition "
                 "number at 1."
@@ -312,7 +329,9 @@ def _control_unit_diagonal(
     if np.any(identity):
         k = int(np.flatnonzero(identity)[0])
         target = (
-            f"min_eigenvalue={plain(eps)}" if eps is not None else f"condition_number={plain(k0)}"
+            f"min_eigenvalue={written(eps)}"
+            if eps is not None
+            else f"condition_number={written(k0)}"
         )
         raise InvalidOptionError(
             f"{target} cannot be met with normalize=True: matrix {k} is the identity "

@@ -7,6 +7,8 @@ second Gram–Schmidt pass for accuracy.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 
@@ -118,3 +120,40 @@ def uniform_correlation_reference(
         if np.linalg.eigvalsh(m)[0] > 0.0:
             out.append(m)
     return np.array(out)
+
+
+def engine_request(graph, gen, plugin="my-plugin", *, n=2, seed=0, normalize=False, **kw):
+    """A SampleRequest for the engine (``generate_block``) with an unregistered generator.
+
+    Returns ``(request, rngs)``: the request and one generator per matrix.
+    """
+    from spdgraph.sampling._adapt import adapt_graph
+    from spdgraph.sampling._entries import resolve_entries
+    from spdgraph.sampling._request import SampleRequest
+    from spdgraph.seeds import child_generator, seed_sequence
+
+    root = seed_sequence(seed)
+    request = SampleRequest(
+        graph=adapt_graph(graph),
+        gen=gen,
+        plugin=plugin,
+        kind=kw.pop("kind", "covariance"),
+        n=n,
+        stacked=True,
+        normalize=normalize,
+        entries=resolve_entries("normal")[0],
+        options=kw.pop("options", {}),
+        min_eigenvalue=kw.pop("min_eigenvalue", None),
+        condition_number=kw.pop("condition_number", None),
+        chunks=None,
+        root=root,
+        factors=None,
+    )
+    assert not kw, kw
+    return request, [child_generator(root, k) for k in range(n)]
+
+
+#: The tests folder, the repository and the stored reference data.
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+DATA = TESTS / "data"

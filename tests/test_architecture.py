@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "spdgraph"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "spdgraph"
+#: spdgraph and every plugin distribution's package (plugins/*/src/<package>).
+PACKAGES = [
+    PACKAGE,
+    *sorted(p for p in ROOT.glob("plugins/*/src/*") if (p / "__init__.py").exists()),
+]
 #: Longest file (lines) and function (lines of code, docstring excluded).
 MAX_FILE_LINES = 420
 MAX_FUNCTION_LINES = 80
@@ -21,13 +27,14 @@ WHOLE_MARKER = "reads better whole"
 
 
 def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    package = next(root for root in PACKAGES if path.is_relative_to(root))
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
 
 
-MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+MODULES = {_module_name(p): p for root in PACKAGES for p in sorted(root.rglob("*.py"))}
 
 
 def _is_type_checking_block(node: ast.AST) -> bool:
@@ -86,10 +93,10 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_the_import_graph_is_read():
-    assert "spdgraph._engine" in GRAPH["spdgraph._dask"]
-    assert "spdgraph._request" in GRAPH["spdgraph.core"]
+    assert "spdgraph.sampling._engine" in GRAPH["spdgraph.sampling._lazy"]
+    assert "spdgraph.sampling._request" in GRAPH["spdgraph.sampling._core"]
     # imports inside functions count
-    assert "spdgraph._dask" in GRAPH["spdgraph.core"]
+    assert "spdgraph.sampling._lazy" in GRAPH["spdgraph.sampling._core"]
 
 
 def test_cycle_finder_finds_a_cycle():
@@ -97,13 +104,46 @@ def test_cycle_finder_finds_a_cycle():
     assert _find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_no_import_cycle_in_the_package():
+def test_no_import_cycle_in_the_package_and_the_plugins():
+    assert any(name.startswith("spdgraph_reproduce") for name in GRAPH)  # plugins are read
     assert _find_cycle(GRAPH) is None
 
 
+def _subpackage(module: str) -> str:
+    """The room of a module: ``spdgraph.sampling`` for ``spdgraph.sampling._core``."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "spdgraph" and len(parts) > 2 else module
+
+
+def _is_private(module: str, room: str) -> bool:
+    inner = module[len(room) :].lstrip(".").split(".")
+    return any(part.startswith("_") for part in inner if part)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("spdgraph")))
+def test_no_private_module_of_another_room_is_imported(name):
+    """Rooms (subpackages) talk through their ``__init__``, not through private modules.
+
+    ``spdgraph._kernels`` is private as a whole and is its own interface; top-level
+    public modules (``spdgraph.marginals``) may re-export a room's internals.
+    """
+    room = _subpackage(name)
+    if room.count(".") == 0 or name.count(".") == 1:
+        return
+    crossing = sorted(
+        dep
+        for dep in GRAPH[name]
+        if dep.startswith("spdgraph.")
+        and _subpackage(dep) != room
+        and not _subpackage(dep).startswith("spdgraph._kernels")
+        and _is_private(dep, _subpackage(dep))
+    )
+    assert not crossing, f"{name} imports private modules of other rooms: {crossing}"
+
+
 def test_the_lazy_path_never_imports_the_core():
-    assert "spdgraph.core" not in GRAPH["spdgraph._dask"]
-    assert "spdgraph.core" not in GRAPH["spdgraph._engine"]
+    assert "spdgraph.sampling._core" not in GRAPH["spdgraph.sampling._lazy"]
+    assert "spdgraph.sampling._core" not in GRAPH["spdgraph.sampling._engine"]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("spdgraph._kernels")))
@@ -117,7 +157,12 @@ def test_kernels_import_neither_xarray_nor_pluggy(name):
             imported.add(node.module.split(".")[0])
     assert not imported & {"xarray", "pluggy"}
     # and no spdgraph module that does (the core, plugins, accessor, ...)
-    allowed = ("spdgraph._kernels", "spdgraph._blas", "spdgraph.errors", "spdgraph._numerics")
+    allowed = (
+        "spdgraph._kernels",
+        "spdgraph._kernels.blas",
+        "spdgraph.errors",
+        "spdgraph._kernels.numerics",
+    )
     assert all(dep.startswith(allowed) for dep in GRAPH[name]), GRAPH[name]
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import spdgraph
-from spdgraph._plain import plain
+from spdgraph.errors import written
 
 
 @pytest.mark.parametrize(
@@ -52,11 +52,11 @@ def test_generator_output_errors_show_plain_numbers():
 
 
 def test_plain():
-    assert plain(np.float64(1.0)) == "1.0"
-    assert plain(np.int32(7)) == "7"
-    assert plain(np.bool_(True)) == "True"
-    assert plain("x") == "'x'"
-    assert plain([1, 2]) == "[1, 2]"
+    assert written(np.float64(1.0)) == "1.0"
+    assert written(np.int32(7)) == "7"
+    assert written(np.bool_(True)) == "True"
+    assert written("x") == "'x'"
+    assert written([1, 2]) == "[1, 2]"
 
 
 def test_pandas_mismatch_names_the_labels():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import spdgraph
-from spdgraph._seeds import child_generator, seed_attrs, seed_sequence
+from spdgraph.seeds import child_generator, seed_attrs, seed_sequence
 
 
 def test_child_k_is_the_kth_spawned_child():

@@ -44,7 +44,7 @@ def test_wheel_installs_and_works_in_a_fresh_venv(tmp_path):
     assert wheel.name.startswith(f"spdgraph-{spdgraph.__version__}-")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "spdgraph/py.typed" in names
-    assert "spdgraph/_builtin/gen_po.py" in names
+    assert "spdgraph/plugins/_builtin/gen_po.py" in names
     assert not any(n.startswith(("tests/", "docs/")) for n in names)
     entry_points = zipfile.ZipFile(wheel).read(
         f"spdgraph-{spdgraph.__version__}.dist-info/entry_points.txt"

@@ -55,7 +55,7 @@ METRICS = ("R̄ (link strength)", "mean |partial correlation|", "condition numbe
 
 def chordal_cover(adjacency: np.ndarray) -> np.ndarray:
     """The minimum-degree chordal cover of the graph (the graph itself when chordal)."""
-    from spdgraph._builtin.gen_uniform import chordal_cover as cover
+    from spdgraph.plugins._builtin.gen_uniform import chordal_cover as cover
 
     return cover(adjacency, "min_degree")[0]
 

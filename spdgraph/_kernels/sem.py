@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from spdgraph._blas import one_blas_thread
+from spdgraph._kernels.blas import one_blas_thread
 
 __all__ = [
     "ancestral_pairs",
@@ -79,8 +79,10 @@ def _weights_matrix(dag: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return b
 
 
-def sem_precision(dag: np.ndarray, weights: np.ndarray, variances: np.ndarray) -> np.ndarray:
-    """``(I - B)^T D^-1 (I - B)``, exactly symmetric.
+def sem_precision(
+    dag: np.ndarray, weights: np.ndarray, variances: np.ndarray, portable: bool = False
+) -> np.ndarray:
+    """``(I - B)^T D^-1 (I - B)``, exactly symmetric (``portable``: fixed-order product).
 
     >>> dag = np.array([[0, 1], [0, 0]], dtype=bool)  # X1 = 0.5 X0 + e1
     >>> sem_precision(dag, np.array([0.5]), np.array([1.0, 1.0])).tolist()
@@ -88,15 +90,26 @@ def sem_precision(dag: np.ndarray, weights: np.ndarray, variances: np.ndarray) -
     """
     p = dag.shape[0]
     m = np.eye(p) - _weights_matrix(dag, weights)
+    if portable:
+        from spdgraph._kernels.portable import matmul_at_b  # imports numba: lazy
+
+        omega = matmul_at_b(m / variances[:, None], m)
+        return (omega + omega.T) / 2.0
     with one_blas_thread():
         omega = (m.T / variances) @ m
     return (omega + omega.T) / 2.0
 
 
 def sem_covariance(
-    dag: np.ndarray, weights: np.ndarray, variances: np.ndarray, order: np.ndarray
+    dag: np.ndarray,
+    weights: np.ndarray,
+    variances: np.ndarray,
+    order: np.ndarray,
+    portable: bool = False,
 ) -> np.ndarray:
     """``A D A^T`` with ``A = (I - B)^-1`` (a triangular solve in topological ``order``).
+
+    ``portable``: the inverse and the product in fixed-order loops.
 
     >>> dag = np.array([[0, 1], [0, 0]], dtype=bool)
     >>> sem_covariance(dag, np.array([0.5]), np.array([1.0, 1.0]), np.array([0, 1])).tolist()
@@ -104,9 +117,15 @@ def sem_covariance(
     """
     p = dag.shape[0]
     m = (np.eye(p) - _weights_matrix(dag, weights))[np.ix_(order, order)]  # unit lower
-    with one_blas_thread():
-        a = scipy.linalg.solve_triangular(m, np.eye(p), lower=True, unit_diagonal=True)
-        sigma_sorted = (a * variances[order]) @ a.T
+    if portable:
+        from spdgraph._kernels.portable import matmul_at_b, unit_lower_inverse
+
+        a = unit_lower_inverse(m)
+        sigma_sorted = matmul_at_b((a * variances[order]).T, a.T)
+    else:
+        with one_blas_thread():
+            a = scipy.linalg.solve_triangular(m, np.eye(p), lower=True, unit_diagonal=True)
+            sigma_sorted = (a * variances[order]) @ a.T
     sigma = np.empty_like(sigma_sorted)
     sigma[np.ix_(order, order)] = sigma_sorted
     return (sigma + sigma.T) / 2.0

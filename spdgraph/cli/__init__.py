@@ -29,7 +29,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from spdgraph._progress import Progress
 from spdgraph._version import __version__
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser
 from spdgraph.cli._data import _add_data_options
@@ -39,6 +38,7 @@ from spdgraph.cli._related import _add_related_parser
 from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
 from spdgraph.cli._score import _add_score_parser
 from spdgraph.errors import PluginError, SpdgraphError
+from spdgraph.sampling import Progress
 
 __all__ = ["SUBCOMMANDS", "Progress", "build_parser", "main"]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._numerics import link_strength, nonedge_mask
+from spdgraph._kernels.numerics import link_strength, nonedge_mask
 from spdgraph._version import __version__
 
 

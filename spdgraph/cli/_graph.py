@@ -99,8 +99,7 @@ def make_family_graph(
     ``flag(name)`` and ``seed_flag`` spell the options in messages as the
     calling command names them.
     """
-    from spdgraph.graphs import FAMILIES
-    from spdgraph.graphs._common import check_count
+    from spdgraph.graphs import FAMILIES, check_count
 
     p = check_count(p, "p")
 
@@ -242,7 +241,7 @@ def _graph_argument(args: argparse.Namespace, *, directed: bool = False) -> Any:
     if args.graph_family is None:
         if family_flags:
             raise InvalidOptionError("--graph-option and --graph-seed go with --graph-family.")
-        from spdgraph._graph_files import read_graph
+        from spdgraph.io import read_graph
 
         return read_graph(args.graph, directed=directed)
     given = dict(args.graph_option or [])

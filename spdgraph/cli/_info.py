@@ -3,7 +3,7 @@
 Per-matrix diagnostics (link strength, smallest eigenvalue, condition number,
 largest non-edge entry) are summarised as min / median / max over the stack,
 and the check is the numerics layer's one check of "SPD, exactly symmetric,
-exactly this zero pattern" (:func:`spdgraph._numerics.find_violation`).
+exactly this zero pattern" (:func:`spdgraph._kernels.numerics.find_violation`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._numerics import Violation, find_violation, link_strength, nonedge_mask, plain
+from spdgraph._kernels.numerics import (
+    Violation,
+    find_violation,
+    link_strength,
+    nonedge_mask,
+    plain,
+)
 
 #: Matrices read from the file at a time.
 BLOCK = 256
@@ -64,7 +70,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
     from spdgraph import io
 
     fmt = io.file_format(args.input)
-    da = io._open(args.input, load=False)
+    da = io.read_array(args.input, load=False)
     try:
         return _print_info(da, args, fmt)
     finally:

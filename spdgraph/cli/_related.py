@@ -24,7 +24,7 @@ def _write_graphs(graphs: list[Any], folder: str) -> None:
     import networkx as nx
     import numpy as np
 
-    from spdgraph._csv import _write_table
+    from spdgraph.io import write_table
 
     target = Path(folder)
     if not target.is_dir():
@@ -33,7 +33,7 @@ def _write_graphs(graphs: list[Any], folder: str) -> None:
         nodes = list(g.nodes)
         adjacency = nx.to_numpy_array(g, nodelist=nodes, weight=None).astype(bool)
         np.fill_diagonal(adjacency, False)
-        _write_table(adjacency, [str(x) for x in nodes], target / f"group_{k}.csv")
+        write_table(adjacency, [str(x) for x in nodes], target / f"group_{k}.csv")
 
 
 def _cmd_related(args: argparse.Namespace) -> int:

@@ -1,6 +1,6 @@
 """``spdgraph sample`` and ``spdgraph draw``: sample matrices on a graph file, draw data.
 
-The progress bar is :class:`spdgraph._progress.Progress`, shown only on a
+The progress bar is :class:`spdgraph.sampling._progress.Progress`, shown only on a
 terminal and after :data:`PROGRESS_DELAY` seconds.
 """
 
@@ -15,15 +15,24 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._progress import PROGRESS_DELAY, Progress
-from spdgraph._progress import stderr_is_tty as _stderr_is_tty
 from spdgraph.cli._graph import _add_graph_family_options, _graph_argument
 from spdgraph.cli._options import _key_value, _literal, _non_negative_int, _positive_int
 from spdgraph.errors import FileError, InvalidOptionError
+from spdgraph.sampling import PROGRESS_DELAY, Progress
+from spdgraph.sampling import stderr_is_tty as _stderr_is_tty
 
 #: ``sample`` parameters with a dedicated option; every other keyword-only
 #: parameter of :func:`spdgraph.sample` gets a generic ``--name VALUE`` option.
-_SAMPLE_EXPLICIT = {"size", "seed", "kind", "normalize", "entries", "factor", "chunks"}
+_SAMPLE_EXPLICIT = {
+    "size",
+    "seed",
+    "kind",
+    "normalize",
+    "entries",
+    "factor",
+    "chunks",
+    "portable",
+}
 
 
 #: With ``--scheduler`` but no ``--chunks``, the run is split into about this many chunks.
@@ -115,7 +124,7 @@ def _save_output(da: Any, output: str, *, client: Any, args: argparse.Namespace)
     def compute(delayed: Any) -> None:
         _compute(delayed, client=client, progress=progress, desc=f"writing {output}")
 
-    io._save(da, output, compute=compute)
+    io.write_array(da, output, compute=compute)
 
 
 def _takes_dag(method: str) -> bool:
@@ -178,6 +187,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             entries=args.entries,
             factor=factor,
             chunks=chunks,
+            portable=args.portable,
             **extra,
             **options,
         )
@@ -243,6 +253,12 @@ def _add_sample_parser(sub: Any) -> None:
     )
     sample.add_argument("--factor", metavar="FILE.npy", help="explicit initial factor(s) (po)")
     sample.add_argument(
+        "--portable",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="identical bits on every machine (po, dd, huge, dag; slower; default: no)",
+    )
+    sample.add_argument(
         "--option",
         metavar="KEY=VALUE",
         action="append",
@@ -259,6 +275,12 @@ def _add_sample_parser(sub: Any) -> None:
             metavar="VALUE",
             help=f"sample(..., {param.name}=VALUE), a Python literal (default {param.default!r})",
         )
+    _add_execution_options(sample)
+    sample.set_defaults(func=_cmd_sample)
+
+
+def _add_execution_options(sample: argparse.ArgumentParser) -> None:
+    """Where and how the matrices are computed: dask chunks, a scheduler, progress."""
     sample.add_argument(
         "--chunks",
         type=_positive_int,
@@ -273,7 +295,6 @@ def _add_sample_parser(sub: Any) -> None:
         help="address of a dask.distributed scheduler to compute on (e.g. tcp://host:8786)",
     )
     sample.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    sample.set_defaults(func=_cmd_sample)
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:

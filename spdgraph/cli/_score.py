@@ -20,8 +20,7 @@ __all__: list[str] = []
 
 
 def _areas(data: Any, truth: Any, table: Any, method: str = "lasso") -> Any:
-    from spdgraph.validation import curve_areas, learner_path, path_table
-    from spdgraph.validation._tables import _truth_for
+    from spdgraph.validation import curve_areas, learner_path, path_table, truth_for
 
     leading = [d for d in ("group", "sample") if d in data.dims]
     rows = []
@@ -31,7 +30,7 @@ def _areas(data: Any, truth: Any, table: Any, method: str = "lasso") -> Any:
             for d in leading
         }
         x = data.isel(where)
-        graph = _truth_for(truth, where.get("group"))
+        graph = truth_for(truth, where.get("group"))
         rows.append(curve_areas(path_table(learner_path(x.values, method=method), graph)))
     return table.assign(
         **{

@@ -10,6 +10,8 @@ equivalents). Every family returns a :class:`networkx.Graph` on nodes
 resolved) and, for a random family, ``seed``. Each family lives in a private
 module and is re-exported here, so ``spdgraph.graphs.<name>`` is the public
 name; :data:`FAMILIES` maps the names to the functions.
+:func:`perfect_elimination_order` tells whether a graph (as a boolean
+adjacency) is chordal and gives the order the decomposable-graph samplers need.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections.abc import Callable
 
 import networkx as nx
 
+from spdgraph._kernels.chordal import perfect_elimination_order
+from spdgraph.graphs._common import check_count as check_count  # for the CLI
 from spdgraph.graphs._families import cluster, hub, star
 from spdgraph.graphs._growth import scale_free, small_world
 from spdgraph.graphs._random import erdos_renyi
@@ -34,6 +38,7 @@ __all__ = [
     "erdos_renyi",
     "hub",
     "lattice",
+    "perfect_elimination_order",
     "related_graphs",
     "scale_free",
     "shared_edges",

@@ -9,9 +9,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph._seeds import SeedLike, seed_sequence
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
+from spdgraph.seeds import SeedLike, seed_sequence
 
 __all__ = ["check_count", "check_probability", "equal_groups", "make_graph", "seeded_rng"]
 
@@ -23,15 +22,15 @@ def check_count(value: object, name: str, low: int = 1, high: int | None = None)
         if n >= low and (high is None or n <= high):
             return n
     upper = "" if high is None else f" and <= {high}"
-    raise InvalidOptionError(f"{name} must be an integer >= {low}{upper}, got {plain(value)}.")
+    raise InvalidOptionError(f"{name} must be an integer >= {low}{upper}, got {written(value)}.")
 
 
 def check_probability(value: object, name: str) -> float:
     """``value`` as a float in [0, 1], else an InvalidOptionError saying so."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {plain(value)}.")
+        raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
     if not 0.0 <= float(value) <= 1.0:
-        raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {plain(value)}.")
+        raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
     return float(value)
 
 

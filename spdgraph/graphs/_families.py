@@ -9,9 +9,7 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph._seeds import SeedLike
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs._common import (
     check_count,
     check_probability,
@@ -19,6 +17,7 @@ from spdgraph.graphs._common import (
     make_graph,
     seeded_rng,
 )
+from spdgraph.seeds import SeedLike
 
 __all__ = ["cluster", "hub", "star"]
 
@@ -82,7 +81,7 @@ def hub(
     """
     p = check_count(p, "p")
     if mode not in _HUB_MODES:
-        raise InvalidOptionError(f"mode must be one of {_HUB_MODES}, got {plain(mode)}.")
+        raise InvalidOptionError(f"mode must be one of {_HUB_MODES}, got {written(mode)}.")
     if n_hubs is None:
         n_hubs = _huge_groups(p) if mode == "huge" else math.ceil(p / 20)
     n_hubs = check_count(n_hubs, "n_hubs", 1, p)
@@ -108,14 +107,14 @@ def _cluster_sizes(p: int, n_groups: int | None, sizes: Sequence[int] | None) ->
         return equal_groups(p, n_groups)
     if isinstance(sizes, str) or not isinstance(sizes, Sequence) or not sizes:
         raise InvalidOptionError(
-            f"sizes must be a non-empty list of group sizes summing to p, got {plain(sizes)}."
+            f"sizes must be a non-empty list of group sizes summing to p, got {written(sizes)}."
         )
     out = [check_count(s, "each group size") for s in sizes]
     if sum(out) != p:
         raise InvalidOptionError(f"sizes must sum to p = {p}, got {out} (sum {sum(out)}).")
     if n_groups is not None and n_groups != len(out):
         raise InvalidOptionError(
-            f"n_groups = {plain(n_groups)} but sizes gives {len(out)} groups; give one of them."
+            f"n_groups = {written(n_groups)} but sizes gives {len(out)} groups; give one of them."
         )
     return out
 
@@ -128,7 +127,7 @@ def _within_probabilities(prob: object, p: int, n_groups: int) -> list[float]:
     if isinstance(prob, Sequence) and not isinstance(prob, str) and len(prob) == n_groups:
         return [check_probability(x, "each within-group prob") for x in prob]
     raise InvalidOptionError(
-        f"prob must be a probability or a list of {n_groups} (one per group), got {plain(prob)}."
+        f"prob must be a probability or a list of {n_groups} (one per group), got {written(prob)}."
     )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from spdgraph._seeds import SeedLike
 from spdgraph.graphs._common import check_count, check_probability, make_graph, seeded_rng
+from spdgraph.seeds import SeedLike
 
 __all__ = ["scale_free", "small_world"]
 

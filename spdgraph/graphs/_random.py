@@ -7,10 +7,9 @@ import numbers
 import networkx as nx
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph._seeds import SeedLike
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs._common import make_graph, seeded_rng
+from spdgraph.seeds import SeedLike
 
 __all__ = ["erdos_renyi"]
 
@@ -45,9 +44,9 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None) -> nx.Graph:
     True
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
-        raise InvalidOptionError(f"p must be a positive integer, got {plain(p)}.")
+        raise InvalidOptionError(f"p must be a positive integer, got {written(p)}.")
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0.0 <= float(d) <= 1.0:
-        raise InvalidOptionError(f"d must be a probability in [0, 1], got {plain(d)}.")
+        raise InvalidOptionError(f"d must be a probability in [0, 1], got {written(d)}.")
     rng, entropy = seeded_rng(seed)
     rows, cols = np.triu_indices(int(p), k=1)
     keep = rng.random(rows.size) < float(d)

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 
 import networkx as nx
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs._common import check_count, make_graph
 
 __all__ = ["ar1", "ar2", "band", "circle", "lattice"]
@@ -119,7 +118,7 @@ def _lattice_shape(p: int, shape: Sequence[int] | int | None) -> tuple[int, int]
         shape = (shape, shape)
     if isinstance(shape, str) or not isinstance(shape, Sequence) or len(shape) != 2:
         raise InvalidOptionError(
-            f"shape must be (rows, cols) or one side length, got {plain(shape)}."
+            f"shape must be (rows, cols) or one side length, got {written(shape)}."
         )
     rows, cols = (check_count(x, "each lattice side") for x in shape)
     if rows * cols > p:

@@ -7,8 +7,8 @@ import numbers
 import networkx as nx
 import numpy as np
 
-from spdgraph._seeds import SeedLike, seed_sequence
 from spdgraph.errors import InvalidOptionError
+from spdgraph.seeds import SeedLike, seed_sequence
 
 __all__ = ["related_graphs", "shared_edges"]
 

@@ -53,6 +53,7 @@ from spdgraph.validation._shrink import (
     standardize,
 )
 from spdgraph.validation._tables import score_table
+from spdgraph.validation._tables import truth_for as truth_for  # for the CLI
 
 __all__ = [
     "BUILTIN_LEARNERS",

@@ -8,7 +8,7 @@ plus ``rho * sum_i Theta_ii`` by default (R ``glasso``'s default; with
 ``penalize_diagonal=False`` the diagonal is not penalized, scikit-learn's
 ``graphical_lasso`` objective) by the block
 coordinate descent of Friedman, Hastie and Tibshirani (2008)
-(:mod:`spdgraph.validation._glasso_cd`), on the connected components of the
+(:mod:`spdgraph._kernels.glasso_cd`), on the connected components of the
 thresholded sample covariance ``|S_ij| > rho`` only (the solution is block
 diagonal over them: Witten, Friedman and Simon 2011; Mazumder and Hastie
 2012). Every returned solution is certified: the optimality (KKT) conditions,
@@ -25,8 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.errors import InvalidOptionError, NumericalError, written
 
 __all__ = ["GlassoFit", "glasso_kkt", "graphical_lasso", "graphical_lasso_path"]
 
@@ -93,7 +92,7 @@ def _check_covariance(s: object) -> np.ndarray:
 
 def _check_rho(rho: object) -> float:
     if isinstance(rho, bool) or not isinstance(rho, (int, float, np.integer, np.floating)):
-        raise InvalidOptionError(f"rho must be a positive number, got {plain(rho)}.")
+        raise InvalidOptionError(f"rho must be a positive number, got {written(rho)}.")
     val = float(rho)
     if not np.isfinite(val) or val <= 0:
         raise InvalidOptionError(f"rho must be a positive finite number, got {val}.")
@@ -161,7 +160,7 @@ class _Solver:
         return [c for c in np.split(order, cuts) if c.size > 1]
 
     def _sweeps(self, comps: list[np.ndarray], rho: float, tol_w: float) -> int:
-        from spdgraph.validation._glasso_cd import glasso_sweeps
+        from spdgraph._kernels.glasso_cd import glasso_sweeps
 
         used = 0
         for idx in comps:
@@ -187,7 +186,7 @@ class _Solver:
 
     def solve(self, rho: float, kkt_tol: float) -> GlassoFit:
         """Solve at ``rho`` from the current state; certified to ``kkt_tol * rho``."""
-        from spdgraph.validation._glasso_cd import precision_from_blocks
+        from spdgraph._kernels.glasso_cd import precision_from_blocks
 
         p = self.s.shape[0]
         comps = self._components(rho)
@@ -225,13 +224,13 @@ class _Solver:
 
 def _check_int(name: str, val: object, low: int) -> int:
     if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < low:
-        raise InvalidOptionError(f"{name} must be an integer >= {low}, got {plain(val)}.")
+        raise InvalidOptionError(f"{name} must be an integer >= {low}, got {written(val)}.")
     return int(val)
 
 
 def _check_tol(kkt_tol: object) -> float:
     if isinstance(kkt_tol, bool) or not isinstance(kkt_tol, (int, float)) or not kkt_tol > 0:
-        raise InvalidOptionError(f"kkt_tol must be a positive number, got {plain(kkt_tol)}.")
+        raise InvalidOptionError(f"kkt_tol must be a positive number, got {written(kkt_tol)}.")
     return float(kkt_tol)
 
 

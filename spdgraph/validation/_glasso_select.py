@@ -20,8 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.validation._glasso import KKT_TOL, GlassoFit, _check_covariance, _Solver
 from spdgraph.validation._lasso import kfold
 
@@ -71,11 +70,11 @@ def glasso_penalties(
     """
     s = np.asarray(s, dtype=float)
     if isinstance(n_rhos, bool) or not isinstance(n_rhos, (int, np.integer)) or n_rhos < 1:
-        raise InvalidOptionError(f"n_rhos must be an integer >= 1, got {plain(n_rhos)}.")
+        raise InvalidOptionError(f"n_rhos must be an integer >= 1, got {written(n_rhos)}.")
     p = s.shape[0]
     eps = (0.01 if n > p else 0.1) if eps is None else eps
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
-        raise InvalidOptionError(f"eps must be a number in (0, 1), got {plain(eps)}.")
+        raise InvalidOptionError(f"eps must be a number in (0, 1), got {written(eps)}.")
     off = np.abs(s - np.diag(np.diag(s)))
     top = float(off.max()) if p > 1 else 0.0
     if top == 0.0:
@@ -157,7 +156,7 @@ def select_glasso(
     (True, True)
     """
     if criterion not in ("cv", "ebic"):
-        raise InvalidOptionError(f"criterion must be 'cv' or 'ebic', got {plain(criterion)}.")
+        raise InvalidOptionError(f"criterion must be 'cv' or 'ebic', got {written(criterion)}.")
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] < 2:
         raise InvalidOptionError(f"x must be (n, p) data with n >= 2, got shape {x.shape}.")

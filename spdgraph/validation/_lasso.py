@@ -2,7 +2,7 @@
 
 One LARS-lasso homotopy per node and fold on Gram matrices computed once per
 fold (:func:`lasso_path`), with a Numba coordinate-descent fallback
-(:mod:`spdgraph.validation._lasso_cd`) when LARS breaks down.
+(:mod:`spdgraph._kernels.lasso_cd`) when LARS breaks down.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
     ``OverflowError`` on a degenerate Gram matrix, or return non-finite
     values), the path is computed instead by coordinate descent on the Gram
     matrix run until the optimality conditions hold to 1e-10 relative to the
-    penalty (``spdgraph.validation._lasso_cd``); if that does not converge
+    penalty (``spdgraph._kernels.lasso_cd``); if that does not converge
     either, :class:`~spdgraph.NumericalError` is raised.
 
     Examples
@@ -110,7 +110,7 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
 
 def _lasso_path_cd(gram, cross, n, alphas):
     """Fallback of :func:`lasso_path`: Gram coordinate descent to KKT tolerance 1e-10."""
-    from spdgraph.validation._lasso_cd import lasso_path_cd
+    from spdgraph._kernels.lasso_cd import lasso_path_cd
 
     order = np.argsort(-alphas, kind="stable")
     coefs, converged = lasso_path_cd(

@@ -15,8 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.validation._lasso import (
     _adaptive_cv,
     _lasso_cv_path,
@@ -212,7 +211,7 @@ def _fit_learners(x, learners, *, seed, cv, n_jobs, on_fit):
             "(or pass a callable / estimator to spdgraph.validation.score)."
         )
     if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
-        raise InvalidOptionError(f"cv must be an integer >= 2, got {plain(cv)}.")
+        raise InvalidOptionError(f"cv must be an integer >= 2, got {written(cv)}.")
     xs = standardize(x)
     n, p = xs.shape
     if p < 2:

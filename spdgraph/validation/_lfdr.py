@@ -23,8 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from spdgraph._plain import plain
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 
 __all__ = ["LocalFdr", "correlation_null_pdf", "grenander", "local_fdr"]
 
@@ -164,7 +163,7 @@ def local_fdr(r: np.ndarray, *, pct0: float = 0.75) -> LocalFdr:
     if not np.all(np.isfinite(flat)):
         raise InvalidOptionError("local_fdr got non-finite values; pass correlations in (-1, 1).")
     if not 0.0 < pct0 < 1.0:
-        raise InvalidOptionError(f"pct0 must be in (0, 1), got {plain(pct0)}.")
+        raise InvalidOptionError(f"pct0 must be in (0, 1), got {written(pct0)}.")
     a = np.minimum(np.abs(flat), 1.0 - 1e-12)
     x0 = float(np.quantile(a, pct0))
     if x0 <= 0.0:  # mostly exact zeros: fall back to the largest value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spdgraph._numerics import partial_correlation
+from spdgraph._kernels.numerics import partial_correlation
 from spdgraph.errors import InvalidOptionError
 
 __all__ = ["shrink_pcor", "shrinkage_intensity", "standardize"]

@@ -14,7 +14,7 @@ __all__ = ["score_table"]
 _LEADING = ("group", "sample")
 
 
-def _truth_for(truth: object, group: int | None) -> object:
+def truth_for(truth: object, group: int | None) -> object:
     import xarray as xr
 
     if group is None:
@@ -92,7 +92,7 @@ def score_table(
     for index in itertools.product(*(range(data.sizes[d]) for d in leading)):
         where = dict(zip(leading, index, strict=True))
         x = data.isel(where)
-        graph = _truth_for(truth, where.get("group"))
+        graph = truth_for(truth, where.get("group"))
         for learner in learner_list:
             result = score(x, graph, learner, seed, **options)
             row: dict[str, Any] = {}

@@ -3,7 +3,6 @@
 import importlib
 import subprocess
 import sys
-import warnings
 
 import pytest
 import spdgraph_reproduce
@@ -35,31 +34,9 @@ def test_loading_the_plugin_imports_no_study_code():
     assert run.stdout.strip() == "[]"
 
 
-def test_old_names_still_work_with_a_deprecation_warning():
-    sys.modules.pop("spdgraph.experiments", None)
-    with pytest.warns(DeprecationWarning, match="spdgraph_reproduce"):
-        experiments = importlib.import_module("spdgraph.experiments")
-    assert experiments.run_study is spdgraph_reproduce.run_study
-    from spdgraph.experiments import studies
-
-    assert studies is importlib.import_module("spdgraph_reproduce.studies")
-    with pytest.warns(DeprecationWarning, match="spdgraph_reproduce.CellError"):
-        cell_error = spdgraph.CellError
-    assert cell_error is spdgraph_reproduce.CellError
-    assert issubclass(cell_error, spdgraph.SpdgraphError)
-    assert issubclass(cell_error, RuntimeError)
-
-
-def test_old_names_without_the_distribution_name_the_pip_command(monkeypatch):
-    monkeypatch.delitem(sys.modules, "spdgraph.experiments", raising=False)
-    for name in [m for m in sys.modules if m.startswith("spdgraph_reproduce")]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "spdgraph_reproduce", None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        hint = r"pip install \./plugins/spdgraph-reproduce"
-        with pytest.raises(spdgraph.MissingDependencyError, match=hint):
-            importlib.import_module("spdgraph.experiments")
-        with pytest.raises(spdgraph.MissingDependencyError, match="spdgraph-reproduce"):
-            spdgraph.errors.CellError  # noqa: B018
-    monkeypatch.delitem(sys.modules, "spdgraph.experiments", raising=False)
+def test_no_alias_of_the_studies_is_left_in_spdgraph():
+    """0.1.0 was never released: the studies live only in spdgraph_reproduce."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("spdgraph.experiments")
+    assert not hasattr(spdgraph, "CellError") and not hasattr(spdgraph.errors, "CellError")
+    assert issubclass(spdgraph_reproduce.CellError, spdgraph.SpdgraphError)

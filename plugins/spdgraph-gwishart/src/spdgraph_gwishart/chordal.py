@@ -14,46 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 import spdgraph
+from spdgraph.graphs import perfect_elimination_order
 
 __all__ = ["chordal_gwishart", "perfect_elimination_order"]
-
-
-def perfect_elimination_order(adjacency: np.ndarray) -> np.ndarray | None:
-    """A perfect elimination order of a chordal graph, or None if the graph is not chordal.
-
-    Maximum cardinality search (Tarjan and Yannakakis 1984; ties broken by the
-    smallest node index), reversed, then verified: every node's neighbours
-    later in the order form a clique.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> path = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool)
-    >>> perfect_elimination_order(path).tolist()
-    [2, 1, 0]
-    >>> cycle = np.roll(np.eye(4, dtype=bool), 1, axis=1)
-    >>> perfect_elimination_order(cycle | cycle.T) is None
-    True
-    """
-    p = adjacency.shape[0]
-    weight = np.zeros(p, dtype=np.int64)
-    numbered = np.zeros(p, dtype=bool)
-    visit = np.empty(p, dtype=np.int64)
-    for step in range(p):
-        candidates = np.where(numbered, -1, weight)
-        v = int(np.argmax(candidates))
-        visit[step] = v
-        numbered[v] = True
-        weight[adjacency[v] & ~numbered] += 1
-    order = visit[::-1].copy()
-    position = np.empty(p, dtype=np.int64)
-    position[order] = np.arange(p)
-    for v in order:
-        later = np.flatnonzero(adjacency[v] & (position > position[v]))
-        sub = adjacency[np.ix_(later, later)]
-        if not np.all(sub | np.eye(later.size, dtype=bool)):
-            return None
-    return order
 
 
 def chordal_gwishart(

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 _HOME = {
-    "DEFAULT_OUT": "spdgraph_reproduce.cli",
+    "DEFAULT_OUT": "spdgraph_reproduce._defaults",
     "CellError": "spdgraph_reproduce.errors",
     "CellStore": "spdgraph_reproduce._runner",
     "cell_name": "spdgraph_reproduce._runner",

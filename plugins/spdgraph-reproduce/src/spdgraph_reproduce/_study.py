@@ -15,8 +15,8 @@ import xarray as xr
 from spdgraph import InvalidOptionError
 from spdgraph.io import netcdf_engine
 from spdgraph_reproduce import studies
+from spdgraph_reproduce._defaults import DEFAULT_OUT
 from spdgraph_reproduce._runner import CellStore, run_cells
-from spdgraph_reproduce.cli import DEFAULT_OUT
 from spdgraph_reproduce.studies import kramer_generators
 
 __all__ = ["STUDIES", "StudyResult", "run_all", "run_study"]

@@ -10,10 +10,11 @@ import argparse
 import time
 from typing import Any
 
+from spdgraph_reproduce._defaults import DEFAULT_OUT
+
 STUDY_CHOICES = ("ratio", "condition", "timing", "kramer", "all")
 
 #: Default output folder of :func:`spdgraph_reproduce.run_study` and ``--out``.
-DEFAULT_OUT = "spdgraph-results"
 
 
 def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:

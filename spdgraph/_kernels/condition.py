@@ -1,0 +1,131 @@
+"""Scaled condition number estimates of SPD matrices from their Cholesky factors.
+
+The core refuses a matrix as numerically singular when its *scaled* condition
+number (that of the unit-diagonal matrix ``D^-1/2 M D^-1/2``, which is what
+decides whether a Cholesky factorization succeeds in floating point) exceeds
+a documented bound. The decision is then the same on every machine for every
+matrix clearly on one side of the bound, instead of hinging on whether a
+Cholesky factorization happens to fail in the last bits.
+
+The estimate is Hager's 1-norm estimator of ``||H^-1||_1`` with Higham's extra
+test vector (as LAPACK's ``dlacon``), computed with triangular solves against
+the factor, and never below the largest inverse squared pivot of the factor of
+``H``; times ``||H||_1``. It is a lower bound of the 1-norm condition
+number that is almost always within a factor of 3 of it. Arrays in, arrays
+out; no BLAS call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["scaled_condition_estimates"]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _solve_both(lower, scale, x, y):
+    """``y = H^-1 x`` for ``H = S L L^T S`` with ``S = diag(scale)`` (two substitutions)."""
+    p = lower.shape[0]
+    # H^-1 x = S^-1 L^-T L^-1 S^-1 x
+    for i in range(p):
+        t = x[i] / scale[i]
+        for c in range(i):
+            t -= lower[i, c] * y[c]
+        y[i] = t / lower[i, i]
+    for i in range(p - 1, -1, -1):
+        t = y[i]
+        for r in range(i + 1, p):
+            t -= lower[r, i] * y[r]
+        y[i] = t / lower[i, i]
+    for i in range(p):
+        y[i] /= scale[i]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _estimate_one(matrix, lower):
+    p = lower.shape[0]
+    if p == 0:
+        return 1.0
+    scale = np.empty(p)
+    for i in range(p):
+        scale[i] = 1.0 / np.sqrt(matrix[i, i])
+    # ||H||_1: the largest column sum of |m_ij| s_i s_j
+    norm = 0.0
+    for j in range(p):
+        col = 0.0
+        for i in range(p):
+            col += abs(matrix[i, j]) * scale[i]
+        col *= scale[j]
+        norm = max(norm, col)
+    x = np.full(p, 1.0 / p)
+    y = np.empty(p)
+    z = np.empty(p)
+    sign = np.empty(p)
+    estimate = 0.0
+    for iteration in range(5):
+        _solve_both(lower, scale, x, y)
+        total = 0.0
+        for i in range(p):
+            total += abs(y[i])
+        if iteration > 0 and total <= estimate:
+            break
+        estimate = total
+        for i in range(p):
+            sign[i] = 1.0 if y[i] >= 0.0 else -1.0
+        _solve_both(lower, scale, sign, z)
+        best = 0
+        for i in range(p):
+            if abs(z[i]) > abs(z[best]):
+                best = i
+        zx = 0.0
+        for i in range(p):
+            zx += z[i] * x[i]
+        if iteration > 0 and abs(z[best]) <= zx:
+            break
+        x[:] = 0.0
+        x[best] = 1.0
+    # Higham's alternative vector guards against the estimator's known traps
+    for i in range(p):
+        alt = 1.0 + i / max(p - 1, 1)
+        x[i] = alt if i % 2 == 0 else -alt
+    _solve_both(lower, scale, x, y)
+    total = 0.0
+    for i in range(p):
+        total += abs(y[i])
+    estimate = max(estimate, 2.0 * total / (3.0 * p))
+    # and the pivots: (H^-1)_ii >= 1 / l_ii^2 for the factor l of H, and a diagonal
+    # entry of an SPD matrix is at most its 1-norm (catches nearly dependent rows, which
+    # the sign vectors above can miss when they are orthogonal to the bad direction)
+    for i in range(p):
+        pivot = lower[i, i] * scale[i]
+        estimate = max(estimate, 1.0 / (pivot * pivot))
+    return norm * estimate
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _estimates(matrices, lowers, out):
+    for k in range(matrices.shape[0]):
+        out[k] = _estimate_one(matrices[k], lowers[k])
+
+
+def scaled_condition_estimates(matrices: np.ndarray, lowers: np.ndarray) -> np.ndarray:
+    """Estimated 1-norm condition numbers of the unit-diagonal rescalings of SPD matrices.
+
+    ``matrices`` is an ``(n, p, p)`` stack of SPD matrices with positive
+    diagonals and ``lowers`` their lower Cholesky factors (as
+    ``np.linalg.cholesky`` returns them). The estimate does not change when a
+    matrix is rescaled by a positive diagonal matrix on both sides.
+
+    >>> m = np.array([[[4.0, 0.0], [0.0, 1e-6]]])  # diagonal: scaled condition 1
+    >>> scaled_condition_estimates(m, np.linalg.cholesky(m)).tolist()
+    [1.0]
+    >>> m = np.array([[[1.0, 0.999], [0.999, 1.0]]])
+    >>> round(float(scaled_condition_estimates(m, np.linalg.cholesky(m))[0]), 6)
+    1999.0
+    """
+    matrices = np.ascontiguousarray(matrices, dtype=np.float64)
+    lowers = np.ascontiguousarray(lowers, dtype=np.float64)
+    out = np.empty(matrices.shape[0])
+    _estimates(matrices, lowers, out)
+    return out

@@ -1,0 +1,89 @@
+"""One compiled call per group of small PO matrices: kernel, product, check, zeros.
+
+For ``p < MIN_P`` (the size from which the blocked kernel may be chosen) a
+batch's per-matrix cost was mostly outside the row kernel: a NumPy QR, a
+BLAS product, two residual passes and their Python calls. Here it runs as
+one stacked QR and one Numba function per group of matrices, without the GIL:
+
+1. ``L0`` of the group's factors: one call of NumPy's stacked QR (LAPACK
+   ``dgeqrf``, :func:`~spdgraph._kernels.po.fast.lower_coordinates`), made
+   by the caller; a Householder LQ written in Numba was four times slower
+   at ``p = 100``.
+2. The row kernel :func:`spdgraph._kernels.po.fast._process`.
+3. ``M = L L^T`` by loops over the lower triangle, mirrored: exactly
+   symmetric by construction.
+4. The non-edge residual; at or below ``limit`` the non-edges are set to
+   exactly 0, else the matrix is left for the caller (the Householder
+   fallback and the error message live in Python).
+
+Each matrix goes through exactly the same operations whatever the group,
+batch size or thread, so its bits do not depend on them. Run it inside
+:func:`spdgraph._kernels.blas.one_blas_thread` (LAPACK's threads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from spdgraph._kernels.po.blocked import nonedge_residual, zero_nonedges
+from spdgraph._kernels.po.fast import _FASTMATH, _process
+
+
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
+def _gram_into(lmat, out):
+    """``out <- L L^T`` for lower-triangular ``lmat``, mirrored (exactly symmetric).
+
+    Column ``j`` of the lower triangle, four rows at a time (one load of
+    ``L[j, c]`` for four dot products, the last ``(p - j) % 4`` rows one by
+    one): how each entry is summed depends only on ``p``, so the bits do.
+    """
+    p = lmat.shape[0]
+    for j in range(p):
+        i = j
+        while i + 4 <= p:
+            t0 = 0.0
+            t1 = 0.0
+            t2 = 0.0
+            t3 = 0.0
+            for c in range(j + 1):
+                x = lmat[j, c]
+                t0 += lmat[i, c] * x
+                t1 += lmat[i + 1, c] * x
+                t2 += lmat[i + 2, c] * x
+                t3 += lmat[i + 3, c] * x
+            out[i, j] = out[j, i] = t0
+            out[i + 1, j] = out[j, i + 1] = t1
+            out[i + 2, j] = out[j, i + 2] = t2
+            out[i + 3, j] = out[j, i + 3] = t3
+            i += 4
+        while i < p:
+            t = 0.0
+            for c in range(j + 1):
+                t += lmat[i, c] * lmat[j, c]
+            out[i, j] = out[j, i] = t
+            i += 1
+
+
+@njit(cache=True, nogil=True)
+def small_group(adjacency, lmats, out, k0, limit, residuals):
+    """Matrices ``k0 + g``: ``out[k0 + g]`` is the PO matrix of coordinates ``lmats[g]``.
+
+    ``lmats`` is a stack of ``L0`` (:func:`~spdgraph._kernels.po.fast.lower_coordinates`
+    of the factors), processed in place. ``residuals[k0 + g]`` receives the
+    non-edge residual; the non-edges are zeroed when it is at most ``limit``,
+    otherwise ``out[k0 + g]`` holds the raw product (NaN when the kernel
+    failed, with an infinite residual) for the caller to handle.
+    """
+    p = adjacency.shape[0]
+    for g in range(lmats.shape[0]):
+        k = k0 + g
+        if not _process(lmats[g], adjacency)[3]:
+            out[k, :, :] = np.nan
+            residuals[k] = np.inf
+            continue
+        _gram_into(lmats[g], out[k])
+        residual = nonedge_residual(out[k], adjacency) if p > 1 else 0.0
+        residuals[k] = residual
+        if residual <= limit:
+            zero_nonedges(out[k], adjacency)

@@ -1,0 +1,13 @@
+"""The ``da.spd`` accessor: what to do with a sampled matrix (importing this registers it).
+
+Internal modules: ``_accessor`` (the ``SpdAccessor`` class), ``_layout`` (reads the
+layout of an spdgraph array), ``_draw`` and ``_marginal_draws`` (data from a matrix,
+Gaussian or through a copula), ``_diagnostics`` (:func:`spdgraph.diagnostics`).
+Interface for the rest of the package: ``SpdAccessor``, ``diagnostics``; the
+marginal laws are public in :mod:`spdgraph.marginals`.
+"""
+
+from spdgraph.accessor._accessor import SpdAccessor
+from spdgraph.accessor._diagnostics import diagnostics
+
+__all__ = ["SpdAccessor", "diagnostics"]

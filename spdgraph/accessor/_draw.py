@@ -1,0 +1,127 @@
+"""The body of ``da.spd.draw``: Gaussian data from a matrix or a stack, then marginals.
+
+Matrix ``k`` draws its latent Gaussian rows from its own child stream of the
+call's draw root (the spawn key ends with :data:`DRAW_STREAM_DOMAIN`), its
+missing-value mask from another (:data:`spdgraph.accessor._marginal_draws.MISSING_STREAM_DOMAIN`),
+so plain Gaussian data are the same bits with or without the other options.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import xarray as xr
+
+from spdgraph._kernels.numerics import cholesky_factors, cholesky_inverse, gaussian_draws
+from spdgraph.accessor import _marginal_draws as _marginals
+from spdgraph.errors import InvalidOptionError, MatrixError, written
+from spdgraph.sampling import ACHIEVED_SPECTRUM
+from spdgraph.seeds import SeedLike, child_generator, seed_sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from spdgraph.accessor._layout import SpdArrayView
+
+__all__ = ["DRAW_STREAM_DOMAIN", "draw_data"]
+
+#: Spawn-key entry separating the data streams of ``draw`` from the matrix
+#: streams of :func:`spdgraph.sample`, so that reusing one seed for both never
+#: reuses random numbers (ASCII "draw").
+DRAW_STREAM_DOMAIN = 0x64726177
+
+
+def _sub_root(root: np.random.SeedSequence, domain: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=(*root.spawn_key, domain), pool_size=root.pool_size
+    )
+
+
+def _coords_and_dims(da: xr.DataArray, stacked: bool, n_obs: int) -> tuple[dict, tuple]:
+    coords: dict[str, Any] = {"obs": ("obs", np.arange(n_obs, dtype=np.int64))}
+    if "node" in da.coords:
+        coords["node"] = ("node", da["node"].values.copy())
+    dims: tuple[str, ...] = ("obs", "node")
+    if stacked:
+        dims = ("sample", *dims)
+        if "sample" in da.coords:
+            coords["sample"] = ("sample", da["sample"].values.copy())
+    elif "sample" in da.coords and da["sample"].ndim == 0:
+        coords["sample"] = da["sample"].values.copy()
+    return coords, dims
+
+
+def draw_data(
+    view: SpdArrayView,
+    n_obs: int,
+    seed: SeedLike = None,
+    marginals: object = None,
+    missing: float = 0.0,
+) -> xr.DataArray:
+    """What :meth:`spdgraph.accessor.SpdAccessor.draw` returns (see there)."""
+    if "group" in view._da.dims:
+        return _draw_groups(view, n_obs, seed, marginals, missing)
+    if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
+        raise InvalidOptionError(f"n_obs must be a non-negative integer, got {written(n_obs)}.")
+    n_obs = int(n_obs)
+    kind = view._require_scale("draw()")
+    stacked = view._stacked()
+    nodes = _marginals.resolve(marginals, view._labels())
+    rate = _marginals.check_missing(missing)
+    root = seed_sequence(seed)
+    draw_root = _sub_root(root, DRAW_STREAM_DOMAIN)
+    m = view._stack()
+    n, p = m.shape[0], m.shape[-1]
+    factors = cholesky_factors(m, MatrixError) if n else m
+    streams = view._stream_indices(stacked, n)
+    out = np.empty((n, n_obs, p), dtype=np.float64)
+    scale = "precision" if kind == "precision" else "covariance"
+    for k in range(n):
+        z = child_generator(draw_root, streams[k]).standard_normal((n_obs, p))
+        out[k] = gaussian_draws(z, factors[k], scale)
+        if nodes is not None:
+            if kind == "precision":
+                variances = np.diagonal(cholesky_inverse(m[k : k + 1], MatrixError)[0])
+            else:
+                variances = np.diagonal(m[k])
+            out[k] = _marginals.transform(out[k], np.sqrt(variances), nodes)
+        if rate:
+            missing_root = _sub_root(root, _marginals.MISSING_STREAM_DOMAIN)
+            _marginals.apply_missing(out[k], rate, child_generator(missing_root, streams[k]))
+    da = view._da
+    coords, dims = _coords_and_dims(da, stacked, n_obs)
+    attrs: dict[str, Any] = {
+        f"matrix_{k}": v for k, v in da.attrs.items() if k not in ACHIEVED_SPECTRUM
+    }
+    attrs.update({"source_kind": kind, "n_obs": n_obs, "seed": str(root.entropy)})
+    if root.spawn_key:
+        attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
+    attrs.update(_marginals.marginal_attrs(nodes, rate))
+    return xr.DataArray(
+        out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
+    )
+
+
+def _draw_groups(
+    view: SpdArrayView, n_obs: int, seed: SeedLike, marginals: object, missing: float
+) -> xr.DataArray:
+    """Data per group of a ``group``-stacked array, each group from its own seed stream."""
+    from spdgraph.sampling import group_seed
+
+    da = view._da
+    if da.dims[0] != "group":
+        raise MatrixError(f"the 'group' dim must come first, got dims {da.dims}.")
+    root = seed_sequence(seed)
+    parts = [
+        draw_data(type(view)(da.isel(group=k)), n_obs, group_seed(root, k), marginals, missing)
+        for k in range(da.sizes["group"])
+    ]
+    out = xr.concat(parts, dim="group", coords="minimal", compat="override")
+    if "group" in da.coords:
+        out = out.assign_coords(group=("group", da["group"].values.copy()))
+    attrs = {k: v for k, v in parts[0].attrs.items() if k not in ("seed", "seed_spawn_key")}
+    attrs["seed"] = str(root.entropy)
+    if root.spawn_key:
+        attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
+    out.attrs = attrs
+    return out

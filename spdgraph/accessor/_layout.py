@@ -1,0 +1,160 @@
+"""Layout helpers of the ``da.spd`` accessor: reading an spdgraph DataArray safely.
+
+:class:`SpdArrayView` knows the layout :func:`spdgraph.sample` produces (dims,
+labels, the ``adjacency`` coordinate, the ``kind`` and provenance attrs) and
+raises :class:`~spdgraph.errors.MatrixError` naming what is wrong with an array
+that does not have it. :class:`spdgraph.accessor.SpdAccessor` builds on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from spdgraph._kernels.numerics import MATRIX_KIND_ALIASES, canonical_kind, plain
+from spdgraph.errors import MatrixError
+
+__all__ = ["MATRIX_DIMS", "STACK_DIMS", "SpdArrayView"]
+
+MATRIX_DIMS = ("node", "node_2")
+STACK_DIMS = ("sample", "node", "node_2")
+
+
+class SpdArrayView:
+    """Read access to an spdgraph matrix or stack, checked (base of ``da.spd``)."""
+
+    def __init__(self, da: xr.DataArray) -> None:
+        self._da = da
+
+    # ------------------------------------------------------------------ layout helpers
+
+    def _stacked(self) -> bool:
+        da = self._da
+        if da.dims == MATRIX_DIMS:
+            stacked = False
+        elif da.dims == STACK_DIMS:
+            stacked = True
+        elif "group" in da.dims:
+            raise MatrixError(
+                "this array has a 'group' dim (one matrix or stack per related graph); select "
+                "one group first, e.g. da.isel(group=0).spd... (draw works on all groups)."
+            )
+        else:
+            raise MatrixError(
+                f"expected a matrix with dims {MATRIX_DIMS} or a stack with dims {STACK_DIMS} "
+                f"(as spdgraph.sample returns), got dims {da.dims}."
+            )
+        if da.sizes["node"] != da.sizes["node_2"]:
+            raise MatrixError(
+                f"the matrix is not square: {da.sizes['node']} x {da.sizes['node_2']}."
+            )
+        if ("node" in da.coords) != ("node_2" in da.coords) or (
+            "node" in da.coords and not np.array_equal(da["node"].values, da["node_2"].values)
+        ):
+            raise MatrixError(
+                "the 'node' and 'node_2' coordinates differ; both dims must list the same "
+                "node labels in the same order."
+            )
+        return stacked
+
+    def _kind(self) -> str:
+        raw = self._da.attrs.get("kind", self._da.name)
+        kind = canonical_kind(raw, MATRIX_KIND_ALIASES)
+        if kind is None:
+            raise MatrixError(
+                f"cannot tell what this matrix is (attrs['kind'] / name = {raw!r}); set "
+                "attrs['kind'] to 'covariance', 'precision', 'correlation' or "
+                "'partial_correlation'."
+            )
+        return kind
+
+    def _stack(self) -> np.ndarray:
+        """Values as an (n, p, p) float64 array (a copy-free view when possible)."""
+        stacked = self._stacked()
+        values = np.asarray(self._da.values, dtype=np.float64)
+        return values if stacked else values[None]
+
+    def _adjacency_values(self) -> np.ndarray:
+        da = self._da
+        if "adjacency" not in da.coords:
+            raise MatrixError(
+                "this array has no 'adjacency' coordinate, so its graph is unknown; use an "
+                "array spdgraph.sample returned (or assign_coords(adjacency=(('node', "
+                "'node_2'), bool_array)))."
+            )
+        adj = da.coords["adjacency"]
+        if adj.dims != MATRIX_DIMS:
+            raise MatrixError(
+                f"the 'adjacency' coordinate must have dims {MATRIX_DIMS}, got {adj.dims}."
+            )
+        values = np.asarray(adj.values)
+        if values.dtype != bool:
+            raise MatrixError(
+                f"the 'adjacency' coordinate must be boolean, got dtype {values.dtype}."
+            )
+        if values.diagonal().any() or not np.array_equal(values, values.T):
+            raise MatrixError(
+                "the 'adjacency' coordinate must be symmetric with a False diagonal."
+            )
+        return values
+
+    def _labels(self) -> list[Any]:
+        da = self._da
+        if "node" in da.coords:
+            return [plain(x) for x in da["node"].values]
+        return list(range(da.sizes["node"]))
+
+    def _graph_kind(self, kind: str) -> str:
+        graph_kind = self._da.attrs.get("graph_kind")
+        if graph_kind in ("covariance", "precision"):
+            return str(graph_kind)
+        return "precision" if kind in ("precision", "partial_correlation") else "covariance"
+
+    def _structural(self) -> bool:
+        return bool(int(self._da.attrs.get("structural_zeros", 1)))
+
+    def _derived(
+        self, values: np.ndarray, *, name: str, kind: str, structural: bool, step: str
+    ) -> xr.DataArray:
+        source_kind = self._kind()
+        stacked = self._stacked()
+        out = self._da.copy(data=values if stacked else values[0])
+        out.name = name
+        attrs = dict(self._da.attrs)
+        attrs["kind"] = kind
+        attrs["graph_kind"] = self._graph_kind(source_kind)
+        attrs["structural_zeros"] = int(structural)
+        previous = str(attrs.get("transform", ""))
+        attrs["transform"] = f"{previous},{step}" if previous else step
+        out.attrs = attrs
+        return out
+
+    def _require_scale(self, what: str) -> str:
+        kind = self._kind()
+        if kind == "partial_correlation":
+            raise MatrixError(
+                f"{what} needs a covariance, correlation or precision matrix; a partial "
+                "correlation matrix does not fix the variables' scales. Call it on the "
+                "matrix the partial correlations came from."
+            )
+        return kind
+
+    def _stream_indices(self, stacked: bool, n: int) -> list[int]:
+        da = self._da
+        if "sample" in da.coords:
+            sample = np.atleast_1d(da["sample"].values)
+            if (
+                sample.shape == (n,)
+                and np.issubdtype(sample.dtype, np.integer)
+                and (sample >= 0).all()
+            ):
+                return [int(s) for s in sample]
+        return list(range(n))
+
+    def _kind_or_none(self) -> str | None:
+        try:
+            return self._kind()
+        except MatrixError:
+            return None

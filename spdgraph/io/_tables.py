@@ -1,0 +1,183 @@
+"""CSV output: one matrix (or one data set) per CSV file, a folder of them for a stack.
+
+The layout is what R's ``read.csv`` and benchpress expect: a header row with
+the node labels, comma separated, no row names, numbers with 17 significant
+digits (they read back bit for bit), missing values as ``NA``. A stack (a
+leading ``sample`` dim) becomes a folder with ``sample_<k>.csv`` per matrix or
+data set and, for matrices, ``adjacency.csv`` (the graph as a labelled 0/1
+matrix). Files are written under a temporary name and renamed into place.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from spdgraph.errors import FileError, InvalidOptionError
+
+__all__ = ["save_csv"]
+
+_OURS = re.compile(r"^(sample_.+\.csv|adjacency(_.+)?\.csv|group_[^/]+)$")
+
+
+def _labels(da: xr.DataArray) -> list[str]:
+    if "node" in da.coords:
+        return [str(x) for x in da["node"].values]
+    return [str(i) for i in range(da.sizes["node"])]
+
+
+def write_table(values: np.ndarray, labels: list[str], path: Path) -> None:
+    text_rows = [",".join(_quote(x) for x in labels)]
+    if values.dtype == bool:
+        text_rows += [",".join("1" if v else "0" for v in row) for row in values]
+    else:
+        text_rows += [
+            ",".join("NA" if np.isnan(v) else repr(float(v)) for v in row) for row in values
+        ]
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        tmp.write_text("\n".join(text_rows) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _quote(label: str) -> str:
+    if any(ch in label for ch in ',"\n'):
+        return '"' + label.replace('"', '""') + '"'
+    return label
+
+
+def _check_layout(da: xr.DataArray) -> bool:
+    """True for a stack; refuse arrays that are neither a matrix nor data."""
+    if (
+        not isinstance(da, xr.DataArray)
+        or "node" not in da.dims
+        or da.dims[-1]
+        not in (
+            "node",
+            "node_2",
+        )
+    ):
+        raise InvalidOptionError(
+            "save_csv needs an array spdgraph returned: a matrix (node, node_2), data "
+            f"(obs, node), or a stack of either with a leading 'sample' dim; got {da!r:.80}."
+        )
+    if da.ndim == 3 and da.dims[0] == "sample":
+        return True
+    if da.ndim == 2:
+        return False
+    raise InvalidOptionError(f"save_csv cannot write dims {da.dims} as CSV tables.")
+
+
+def save_csv(da: xr.DataArray, path: str | os.PathLike[str]) -> str:
+    """Save a matrix or data set as a CSV file, or a stack as a folder of CSV files.
+
+    Parameters
+    ----------
+    da
+        What :func:`spdgraph.sample` or ``da.spd.draw`` returned (or
+        :func:`spdgraph.open` read).
+    path
+        A ``.csv`` file for one matrix or data set; a folder (created; an
+        existing folder must be empty or hold only files this function writes)
+        for a stack or a ``group`` dim.
+
+    Returns
+    -------
+    str
+        The path written.
+
+    Raises
+    ------
+    InvalidOptionError
+        An array of another layout.
+    FileError
+        A missing parent folder, a stack to a ``.csv`` path, or a folder
+        holding other files.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import networkx as nx, spdgraph
+    >>> from spdgraph.io import save_csv
+    >>> cov = spdgraph.sample(nx.path_graph(["a", "b", "c"]), seed=0)
+    >>> folder = tempfile.mkdtemp()
+    >>> path = save_csv(cov, os.path.join(folder, "cov.csv"))
+    >>> from pathlib import Path
+    >>> Path(path).read_text().splitlines()[0]
+    'a,b,c'
+    >>> stack = spdgraph.sample(nx.path_graph(3), size=2, seed=0)
+    >>> sorted(os.listdir(save_csv(stack, os.path.join(folder, "stack"))))
+    ['adjacency.csv', 'sample_0.csv', 'sample_1.csv']
+    """
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise FileError(f"the folder {str(target.parent)!r} does not exist; create it first.")
+    if isinstance(da, xr.DataArray) and da.ndim >= 3 and da.dims[0] == "group":
+        return _save_folder(da, target, _write_groups)
+    stacked = _check_layout(da)
+    labels = _labels(da)
+    values = np.asarray(da.values)
+    if not stacked:
+        if target.suffix.lower() != ".csv":
+            raise FileError(f"a single table goes to a .csv file, got {os.fspath(path)!r}.")
+        write_table(values, labels, target)
+        return os.fspath(path)
+    return _save_folder(da, target, _write_stack)
+
+
+def _write_stack(da: xr.DataArray, folder: Path) -> None:
+    labels = _labels(da)
+    values = np.asarray(da.values)
+    samples = da["sample"].values if "sample" in da.coords else range(da.sizes["sample"])
+    for k, name in enumerate(samples):
+        write_table(values[k], labels, folder / f"sample_{name}.csv")
+    if da.dims[-1] == "node_2" and "adjacency" in da.coords:
+        adjacency = np.asarray(da["adjacency"].values, dtype=bool)
+        write_table(adjacency, labels, folder / "adjacency.csv")
+
+
+def _write_groups(da: xr.DataArray, folder: Path) -> None:
+    groups = da["group"].values if "group" in da.coords else range(da.sizes["group"])
+    for k, name in enumerate(groups):
+        part = da.isel(group=k)
+        if part.ndim == 2:
+            save_csv(part, folder / f"group_{name}.csv")
+            if part.dims[-1] == "node_2" and "adjacency" in part.coords:
+                adjacency = np.asarray(part["adjacency"].values, dtype=bool)
+                write_table(adjacency, _labels(part), folder / f"adjacency_{name}.csv")
+        else:
+            save_csv(part, folder / f"group_{name}")
+
+
+def _save_folder(da: xr.DataArray, target: Path, write: Any) -> str:
+    """Write a folder of CSV files under a temporary name, then rename it into place."""
+    if target.suffix.lower() == ".csv":
+        raise FileError(
+            f"a stack of tables goes to a folder, not to the file {os.fspath(target)!r}; "
+            "pass a folder name (without .csv)."
+        )
+    if target.exists():
+        if not target.is_dir() or any(not _OURS.match(f.name) for f in target.iterdir()):
+            raise FileError(
+                f"{os.fspath(target)!r} exists and holds other files; choose a new folder name."
+            )
+    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    tmp.mkdir()
+    try:
+        write(da, tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    return os.fspath(target)

@@ -1,0 +1,67 @@
+"""Built-in adapter plugin: xarray DataArrays (e.g. a matrix spdgraph returned)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from spdgraph.adjacency import adjacency_from_array
+from spdgraph.errors import GraphError
+from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.types import GraphData
+
+
+@hookimpl
+def spdgraph_adapt_graph(graph: object) -> GraphData | None:
+    """Adapt a DataArray.
+
+    An array carrying an ``adjacency`` coordinate (every matrix spdgraph
+    returns) gives back that graph with its node labels, so
+    ``spdgraph.sample(da)`` samples again on the same graph. Any other square
+    2-D DataArray is read as an adjacency matrix labelled by its first
+    dimension's coordinate (backed by numpy or by a PyData sparse array).
+    """
+    xr = sys.modules.get("xarray")
+    if xr is None or not isinstance(graph, xr.DataArray):
+        return None
+    if "adjacency" in graph.coords:
+        adj = graph.coords["adjacency"]
+        if adj.ndim != 2:
+            raise GraphError("the 'adjacency' coordinate must be 2-D (node, node_2).")
+        dim = adj.dims[0]
+        labels = list(adj.coords[dim].values) if dim in adj.coords else list(range(adj.shape[0]))
+        adjacency = adjacency_from_array(np.asarray(adj.values), what="'adjacency' coordinate")
+        return GraphData(adjacency=adjacency, labels=labels)
+    if graph.ndim != 2:
+        raise GraphError(
+            f"a DataArray graph must be a 2-D adjacency matrix, got dims {graph.dims}."
+        )
+    dim0, dim1 = graph.dims
+    labels = list(graph[dim0].values) if dim0 in graph.coords else list(range(graph.shape[0]))
+    if dim1 in graph.coords and dim0 in graph.coords:
+        if not np.array_equal(graph[dim0].values, graph[dim1].values):
+            raise GraphError(
+                f"adjacency DataArray has different labels on {dim0!r} and {dim1!r}; "
+                "both dims must list the nodes in the same order."
+            )
+    adjacency = adjacency_from_array(_values(graph), what="adjacency DataArray")
+    return GraphData(adjacency=adjacency, labels=labels)
+
+
+def _values(graph: object) -> np.ndarray:
+    """The values as numpy, a PyData sparse array (``.data`` with ``todense``) densified."""
+    data = getattr(graph, "data", None)
+    if not isinstance(data, np.ndarray) and callable(getattr(data, "todense", None)):
+        return np.asarray(data.todense())  # type: ignore[union-attr]
+    return np.asarray(graph.values)  # type: ignore[attr-defined]
+
+
+@hookimpl
+def spdgraph_count_nodes(graph: object) -> int | None:
+    """Nodes of a DataArray graph: the size of its ``adjacency`` coordinate or first dim."""
+    xr = sys.modules.get("xarray")
+    if xr is None or not isinstance(graph, xr.DataArray):
+        return None
+    shape = graph.coords["adjacency"].shape if "adjacency" in graph.coords else graph.shape
+    return int(shape[0]) if len(shape) == 2 else None

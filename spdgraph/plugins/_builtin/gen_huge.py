@@ -1,0 +1,136 @@
+"""Built-in generator plugin: R huge's rule (``method="huge"``), deterministic given the graph.
+
+``huge.generator`` (R package huge) makes its precision matrix from the
+adjacency A of its graph as ``Omega = v * A`` with the diagonal set to
+``|lambda_min(v * A)| + 0.1 + u``; its covariance is the correlation matrix
+of ``Omega^-1`` and the precision it returns is the inverse of that
+correlation matrix. Given the graph nothing is random, so every matrix of a
+stack is the same and ``seed``, ``entries`` and ``negative_share`` change
+nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from spdgraph._kernels.blas import one_blas_thread
+from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.options import OptionSpec
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+
+#: huge.generator's defaults (its arguments ``v`` and ``u``) and its fixed margin.
+DEFAULT_V = 0.3
+DEFAULT_U = 0.1
+MARGIN = 0.1
+
+
+def _nonzero(value: float) -> str | None:
+    return "v = 0 would put no weight on the edges; pass a non-zero number" if value == 0 else None
+
+
+def huge_precision(
+    adjacency: np.ndarray, v: float, u: float, unit_variance: bool, portable: bool = False
+) -> np.ndarray:
+    """huge.generator's precision matrix for the boolean adjacency.
+
+    ``unit_variance=False``: ``Omega = v A + (|lambda_min(v A)| + 0.1 + u) I``
+    (exact zeros, a constant diagonal). ``unit_variance=True``: huge's
+    returned ``omega``, the inverse of ``cov2cor(Omega^-1)``, computed as
+    ``D Omega D`` with ``D = diag(Omega^-1)^(1/2)`` (equal in exact
+    arithmetic; this form keeps the zeros exact), whose inverse has unit
+    diagonal. ``portable``: the eigenvalue, the Cholesky factor and the inverse's
+    diagonal from :mod:`spdgraph._kernels.portable` (the same bits on every CPU).
+    """
+    p = adjacency.shape[0]
+    omega = np.where(adjacency, float(v), 0.0)
+    if portable:
+        return _huge_portable(omega, u, unit_variance)
+    with one_blas_thread():  # the same bits whatever the BLAS threads
+        lmin = float(np.linalg.eigvalsh(omega)[0]) if p else 0.0
+        np.fill_diagonal(omega, abs(lmin) + MARGIN + float(u))
+        if unit_variance and p:
+            factor = np.linalg.cholesky(omega)
+            inverse_factor = np.linalg.solve(factor, np.eye(p))  # L^-1: Omega^-1 = L^-T L^-1
+            d = np.sqrt(np.einsum("ij,ij->j", inverse_factor, inverse_factor))
+            omega = omega * np.outer(d, d)  # d_i d_j == d_j d_i: exactly symmetric
+    return omega
+
+
+def _huge_portable(omega: np.ndarray, u: float, unit_variance: bool) -> np.ndarray:
+    from spdgraph._kernels import portable  # imports numba: lazy
+
+    lmin = portable.smallest_eigenvalue(omega)
+    np.fill_diagonal(omega, abs(lmin) + MARGIN + float(u))
+    if unit_variance and omega.shape[0]:
+        d = portable.inverse_diagonal_sqrt(omega)
+        assert d is not None  # diagonally shifted past |lambda_min|: positive definite
+        omega = omega * (d[:, None] * d[None, :])
+    return omega
+
+
+def generate_huge(
+    adjacency: np.ndarray,
+    *,
+    rng: np.random.Generator | None,
+    entries: EntrySampler,
+    v: float = DEFAULT_V,
+    u: float = DEFAULT_U,
+    unit_variance: bool = True,
+    portable: bool = False,
+) -> np.ndarray:
+    """One matrix by huge.generator's rule (``rng`` and ``entries`` are not used).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool)
+    >>> m = generate_huge(a, rng=None, entries=None, unit_variance=False)
+    >>> np.round(m, 4).tolist()  # lambda_min(0.3 A) = -0.3 sqrt(2)
+    [[0.6243, 0.3, 0.0], [0.3, 0.6243, 0.3], [0.0, 0.3, 0.6243]]
+    >>> bool(np.allclose(np.diag(np.linalg.inv(generate_huge(a, rng=None, entries=None))), 1))
+    True
+    """
+    return huge_precision(adjacency, v, u, unit_variance, portable)
+
+
+def generate_huge_batch(
+    adjacency: np.ndarray,
+    *,
+    rngs: list[np.random.Generator],
+    entries: EntrySampler,
+    **options: Any,
+) -> np.ndarray:
+    """A stack of ``len(rngs)`` copies of the one huge matrix (computed once)."""
+    one = huge_precision(adjacency, **options)
+    return np.repeat(one[np.newaxis], len(rngs), axis=0)
+
+
+@hookimpl
+def spdgraph_register_generators() -> list[GeneratorSpec]:
+    """Register ``huge``."""
+    return [
+        GeneratorSpec(
+            name="huge",
+            function=generate_huge,
+            batch_function=generate_huge_batch,
+            description=(
+                "R huge.generator's precision (v A + (|lambda_min| + 0.1 + u) I): "
+                "deterministic given the graph; use kind='precision'"
+            ),
+            options={
+                "v": OptionSpec(
+                    DEFAULT_V, float, check=_nonzero, doc="value on the edges (huge v)"
+                ),
+                "u": OptionSpec(DEFAULT_U, float, low=0.0, doc="added to the diagonal (huge u)"),
+                "unit_variance": OptionSpec(
+                    True,
+                    bool,
+                    doc="rescale so the inverse has unit diagonal (huge's returned omega)",
+                ),
+            },
+            work_per_call=3.0,  # the matrix, its Cholesky factor and the inverse factor
+            portable=True,
+        )
+    ]

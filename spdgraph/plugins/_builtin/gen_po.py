@@ -1,0 +1,285 @@
+"""Built-in generator plugin: partial orthogonalization (``method="po"``).
+
+The work is done by the compiled kernel :mod:`spdgraph._kernels.po.fast`
+(imported on first use, so that ``import spdgraph`` does not import Numba).
+:mod:`spdgraph._kernels.po.householder` is the readable NumPy version of the same
+algorithm, kept for the tests and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.options import OptionSpec
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+
+#: Default largest accepted relative residual ``|m_ij|/sqrt(m_ii m_jj)`` on non-edges.
+DEFAULT_RESIDUAL_TOLERANCE = 1e-8
+
+#: The declared ``residual_tolerance`` option, shared with the methods built on PO (``port_chol``).
+RESIDUAL_TOLERANCE_OPTION = OptionSpec(
+    DEFAULT_RESIDUAL_TOLERANCE,
+    float,
+    low=0.0,
+    low_inclusive=False,
+    high=1.0,
+    doc="largest relative residual accepted on a non-edge",
+)
+
+
+def generate_po(
+    adjacency: np.ndarray,
+    *,
+    rng: np.random.Generator | None,
+    entries: EntrySampler,
+    factor: np.ndarray | None = None,
+    residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
+    portable: bool = False,
+) -> np.ndarray:
+    """One PO matrix: ``Q Q^T`` after partial orthogonalization of the rows of Q.
+
+    ``Q`` is ``factor`` when given, else a ``(p, p)`` draw of ``entries``.
+    Non-edge entries of the product are checked to be at rounding level
+    (relative to the diagonal) and then set to exactly 0.
+    """
+    factors = None if factor is None else np.asarray(factor, dtype=np.float64)[None]
+    rngs = None if rng is None else [rng]
+    return generate_po_batch(
+        adjacency,
+        rngs=rngs,
+        entries=entries,
+        factors=factors,
+        residual_tolerance=residual_tolerance,
+        portable=portable,
+    )[0]
+
+
+def generate_po_batch(
+    adjacency: np.ndarray,
+    *,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: EntrySampler,
+    factors: np.ndarray | None = None,
+    residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
+    portable: bool = False,
+) -> np.ndarray:
+    """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
+
+    For ``p < MIN_P`` (256) see :func:`_small_batch`: groups of matrices in
+    one compiled call each. Otherwise the factors are drawn first, in order,
+    one per generator; then the
+    matrices (QR, kernel, product, check) are computed in parallel by a pool
+    of threads (the compiled kernel releases the GIL), as many as
+    :func:`numba.get_num_threads`. BLAS is limited to one thread
+    during the call (see :func:`spdgraph._kernels.po.fast.one_blas_thread`).
+    Each matrix goes through exactly the same code whatever the batch size
+    or the number of threads, so matrix ``k`` is bit-for-bit the same.
+    With ``portable`` every matrix takes :func:`_portable_matrix` (the same
+    bits on every CPU).
+    """
+    from spdgraph._kernels.po import blocked as _po_blocked
+    from spdgraph._kernels.po import fast as po_fast  # imports numba: keep it lazy
+
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
+    p = adjacency.shape[0]
+    if factors is None and rngs is None:
+        raise InvalidOptionError(
+            "po needs a random generator (rng or rngs) when no factor is given."
+        )
+    n = len(rngs or ()) if factors is None else factors.shape[0]
+    out = np.empty((n, p, p), dtype=np.float64)
+    workers = min(n, _worker_count())
+    if portable:
+        _portable_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance)
+        return out
+    if p < _po_blocked.MIN_P:
+        _small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance)
+        return out
+    if factors is None:
+        factors = np.empty((n, p, p), dtype=np.float64)
+        for k, rng in enumerate(rngs or ()):
+            factors[k] = entries(rng, (p, p))
+    # one matrix: its blocked kernel may use two threads (the bits do not depend on it)
+    inner = min(2, _worker_count()) if n == 1 else 1
+
+    def one(k: int) -> None:
+        po_fast.po_matrix_into(adjacency, factors[k], out[k], threads=inner)
+        zero_nonedges_checked(out[k], adjacency, residual_tolerance)
+
+    with po_fast.one_blas_thread():
+        _each(n, workers, one)
+    return out
+
+
+#: Matrices per compiled call of the small-matrix path.
+_GROUP = 16
+
+
+def _small_batch(
+    adjacency: np.ndarray,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: EntrySampler,
+    factors: np.ndarray | None,
+    out: np.ndarray,
+    workers: int,
+    tolerance: float,
+) -> None:
+    """``p < MIN_P``: groups of matrices in one compiled call each (:mod:`._po_small`).
+
+    The factors of a group are drawn (in order) while the earlier groups run
+    on the pool. A matrix whose residual is above the kernel's limit is
+    redone by :func:`~spdgraph._kernels.po.fast.po_matrix_checked` (the
+    Householder fallback) and checked against ``tolerance`` here.
+    """
+    from spdgraph._kernels.po import fast as po_fast
+    from spdgraph._kernels.po import small as _po_small
+
+    n, p = out.shape[0], adjacency.shape[0]
+    limit = min(po_fast.FALLBACK_ABOVE, tolerance)
+    residuals = np.zeros(n)
+    if factors is None:
+        drawn = np.empty((n, p, p), dtype=np.float64)
+    else:
+        drawn = np.ascontiguousarray(factors, dtype=np.float64)
+
+    def group(k0: int, k1: int) -> None:
+        lmats = po_fast.lower_coordinates(drawn[k0:k1])
+        _po_small.small_group(adjacency, lmats, out, k0, limit, residuals)
+
+    with po_fast.one_blas_thread():
+        pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        try:
+            futures = []
+            for k0 in range(0, n, _GROUP):
+                k1 = min(n, k0 + _GROUP)
+                for k in range(k0, k1) if factors is None else ():
+                    drawn[k] = entries(rngs[k], (p, p))  # type: ignore[index]
+                if pool is None:
+                    group(k0, k1)
+                else:
+                    futures.append(pool.submit(group, k0, k1))
+            for future in futures:
+                future.result()
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        for flagged in np.flatnonzero(residuals > limit):
+            if residuals[flagged] > po_fast.FALLBACK_ABOVE:
+                lmat = po_fast.lower_coordinates(drawn[flagged])
+                out[flagged] = po_fast.po_matrix_checked(adjacency, lmat, drawn[flagged])
+            zero_nonedges_checked(out[flagged], adjacency, tolerance)
+
+
+def _portable_matrix(adjacency: np.ndarray, factor: np.ndarray, tolerance: float) -> np.ndarray:
+    """One PO matrix from the portable kernels (:mod:`spdgraph._kernels.portable`).
+
+    Householder LQ, the row kernel's own source compiled without fastmath,
+    ``L L^T`` in fixed-order loops: no BLAS, no LAPACK. There is no Householder
+    fallback (that one is LAPACK's): a factor so ill-conditioned that the row
+    kernel cannot certify its rows is a NumericalError.
+    """
+    from spdgraph._kernels import portable
+    from spdgraph._kernels.po import fast as po_fast
+
+    lmat = portable.lower_coordinates(factor)
+    *_, ok = portable.portable_version(po_fast._process)(lmat, adjacency)
+    if not ok:
+        raise NumericalError(
+            "partial orthogonalization in portable mode met a numerically singular Gram "
+            "subproblem: the factor is too ill-conditioned for the row kernel, and the "
+            "Householder fallback needs LAPACK. Use another seed or factor, or "
+            "portable=False."
+        )
+    return zero_nonedges_checked(portable.lower_gram(lmat), adjacency, tolerance)
+
+
+def _portable_batch(
+    adjacency: np.ndarray,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: EntrySampler,
+    factors: np.ndarray | None,
+    out: np.ndarray,
+    workers: int,
+    tolerance: float,
+) -> None:
+    """Portable PO matrices, the factors drawn in order, the matrices on a thread pool."""
+    n, p = out.shape[0], adjacency.shape[0]
+    if factors is None:
+        factors = np.empty((n, p, p), dtype=np.float64)
+        for k, rng in enumerate(rngs or ()):
+            factors[k] = entries(rng, (p, p))
+
+    def one(k: int) -> None:
+        out[k] = _portable_matrix(adjacency, factors[k], tolerance)
+
+    _each(n, workers, one)
+
+
+def _each(n: int, workers: int, one: Callable[[int], None]) -> None:
+    """``one(k)`` for every matrix ``k``, on a pool of ``workers`` threads when more than one.
+
+    Re-raises the first error (e.g. a NumericalError) of any matrix.
+    """
+    if workers <= 1:
+        for k in range(n):
+            one(k)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(one, k) for k in range(n)]:
+            future.result()
+
+
+def _worker_count() -> int:
+    """Threads for a batch: Numba's thread count (``NUMBA_NUM_THREADS``, ``set_num_threads``)."""
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float) -> np.ndarray:
+    """Set non-edges to exactly 0 (in place) after checking their residual is below ``tolerance``.
+
+    Compiled loops, no ``p x p`` temporaries (they would double the memory of a
+    large matrix); same rule as :func:`spdgraph._kernels.po.householder.max_nonedge_residual`.
+    """
+    from spdgraph._kernels.po import blocked as _po_blocked  # imports numba: keep it lazy
+
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
+    residual = _po_blocked.nonedge_residual(m, adjacency) if m.shape[0] > 1 else 0.0
+    if residual > tolerance:
+        raise NumericalError(
+            f"partial orthogonalization left a relative residual of {residual:.3g} on a "
+            f"non-edge, above residual_tolerance={tolerance:g}; the factor is too "
+            "ill-conditioned. Use another seed or factor, or raise residual_tolerance "
+            "if you accept the loss of accuracy."
+        )
+    _po_blocked.zero_nonedges(m, adjacency)
+    return m
+
+
+@hookimpl
+def spdgraph_register_generators() -> list[GeneratorSpec]:
+    """Register ``po``."""
+    return [
+        GeneratorSpec(
+            name="po",
+            function=generate_po,
+            description=(
+                "partial orthogonalization (Córdoba et al. 2018): strong links at any "
+                "size and density"
+            ),
+            options={"residual_tolerance": RESIDUAL_TOLERANCE_OPTION},
+            accepts_factor=True,
+            batch_function=generate_po_batch,
+            # the drawn factors; per thread: L, the product, QR and check temporaries
+            work_per_matrix=1.0,
+            work_per_call=5.0 * (os.cpu_count() or 1),
+            portable=True,
+        )
+    ]

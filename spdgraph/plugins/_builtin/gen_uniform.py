@@ -1,0 +1,292 @@
+"""Built-in generator plugin: uniform correlation matrices (``uniform``, ``port_chol``).
+
+``method="uniform"`` samples the uniform distribution on the correlation
+matrices whose zeros are exactly the non-edges of a *chordal* graph, as gmat's
+``chol_mh`` / ``mh_u`` do: the lower Cholesky factor in a perfect elimination
+order keeps the graph's zeros, its rows are independent points of
+hemispheres with known densities (see :mod:`spdgraph._kernels.chol_uniform`),
+sampled by Metropolis-Hastings (``sampler="mh"``, gmat's algorithm), exactly
+(``sampler="exact"``) or, for the complete graph, by the onion method
+(``sampler="onion"``, LKJ with eta = 1).
+
+``method="port_chol"`` (gmat's ``port_chol``) accepts any graph: the factor
+is sampled as above on a chordal cover (:func:`networkx.complete_to_chordal_graph`)
+and then partially orthogonalized on the graph itself, which removes the
+fill-in edges (the PO kernel of ``method="po"``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from spdgraph._kernels import chol_uniform as ku
+from spdgraph._kernels.blas import one_blas_thread
+from spdgraph._kernels.numerics import unit_diagonal
+from spdgraph.errors import GraphError, InvalidOptionError
+from spdgraph.plugins._builtin.gen_po import (
+    DEFAULT_RESIDUAL_TOLERANCE,
+    RESIDUAL_TOLERANCE_OPTION,
+    generate_po_batch,
+)
+from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.options import OptionSpec
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+
+#: Metropolis-Hastings steps per row before the state is kept (gmat's ``h`` is 100).
+DEFAULT_BURN_IN = 500
+#: Size of a proposal: noise of standard deviation ``step / sqrt(k (1 + power))`` per
+#: coordinate of a row with ``k`` entries (acceptance about 0.4 to 0.6).
+DEFAULT_STEP = 1.5
+SAMPLERS = ("mh", "exact", "onion")
+
+
+def chordal_order(adjacency: np.ndarray) -> np.ndarray:
+    """A perfect elimination order of the graph, or a GraphError when it is not chordal."""
+    order = ku.perfect_elimination_order(adjacency)
+    if order is None:
+        raise GraphError(
+            "method 'uniform' needs a chordal graph (every cycle of 4 or more nodes has "
+            "a chord) and this graph is not chordal. Use method='port_chol' (uniform on a "
+            "chordal cover, then partial orthogonalization of the fill-in edges), or "
+            "triangulate the graph yourself with networkx.complete_to_chordal_graph(G)."
+        )
+    return order
+
+
+def _row_sampler(sampler: str, burn_in: int, step: float) -> Any:
+    """``draw(rng, k, power) -> row``: one hemisphere point with density ``x[-1]^power``."""
+
+    def mh(rng: np.random.Generator, k: int, power: float) -> np.ndarray:
+        # start: the pole coordinate at its mean under the target, a uniform direction
+        # (gmat starts uniform on the hemisphere, far from the target for long rows)
+        start = ku.exact_row((power + 1.0) / (power + k), rng.standard_normal(k - 1))
+        # the target's pole coordinate has spread about 1 / sqrt(k (1 + power))
+        noise = rng.standard_normal((burn_in, k)) * (step / np.sqrt(k * (1.0 + power)))
+        log_u = np.log(rng.random(burn_in))
+        row, _ = ku.mh_hemisphere(start, noise, log_u, power)
+        return row
+
+    def exact(rng: np.random.Generator, k: int, power: float) -> np.ndarray:
+        pole2 = rng.beta((power + 1.0) / 2.0, (k - 1) / 2.0)
+        return ku.exact_row(pole2, rng.standard_normal(k - 1))
+
+    return mh if sampler == "mh" else exact
+
+
+def uniform_lower(
+    pa: list[np.ndarray], powers: np.ndarray, rng: np.random.Generator, draw: Any
+) -> np.ndarray:
+    """The lower Cholesky factor (in elimination order) of one uniform correlation matrix."""
+    rows = []
+    for r, parents in enumerate(pa):
+        k = parents.size + 1
+        rows.append(np.ones(1) if k == 1 else draw(rng, k, powers[r]))
+    return ku.assemble_lower(pa, rows)
+
+
+def _onion(p: int, rng: np.random.Generator) -> np.ndarray:
+    """One uniform ``p x p`` correlation matrix by the onion method (LKJ, eta = 1)."""
+    if p == 1:
+        return np.ones((1, 1))
+    b = 1.0 + (p - 2) / 2.0
+    r12 = rng.beta(b, b)
+    ys = np.empty(p - 2)
+    normals = []
+    for k in range(2, p):
+        ys[k - 2] = rng.beta(k / 2.0, b - (k - 1) / 2.0)
+        normals.append(rng.standard_normal(k))
+    with one_blas_thread():
+        return ku.onion_correlation(r12, ys, normals)
+
+
+def _node_order(lower: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``F`` with ``F[order[r], order[c]] = lower[r, c]``: ``F F^T`` in node order."""
+    factor = np.empty_like(lower)
+    factor[np.ix_(order, order)] = lower
+    return factor
+
+
+def _correlation(factor: np.ndarray, adjacency: np.ndarray) -> np.ndarray:
+    """``F F^T`` made exactly symmetric, unit diagonal, exact ``+0.0`` on non-edges."""
+    with one_blas_thread():
+        m = factor @ factor.T
+    m = unit_diagonal((m + m.T) / 2.0)
+    nonedge = ~adjacency
+    np.fill_diagonal(nonedge, False)
+    m[nonedge] = 0.0
+    return m
+
+
+def _check_onion(adjacency: np.ndarray, sampler: str, method: str) -> None:
+    p = adjacency.shape[0]
+    if sampler == "onion" and np.count_nonzero(adjacency) != p * (p - 1):
+        raise InvalidOptionError(
+            f"sampler='onion' of method {method!r} samples complete graphs only (the onion "
+            "method has no zeros); use sampler='mh' or sampler='exact' for this graph."
+        )
+
+
+def generate_uniform_batch(
+    adjacency: np.ndarray,
+    *,
+    rngs: Sequence[np.random.Generator],
+    entries: EntrySampler,
+    sampler: str = "mh",
+    burn_in: int = DEFAULT_BURN_IN,
+    step: float = DEFAULT_STEP,
+) -> np.ndarray:
+    """Uniform correlation matrices Markov to a chordal graph, matrix ``k`` from ``rngs[k]``.
+
+    ``entries`` is not used: the distribution is fixed (uniform). Raises
+    :class:`~spdgraph.errors.GraphError` for a non-chordal graph.
+    """
+    del entries  # the target distribution is fixed
+    adjacency = np.asarray(adjacency, dtype=bool)
+    p = adjacency.shape[0]
+    _check_onion(adjacency, sampler, "uniform")
+    order = chordal_order(adjacency)
+    pa, powers = ku.earlier_neighbours(adjacency, order)
+    draw = _row_sampler(sampler, burn_in, step)
+    out = np.empty((len(rngs), p, p))
+    with one_blas_thread():  # once for the block: the same bits on any thread setting
+        for k, rng in enumerate(rngs):
+            if sampler == "onion":
+                out[k] = _onion(p, rng)
+            else:
+                factor = _node_order(uniform_lower(pa, powers, rng, draw), order)
+                out[k] = _correlation(factor, adjacency)
+    return out
+
+
+def generate_uniform(
+    adjacency: np.ndarray, *, rng: np.random.Generator, entries: EntrySampler, **options: Any
+) -> np.ndarray:
+    """One uniform correlation matrix (see :func:`generate_uniform_batch`)."""
+    return generate_uniform_batch(adjacency, rngs=[rng], entries=entries, **options)[0]
+
+
+def chordal_cover(adjacency: np.ndarray, triangulation: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(cover, order)``: a chordal cover of the graph and a perfect elimination order of it.
+
+    ``triangulation="min_degree"``: the elimination game with the minimum-degree
+    heuristic (:func:`spdgraph._kernels.chordal.min_degree_triangulation`);
+    ``"networkx"``: :func:`networkx.complete_to_chordal_graph` (MCS-M, a minimal
+    triangulation; slow above a few hundred nodes). A chordal graph is its own cover.
+    """
+    order = ku.perfect_elimination_order(adjacency)
+    if order is not None:
+        return adjacency, order
+    if triangulation == "min_degree":
+        return ku.min_degree_triangulation(adjacency)
+    import networkx as nx
+
+    graph = nx.from_numpy_array(adjacency.astype(np.int8))
+    cover_graph, _ = nx.complete_to_chordal_graph(graph)
+    cover = nx.to_numpy_array(cover_graph, nodelist=range(adjacency.shape[0]), dtype=bool)
+    return cover, chordal_order(cover)
+
+
+def generate_port_chol_batch(
+    adjacency: np.ndarray,
+    *,
+    rngs: Sequence[np.random.Generator],
+    entries: EntrySampler,
+    sampler: str = "mh",
+    burn_in: int = DEFAULT_BURN_IN,
+    step: float = DEFAULT_STEP,
+    residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
+    triangulation: str = "min_degree",
+) -> np.ndarray:
+    """gmat's ``port_chol``: a uniform factor on a chordal cover, then PO on the graph.
+
+    The factor ``F`` (``F F^T`` uniform on the cover's correlation matrices,
+    rows in node order) is partially orthogonalized by the kernel of
+    ``method="po"``; the non-edges of the graph are exact zeros, the fill-in
+    edges of the cover become zeros that way.
+    """
+    adjacency = np.asarray(adjacency, dtype=bool)
+    p = adjacency.shape[0]
+    if sampler == "onion":
+        raise InvalidOptionError(
+            "method 'port_chol' takes sampler='mh' or sampler='exact'; the onion method "
+            "is method='uniform' on a complete graph."
+        )
+    cover, order = chordal_cover(adjacency, triangulation)
+    pa, powers = ku.earlier_neighbours(cover, order)
+    draw = _row_sampler(sampler, burn_in, step)
+    factors = np.empty((len(rngs), p, p))
+    for k, rng in enumerate(rngs):
+        factors[k] = _node_order(uniform_lower(pa, powers, rng, draw), order)
+    return generate_po_batch(
+        adjacency,
+        rngs=None,
+        entries=entries,
+        factors=factors,
+        residual_tolerance=residual_tolerance,
+    )
+
+
+def generate_port_chol(
+    adjacency: np.ndarray, *, rng: np.random.Generator, entries: EntrySampler, **options: Any
+) -> np.ndarray:
+    """One ``port_chol`` matrix (see :func:`generate_port_chol_batch`)."""
+    return generate_port_chol_batch(adjacency, rngs=[rng], entries=entries, **options)[0]
+
+
+def _chain_options(samplers: tuple[str, ...]) -> dict[str, OptionSpec]:
+    return {
+        "sampler": OptionSpec(
+            "mh",
+            str,
+            choices=samplers,
+            doc="mh: gmat's Metropolis-Hastings; exact: independent rows; onion: LKJ",
+        ),
+        "burn_in": OptionSpec(
+            DEFAULT_BURN_IN, int, low=0, doc="Metropolis-Hastings steps per row (sampler='mh')"
+        ),
+        "step": OptionSpec(
+            DEFAULT_STEP,
+            float,
+            low=0.0,
+            low_inclusive=False,
+            high=10.0,
+            doc="angular size of a Metropolis-Hastings proposal (sampler='mh')",
+        ),
+    }
+
+
+@hookimpl
+def spdgraph_register_generators() -> list[GeneratorSpec]:
+    """Register ``uniform`` and ``port_chol``."""
+    port_options: dict[str, OptionSpec] = _chain_options(("mh", "exact"))
+    port_options["residual_tolerance"] = RESIDUAL_TOLERANCE_OPTION
+    port_options["triangulation"] = OptionSpec(
+        "min_degree",
+        str,
+        choices=("min_degree", "networkx"),
+        doc="chordal cover: minimum-degree elimination or networkx.complete_to_chordal_graph",
+    )
+    return [
+        GeneratorSpec(
+            name="uniform",
+            function=generate_uniform,
+            description="uniform on correlation matrices of a chordal graph (gmat chol_mh)",
+            options=_chain_options(SAMPLERS),
+            batch_function=generate_uniform_batch,
+            work_per_matrix=0.0,
+            work_per_call=3.0,  # the factor, the product and its transpose sum
+        ),
+        GeneratorSpec(
+            name="port_chol",
+            function=generate_port_chol,
+            description="uniform on a chordal cover, then PO of the fill-in (gmat port_chol)",
+            options=port_options,
+            batch_function=generate_port_chol_batch,
+            work_per_matrix=1.0,  # the factors
+            work_per_call=1.0 + 5.0 * (os.cpu_count() or 1),  # the PO kernel's
+        ),
+    ]

@@ -1,0 +1,168 @@
+"""Plain data types shared by the core, the hooks and the plugins."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+__all__ = ["DAG", "EntrySampler", "Generator", "GeneratorSpec", "GraphData"]
+
+
+class EntrySampler(Protocol):
+    """Draws the random entries a generator needs.
+
+    ``entries(rng, shape)`` returns a float64 array of the given shape drawn
+    from the distribution the user chose with ``sample(entries=...)``, using
+    only the given :class:`numpy.random.Generator`.
+    """
+
+    def __call__(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class GraphData:
+    """Canonical form of an undirected graph, as returned by adapters.
+
+    Parameters
+    ----------
+    adjacency
+        Boolean ``(p, p)`` array, symmetric, with a ``False`` diagonal:
+        ``adjacency[i, j]`` is True when nodes ``i`` and ``j`` are linked.
+    labels
+        The ``p`` node labels, in the order of the rows of ``adjacency``.
+    directed
+        For a directed acyclic graph (what ``spdgraph_adapt_dag`` returns):
+        the boolean ``(p, p)`` array with ``directed[i, j]`` True for the edge
+        ``i -> j``; then ``adjacency`` is its skeleton as returned by an
+        adapter, and the zero pattern of the matrices once the core has
+        adapted it for a ``kind``. None for an undirected graph.
+    """
+
+    adjacency: np.ndarray
+    labels: Sequence[Hashable]
+    directed: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class DAG:
+    """Marks a graph as directed acyclic, for the DAG-capable methods (``method="dag"``).
+
+    A ``networkx.DiGraph`` or a directed ``igraph.Graph`` is directed by its
+    type; an adjacency array is not, so it must be wrapped: ``DAG(array)``
+    reads ``array[i, j] != 0`` as the edge ``i -> j`` (e.g. a strictly upper
+    triangular array after a topological order). Wrapping a directed graph
+    object is allowed too. Methods that are not DAG-capable refuse a DAG.
+
+    Parameters
+    ----------
+    graph
+        A directed graph object some ``spdgraph_adapt_dag`` adapter recognises.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spdgraph
+    >>> da = spdgraph.sample(spdgraph.DAG(np.triu(np.ones((3, 3)), 1)), "dag", seed=1)
+    >>> da["dag"].values.astype(int).tolist()
+    [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
+    """
+
+    graph: object
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    """A named generator strategy, registered by a plugin (also ``spdgraph.Generator``).
+
+    Named ``GeneratorSpec`` so that it cannot be confused with
+    :class:`numpy.random.Generator`, which appears in the same signatures;
+    ``spdgraph.Generator`` is the same class.
+
+    Parameters
+    ----------
+    name
+        The value users pass as ``spdgraph.sample(..., method=name)``.
+    function
+        ``function(adjacency, *, rng, entries, **options) -> ndarray`` returns
+        one ``(p, p)`` float64 matrix for the boolean adjacency, drawing all
+        randomness from ``rng`` (a :class:`numpy.random.Generator`) and its
+        random entries through ``entries(rng, shape)``. When
+        ``accepts_factor`` is true, it also receives ``factor=`` (a ``(p, p)``
+        array or None).
+    description
+        One line shown by :func:`spdgraph.methods`.
+    options
+        The method options the generator accepts: each name mapped to an
+        :class:`spdgraph.OptionSpec` (default, type, range or choices, doc)
+        or, as before, to a plain default (then a bool, int, float or str
+        default fixes the type, anything else is unchecked). The core checks
+        every option a user passes against it, and rejects unknown names,
+        before any work is done.
+    accepts_factor
+        Whether the generator understands an explicit initial ``factor``.
+    batch_function
+        Optional ``batch_function(adjacency, *, rngs, entries, factors,
+        **options) -> ndarray`` computing a whole ``(n, p, p)`` stack at once
+        (``rngs`` is a list of n generators, one per matrix; ``factors`` an
+        ``(n, p, p)`` array or None). Matrix ``k`` must depend only on
+        ``rngs[k]`` (or ``factors[k]``) so that results do not depend on the
+        batch size. When absent, the core calls ``function`` once per matrix.
+    accepts_dag
+        Whether the generator takes a directed acyclic graph instead of an
+        undirected one. The core then adapts the graph with the
+        ``spdgraph_adapt_dag`` hook and passes ``dag=`` (the boolean
+        ``directed`` array, ``dag[i, j]`` for ``i -> j``) and ``kind=``
+        (``"covariance"`` or ``"precision"``) to the generator; the
+        ``adjacency`` it gets, and that its matrices are checked against, is
+        the pattern of that kind: the moral graph for a precision, the pairs
+        with a common ancestor for a covariance. Other generators never see a
+        directed graph.
+    portable
+        Whether the generator supports ``spdgraph.sample(..., portable=True)``:
+        it then gets ``portable=True`` and must return the same bits on every
+        CPU (no BLAS/LAPACK, no fastmath, no SIMD-dispatched transcendental
+        functions on the path that determines the values; see
+        ``docs/reproducibility.md``). A generator without it is refused in
+        portable mode.
+    work_per_matrix, work_per_call
+        The generator's working memory, in ``p x p`` float64 arrays: held for
+        every matrix of a batch (e.g. the drawn factors) and once per call
+        (its temporaries), besides the matrices it returns. The core's memory
+        guard adds them to its own needs before any allocation.
+    """
+
+    name: str
+    function: Callable[..., np.ndarray]
+    description: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    accepts_factor: bool = False
+    batch_function: Callable[..., np.ndarray] | None = None
+    work_per_matrix: float = 0.0
+    work_per_call: float = 2.0
+    accepts_dag: bool = False
+    portable: bool = False
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Every option's default: what the generator gets when the user passes none.
+
+        Examples
+        --------
+        >>> import spdgraph
+        >>> gen, _ = spdgraph.plugins.find_generator("po")
+        >>> gen.defaults
+        {'residual_tolerance': 1e-08}
+        """
+        from spdgraph.plugins.options import OptionSpec
+
+        return {
+            name: spec.default if isinstance(spec, OptionSpec) else spec
+            for name, spec in self.options.items()
+        }
+
+
+#: The plugin record under its first name (``spdgraph.Generator``).
+Generator = GeneratorSpec

@@ -1,0 +1,33 @@
+"""Sampling: one :func:`spdgraph.sample` call, from its arguments to a labelled DataArray.
+
+How a call travels: ``_core.sample`` asks ``_request.build_request`` for one checked
+``SampleRequest`` (every argument, the options against their declarations, the
+memory guard from the node count, the graph adapted once by ``_adapt`` or
+``_adapt_dag``, the seed root or the explicit factors); the eager path (``_core``)
+or the lazy one (``_lazy``, dask, one task per chunk) runs ``_engine.generate_block``
+(generate, check, normalize, control a block); ``_output`` labels the values.
+``_groups`` samples a list of related graphs, ``_entries`` resolves entry samplers,
+``_memory`` is the memory model, ``_progress`` the progress bars.
+
+Interface for the rest of the package: ``sample``, ``methods``, ``adapt_graph``
+(public as ``spdgraph.*``), ``Progress``, ``PROGRESS_DELAY``, ``stderr_is_tty``,
+``ACHIEVED_SPECTRUM``, ``require_dask``, ``group_seed``.
+"""
+
+from spdgraph.sampling._core import adapt_graph, methods, sample
+from spdgraph.sampling._groups import group_seed
+from spdgraph.sampling._lazy import require_dask
+from spdgraph.sampling._output import ACHIEVED_SPECTRUM
+from spdgraph.sampling._progress import PROGRESS_DELAY, Progress, stderr_is_tty
+
+__all__ = [
+    "ACHIEVED_SPECTRUM",
+    "PROGRESS_DELAY",
+    "Progress",
+    "adapt_graph",
+    "group_seed",
+    "methods",
+    "require_dask",
+    "sample",
+    "stderr_is_tty",
+]

@@ -1,0 +1,236 @@
+"""The engine: generate, validate, normalize and control one block of matrices.
+
+A block is the unit of work that an eager call, a chunk of a dask array or a
+worker process computes: ``(n, p, p)`` matrices from one generator, matrix
+``k`` from its own random stream (or its own explicit factor). Whoever wrote
+the generator, the engine checks every matrix it returns (shape, dtype,
+finiteness, exact symmetry, exact zeros, positive definiteness) and names the
+plugin when a check fails.
+
+Both the eager path (:mod:`spdgraph.sampling._core`) and the lazy path
+(:mod:`spdgraph.sampling._lazy`) import this module; it imports neither of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from spdgraph._kernels.blas import one_blas_thread
+from spdgraph._kernels.numerics import (
+    MAX_SCALED_CONDITION,
+    Violation,
+    find_violation,
+    unit_diagonal,
+)
+from spdgraph.errors import GeneratorOutputError, written
+from spdgraph.plugins.types import GeneratorSpec, GraphData
+from spdgraph.spectrum import control_spectrum
+
+if TYPE_CHECKING:
+    from spdgraph.sampling._request import SampleRequest
+
+__all__ = ["Block", "generate_block", "validate_matrix"]
+
+
+def validate_matrix(
+    m: object,
+    adjacency: np.ndarray,
+    k: int,
+    gen: GeneratorSpec,
+    plugin: str,
+    *,
+    check_pd: bool = True,
+) -> np.ndarray:
+    """Check matrix ``k`` a generator returned; raise GeneratorOutputError naming the plugin.
+
+    With ``check_pd`` the matrix must also be numerically positive definite:
+    Cholesky succeeds and its scaled condition number is at most
+    :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION` (the same verdict on every
+    machine for every matrix clearly on one side of that bound).
+    """
+    who = f"generator {gen.name!r} (plugin {plugin!r})"
+    p = adjacency.shape[0]
+    if not isinstance(m, np.ndarray):
+        raise GeneratorOutputError(f"{who} returned {type(m).__name__}, not a numpy array.")
+    if m.shape != (p, p):
+        raise GeneratorOutputError(
+            f"{who} returned shape {m.shape} for matrix {k}, expected ({p}, {p})."
+        )
+    if m.dtype != np.float64:
+        raise GeneratorOutputError(f"{who} returned dtype {m.dtype}, expected float64.")
+    violation = find_violation(
+        m, adjacency, check_pd=check_pd, condition_bound=MAX_SCALED_CONDITION
+    )
+    if violation is None and not check_pd:
+        # positive, normal-sized diagonal entries: the unit-diagonal scaling needs them
+        diag = np.diagonal(m)
+        small = np.flatnonzero(~(diag >= np.finfo(np.float64).tiny))
+        if small.size:
+            i = int(small[0])
+            violation = Violation("small_diagonal", 0, i, i, float(diag[i]))
+    if violation is None:
+        return m
+    i, j = violation.i, violation.j
+    if violation.problem == "nonfinite":
+        raise GeneratorOutputError(f"{who} returned non-finite values in matrix {k}.")
+    if violation.problem == "asymmetric":
+        raise GeneratorOutputError(
+            f"{who} returned matrix {k} that is not exactly symmetric "
+            f"([{i}, {j}] = {written(violation.value)} but "
+            f"[{j}, {i}] = {written(violation.other)}); symmetrize with (M + M.T) / 2."
+        )
+    if violation.problem == "nonzero":
+        raise GeneratorOutputError(
+            f"{who} returned matrix {k} with a non-zero entry {written(violation.value)} at "
+            f"[{i}, {j}], which is not an edge of the graph; non-edges must be exactly 0."
+        )
+    if violation.problem == "small_diagonal":
+        raise GeneratorOutputError(
+            f"{who} returned matrix {k} that is not positive definite in double precision: "
+            f"diagonal entry {written(violation.value)} at [{i}, {i}]; diagonal entries must be "
+            f"positive and of normal size (at least {np.finfo(np.float64).tiny:g})."
+        )
+    if violation.problem == "ill_conditioned":
+        raise GeneratorOutputError(
+            f"{who} returned matrix {k} that is numerically singular: its scaled condition "
+            f"number is about {violation.value:.3g}, above the {MAX_SCALED_CONDITION:g} "
+            "spdgraph certifies (positive definiteness would depend on rounding). Use a "
+            "sparser graph or options that give a better-conditioned matrix."
+        )
+    raise GeneratorOutputError(
+        f"{who} returned matrix {k} that is not positive definite (Cholesky failed)."
+    )
+
+
+def _check_block(
+    block: np.ndarray, adjacency: np.ndarray, gen: GeneratorSpec, plugin: str, *, check_pd: bool
+) -> None:
+    """Check every matrix of a block, a few at a time; name the first bad one."""
+    n, p = block.shape[0], adjacency.shape[0]
+    # checked a few matrices at a time (one call per group: small matrices are
+    # dominated by per-call overhead); a failing group is re-checked matrix by
+    # matrix for the message naming the first bad one
+    step = max(1, (1 << 18) // max(p * p, 1))  # ~2 MB: the check passes stay in cache
+    for k0 in range(0, n, step):
+        group = block[k0 : k0 + step]
+        if group.dtype == np.float64:
+            found = (
+                find_violation(
+                    group, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION
+                )
+                if check_pd
+                else find_violation(group, adjacency, check_pd=False)
+            )
+            if found is None and (check_pd or _diagonals_ok(group)):
+                continue
+        for k in range(k0, min(n, k0 + step)):
+            validate_matrix(block[k], adjacency, k, gen, plugin, check_pd=check_pd)
+
+
+def _diagonals_ok(group: np.ndarray) -> bool:
+    return bool(np.all(np.diagonal(group, axis1=-2, axis2=-1) >= np.finfo(np.float64).tiny))
+
+
+def _call_batch(
+    graph: GraphData,
+    gen: GeneratorSpec,
+    plugin: str,
+    n: int,
+    factor_kw: dict[str, Any],
+    check_pd: bool,
+    **kwargs: Any,
+) -> np.ndarray:
+    adjacency = graph.adjacency
+    p = adjacency.shape[0]
+    assert gen.batch_function is not None
+    out = gen.batch_function(adjacency.copy(), **factor_kw, **kwargs)
+    if not isinstance(out, np.ndarray) or out.shape != (n, p, p):
+        raise GeneratorOutputError(
+            f"generator {gen.name!r} (plugin {plugin!r}) batch function returned "
+            f"{getattr(out, 'shape', type(out).__name__)}, expected ({n}, {p}, {p})."
+        )
+    _check_block(out, adjacency, gen, plugin, check_pd=check_pd)
+    return out
+
+
+@dataclass(frozen=True)
+class Block:
+    """What :func:`generate_block` returns: ``(n, p, p)`` values, and with a spectrum
+    target the achieved extreme eigenvalues per matrix (else None)."""
+
+    values: np.ndarray
+    lmin: np.ndarray | None = None
+    lmax: np.ndarray | None = None
+
+
+def generate_block(
+    request: SampleRequest,
+    *,
+    rngs: Sequence[np.random.Generator] | None,
+    factors: np.ndarray | None,
+) -> Block:
+    """Generate, validate, (optionally) normalize and control an ``(n, p, p)`` block.
+
+    ``request`` (:class:`~spdgraph.sampling._request.SampleRequest`) says what to
+    make; ``rngs`` has one generator per matrix of this block (or ``factors`` one
+    factor per matrix), so that the eager path (the whole stack) and the lazy path
+    (one chunk) call the same function with the same request. The spectrum targets
+    are applied by :func:`spdgraph.spectrum.control_spectrum` after the
+    normalization, and the achieved extreme eigenvalues come back in the
+    :class:`Block` (computed once, however the block was made). A DAG-capable
+    generator also gets ``dag=`` (the directed adjacency) and ``kind=``.
+
+    Every generator, built-in or plugin, runs with BLAS held at one thread, and
+    every matrix is proved positive definite in the form it is returned (after
+    the normalization and any spectrum control): Cholesky succeeds and the
+    scaled condition number is at most
+    :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION`.
+    """
+    graph, gen, plugin, entries = request.graph, request.gen, request.plugin, request.entries
+    options: Mapping[str, Any] = request.options
+    normalize, kind = request.normalize, request.kind
+    min_eigenvalue, condition_number = request.min_eigenvalue, request.condition_number
+    adjacency = graph.adjacency
+    if gen.accepts_dag:
+        options = {**options, "dag": graph.directed, "kind": kind}
+    p = adjacency.shape[0]
+    n = len(factors) if factors is not None else len(rngs or ())
+    controlled = min_eigenvalue is not None or condition_number is not None
+    # the generator's own output is proved PD before a spectrum control changes it;
+    # otherwise once, on the final (normalized) form
+    pd_now = controlled or not normalize
+    with one_blas_thread():  # the same bits whatever the user's BLAS thread settings
+        if gen.batch_function is not None:
+            factor_kw = {"factors": factors} if gen.accepts_factor else {}
+            block = _call_batch(
+                graph, gen, plugin, n, factor_kw, pd_now, rngs=rngs, entries=entries, **options
+            )
+        else:
+            block = np.empty((n, p, p), dtype=np.float64)
+            for k in range(n):
+                kw: dict[str, Any] = {}
+                if gen.accepts_factor:
+                    kw["factor"] = None if factors is None else factors[k].copy()
+                rng = None if rngs is None else rngs[k]
+                m = gen.function(adjacency.copy(), rng=rng, entries=entries, **kw, **options)
+                block[k] = validate_matrix(m, adjacency, k, gen, plugin, check_pd=False)
+            if pd_now:
+                _check_block(block, adjacency, gen, plugin, check_pd=True)
+        if normalize and n:
+            block = unit_diagonal(block, out=block)  # the engine owns the block
+            if not controlled:
+                _check_block(block, adjacency, gen, plugin, check_pd=True)
+        if controlled:
+            # control_spectrum proves its own output positive definite
+            block, lmin, lmax = control_spectrum(
+                block,
+                normalized=normalize,
+                min_eigenvalue=min_eigenvalue,
+                condition_number=condition_number,
+            )
+            return Block(block, lmin, lmax)
+    return Block(block)

@@ -1,0 +1,138 @@
+"""Memory guard: refuse a request that cannot fit before any large allocation.
+
+:func:`estimate_bytes` is the core's model of the peak memory of one
+:func:`spdgraph.sample` call, from the node count ``p`` and the request
+alone (so it runs before the graph is adapted to a dense adjacency):
+
+* the graph: ``GRAPH_BYTES_PER_ENTRY`` bytes per adjacency entry (the
+  boolean ``p x p`` adjacency, its transpose check and the copies the
+  generators get);
+* per matrix in flight: its output, the generator's ``work_per_matrix``
+  arrays, two more for the unit-diagonal rescaling (``normalize=True``) and
+  two more for a spectrum target;
+* per block in flight: the generator's ``work_per_call`` arrays and
+  ``VALIDATION_ARRAYS`` for the output checks (Cholesky);
+
+each array ``p x p`` float64 (8 bytes per entry). An eager call has one
+block of ``size`` matrices in flight; a lazy call (``chunks=c``) as many
+blocks of ``c`` matrices as dask's threaded scheduler runs at once (one per
+core). ``kind`` changes nothing (it only names the output).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+from spdgraph.errors import TooLargeError
+
+__all__ = ["MemoryNeed", "available_memory", "check_memory", "estimate_bytes"]
+
+#: Bytes per adjacency entry: boolean adjacency, transpose check, generator copies.
+GRAPH_BYTES_PER_ENTRY = 4
+#: p x p float64 arrays the core's output checks need per block (Cholesky copy and
+#: factor, kept while the scaled condition number is estimated).
+VALIDATION_ARRAYS = 3
+#: Kept for callers of the old signature: float64 arrays per matrix.
+WORK_ARRAYS_PER_MATRIX = 4
+
+
+def available_memory() -> int | None:
+    """Bytes the machine can still give (``MemAvailable``), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """What one request needs: ``matrices`` in flight at once and their bytes.
+
+    ``one_matrix_per_entry`` is the bytes per adjacency entry of the same
+    request for a single matrix (what bounds ``p`` on this machine).
+    """
+
+    p: int
+    matrices: int
+    bytes: int
+    one_matrix_per_entry: float = 0.0
+
+
+def estimate_bytes(
+    p: int,
+    n: int,
+    *,
+    chunks: int | None = None,
+    normalize: bool = True,
+    targets: bool = False,
+    work_per_matrix: float = 1.0,
+    work_per_call: float = 2.0,
+    workers: int | None = None,
+) -> MemoryNeed:
+    """Peak bytes of sampling ``n`` matrices on ``p`` nodes (see the module docstring).
+
+    Examples
+    --------
+    >>> need = estimate_bytes(1000, 1)
+    >>> need.matrices, round(need.bytes / 2**20)
+    (1, 72)
+    """
+    per_call = work_per_call + VALIDATION_ARRAYS
+    per_matrix = 1 + work_per_matrix + 2 * normalize + 2 * targets
+    one = GRAPH_BYTES_PER_ENTRY + 8 * (per_matrix + per_call)
+    if chunks is None or n == 0:
+        blocks, per_block = (1 if n else 0), n
+    else:
+        per_block = min(n, chunks)
+        blocks = min(math.ceil(n / per_block), workers or os.cpu_count() or 1)
+    matrices = blocks * per_block
+    arrays = matrices * per_matrix + blocks * per_call
+    return MemoryNeed(p, matrices, int(p * p * (GRAPH_BYTES_PER_ENTRY + 8 * arrays)), one)
+
+
+def check_memory(
+    n: int,
+    p: int,
+    arrays_per_matrix: float | None = None,
+    *,
+    need: MemoryNeed | None = None,
+    advice: str = "",
+) -> None:
+    """Raise :class:`TooLargeError` if the request will not fit in available memory.
+
+    ``need`` is an :func:`estimate_bytes` result; without it the old model
+    (``arrays_per_matrix`` float64 arrays for each of ``n`` matrices) is used.
+    """
+    if need is None:
+        per = WORK_ARRAYS_PER_MATRIX if arrays_per_matrix is None else arrays_per_matrix
+        need = MemoryNeed(p, n, int(n * p * p * 8 * per), 8.0 * per)
+    available = available_memory()
+    if available is None or need.bytes <= available:
+        return
+    what = f"{need.matrices} matrices" if need.matrices != 1 else "1 matrix"
+    verb = "need" if need.matrices != 1 else "needs"
+    raise TooLargeError(
+        f"{what} of {p} x {p} in memory at once {verb} about {_gib(need.bytes)} of working "
+        f"memory but only {_gib(available)} is available; "
+        + (advice or "ask for fewer matrices per call (a smaller size, or chunks with dask)")
+        + f". On this machine p can be at most about {_largest_p(need, available):,} for one "
+        "matrix at a time."
+    )
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:,.1f} GiB"
+
+
+def _largest_p(need: MemoryNeed, available: int) -> int:
+    """Largest p whose one-matrix need fits, at this request's bytes per entry."""
+    return math.isqrt(int(available / max(need.one_matrix_per_entry, 1.0)))

@@ -1,0 +1,327 @@
+"""One sampling request, checked whole before any heavy work.
+
+:func:`build_request` turns the arguments of :func:`spdgraph.sample` into a
+:class:`SampleRequest`: every option checked (cheap checks first), the graph
+adapted, the generator found, the seed root or explicit factors fixed, and
+the memory the request needs compared with what the machine has. The eager
+and lazy paths then only execute it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from spdgraph._kernels.numerics import canonical_kind
+from spdgraph._version import __version__
+from spdgraph.errors import FactorError, InvalidOptionError, written
+from spdgraph.plugins import find_generator, generators
+from spdgraph.plugins.options import check_options
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
+from spdgraph.sampling._adapt import adapt_graph, count_nodes
+from spdgraph.sampling._adapt_dag import adapt_dag, refuse_dag
+from spdgraph.sampling._entries import resolve_entries
+from spdgraph.sampling._lazy import check_chunks
+from spdgraph.sampling._memory import check_memory, estimate_bytes
+from spdgraph.sampling._output import json_options
+from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
+from spdgraph.spectrum import check_targets
+
+__all__ = ["SampleRequest", "build_request"]
+
+
+@dataclass(frozen=True)
+class SampleRequest:
+    """Everything one :func:`spdgraph.sample` call computes, checked.
+
+    ``n`` matrices (``stacked`` unless ``size`` was None) of ``kind`` on
+    ``graph``, by ``gen`` of ``plugin`` with the merged ``options``; matrix
+    ``k`` from child ``k`` of ``root`` or from ``factors[k]``; ``chunks``
+    None for the eager path, else matrices per dask chunk. ``attrs`` is the
+    provenance the output carries.
+    """
+
+    graph: GraphData
+    gen: GeneratorSpec
+    plugin: str
+    kind: str
+    n: int
+    stacked: bool
+    normalize: bool
+    entries: EntrySampler
+    options: dict[str, Any]
+    min_eigenvalue: float | None
+    condition_number: float | None
+    chunks: int | None
+    root: np.random.SeedSequence | None
+    factors: np.ndarray | None
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    def rngs(self) -> list[np.random.Generator] | None:
+        """One generator per matrix (None with explicit factors)."""
+        from spdgraph.seeds import child_generator
+
+        if self.root is None:
+            return None
+        return [child_generator(self.root, k) for k in range(self.n)]
+
+
+def build_request(
+    graph: object,
+    method: object,
+    *,
+    size: object,
+    seed: SeedLike,
+    kind: object,
+    normalize: object,
+    entries: object,
+    factor: object,
+    min_eigenvalue: object,
+    condition_number: object,
+    negative_share: object,
+    chunks: object,
+    method_options: Mapping[str, Any],
+    portable: object = False,
+) -> SampleRequest:
+    """Check every argument of :func:`spdgraph.sample` and return the request."""
+    # 1. cheap argument checks, before any heavy work
+    portable = _check_portable(portable)
+    kind = _check_kind(kind)
+    size = _check_size(size)
+    normalize = _check_normalize(normalize)
+    sampler, entries_label = resolve_entries(entries, negative_share)
+    eps, k0 = check_targets(min_eigenvalue, condition_number, normalize)
+    gen, plugin = find_generator(method)
+    options = check_options(method_options, gen.options, gen.name, plugin)
+    chunk_size = check_chunks(chunks)
+    _check_factor_use(gen, factor, negative_share)
+    if portable:
+        _check_portable_use(gen, plugin, eps, k0)
+    # 2. the memory the request needs, from the node count, before any p x p array
+    memory = _MemoryCheck(gen, size, factor, chunk_size, normalize, eps or k0)
+    counted = count_nodes(graph)
+    if counted is not None:
+        memory.check(counted)
+    # 3. the graph (directed acyclic for the DAG-capable methods only)
+    if gen.accepts_dag:
+        graph_data = adapt_dag(graph, kind, gen.name)
+    else:
+        refuse_dag(
+            graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag)
+        )
+        graph_data = adapt_graph(graph)
+    p = graph_data.adjacency.shape[0]
+    if counted != p:  # no count (an adapter plugin without the hook), or a plugin
+        memory.check(p)  # adapting a type differently: check right after adapting
+    # 4. random streams or factors
+    attrs = _provenance(gen.name, options, plugin, kind, normalize, eps, k0)
+    attrs["portable"] = int(portable)
+    if portable:
+        options = {**options, "portable": True}  # the generator's own switch
+    factors: np.ndarray | None = None
+    root: np.random.SeedSequence | None = None
+    if factor is not None:
+        factors, n, stacked = _check_factor(factor, p, size)
+        attrs["factor"] = "given"
+        attrs["seed"] = "none (explicit factor)"
+    else:
+        n, stacked = (1 if size is None else size), size is not None
+        root = seed_sequence(seed)
+        attrs["entries"] = entries_label
+        if negative_share is not None:
+            attrs["negative_share"] = float(negative_share)  # type: ignore[arg-type]
+        attrs.update(seed_attrs(root))
+    return SampleRequest(
+        graph=graph_data,
+        gen=gen,
+        plugin=plugin,
+        kind=kind,
+        n=n,
+        stacked=stacked,
+        normalize=normalize,
+        entries=sampler,
+        options=options,
+        min_eigenvalue=eps,
+        condition_number=k0,
+        chunks=chunk_size,
+        root=root,
+        factors=factors,
+        attrs=attrs,
+    )
+
+
+def _provenance(
+    name: str,
+    options: Mapping[str, Any],
+    plugin: str,
+    kind: str,
+    normalize: bool,
+    eps: float | None,
+    k0: float | None,
+) -> dict[str, Any]:
+    attrs: dict[str, Any] = {
+        "method": name,
+        "method_options": json_options(options),
+        "plugin": plugin,
+        "kind": kind,
+        "normalize": int(normalize),
+        "spdgraph_version": __version__,
+    }
+    if eps is not None:
+        attrs["min_eigenvalue_target"] = eps
+    if k0 is not None:
+        attrs["condition_number_target"] = k0
+    return attrs
+
+
+@dataclass(frozen=True)
+class _MemoryCheck:
+    """The memory guard of one request, run as soon as the node count is known."""
+
+    gen: GeneratorSpec
+    size: int | None
+    factor: object
+    chunks: int | None
+    normalize: bool
+    targets: object
+
+    def check(self, p: int) -> None:
+        n = 1 if self.size is None else self.size
+        factor: Any = self.factor
+        if self.size is None and factor is not None and np.ndim(factor) == 3:
+            n = int(np.shape(factor)[0])  # a stack of explicit factors
+        need = estimate_bytes(
+            p,
+            n,
+            chunks=self.chunks,
+            normalize=self.normalize,
+            targets=self.targets is not None,
+            work_per_matrix=self.gen.work_per_matrix,
+            work_per_call=self.gen.work_per_call,
+        )
+        if need.matrices > 1:
+            advice = (
+                "ask for fewer matrices at once: a smaller size, or chunks=c with dask "
+                "(c matrices per task)"
+            )
+        else:
+            advice = f"even one {p} x {p} matrix does not fit: use a graph with fewer nodes" + (
+                "" if self.gen.name == "dd" else " (method='dd' needs the least memory)"
+            )
+        check_memory(n, p, need=need, advice=advice)
+
+
+def _check_factor_use(gen: GeneratorSpec, factor: object, negative_share: object) -> None:
+    if factor is not None and not gen.accepts_factor:
+        explicit = sorted(n for n, (g, _) in generators().items() if g.accepts_factor)
+        raise InvalidOptionError(
+            f"method {gen.name!r} does not take an explicit factor; factor is only for "
+            f"{', '.join(map(repr, explicit)) or 'no installed method'}."
+        )
+    if factor is not None and negative_share is not None:
+        raise InvalidOptionError(
+            "negative_share controls the signs of random entries, but with an explicit "
+            "factor nothing is drawn; set the signs in the factor instead."
+        )
+
+
+def _check_portable(portable: object) -> bool:
+    if not isinstance(portable, bool | np.bool_):
+        raise InvalidOptionError(f"portable must be True or False, got {written(portable)}.")
+    return bool(portable)
+
+
+def _check_portable_use(gen: GeneratorSpec, plugin: str, eps: object, k0: object) -> None:
+    if not gen.portable:
+        able = sorted(n for n, (g, _) in generators().items() if g.portable)
+        raise InvalidOptionError(
+            f"method {gen.name!r} (plugin {plugin!r}) does not declare portable results, so "
+            f"portable=True cannot promise the same bits on every machine. Methods that "
+            f"do: {', '.join(map(repr, able))}; or pass portable=False."
+        )
+    if eps is not None or k0 is not None:
+        raise InvalidOptionError(
+            "min_eigenvalue and condition_number need eigenvalues from LAPACK, whose bits "
+            "depend on the CPU: they cannot be combined with portable=True. Pass "
+            "portable=False, or no spectrum target."
+        )
+
+
+def _check_kind(kind: object) -> str:
+    canonical = canonical_kind(kind)
+    if canonical is None:
+        raise InvalidOptionError(
+            f"kind must be 'covariance' or 'precision' (alias 'concentration'), got {kind!r}."
+        )
+    return canonical
+
+
+def _check_size(size: object) -> int | None:
+    if size is None:
+        return None
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral):
+        raise InvalidOptionError(
+            "size must be None (one matrix) or a non-negative integer (a stack), "
+            f"got {written(size)}."
+        )
+    if size < 0:
+        raise InvalidOptionError(f"size must be non-negative, got {size}.")
+    return int(size)
+
+
+def _check_normalize(normalize: object) -> bool:
+    if not isinstance(normalize, bool | np.bool_):
+        raise InvalidOptionError(f"normalize must be True or False, got {written(normalize)}.")
+    return bool(normalize)
+
+
+def _check_factor(factor: object, p: int, size: int | None) -> tuple[np.ndarray, int, bool]:
+    """Validate ``factor``; return it as (n, p, p) float64, n and whether a stack."""
+    try:
+        f = np.asarray(factor, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise FactorError("factor must be a real numeric array.") from exc
+    if f.ndim == 2:
+        if size is not None:
+            raise FactorError(
+                f"a 2-D factor gives one matrix but size={size}; pass size=None, or a "
+                f"({size}, {p}, {p}) stack of factors."
+            )
+        stacked, f = False, f[None]
+    elif f.ndim == 3:
+        if size is not None and f.shape[0] != size:
+            raise FactorError(
+                f"factor holds {f.shape[0]} matrices but size={size}; make them agree "
+                "(or pass size=None)."
+            )
+        stacked = True
+    else:
+        raise FactorError(f"factor must be (p, p) or (size, p, p), got shape {f.shape}.")
+    if f.shape[1:] != (p, p):
+        raise FactorError(
+            f"factor rows are the node vectors: it must be {p} x {p} for this {p}-node "
+            f"graph, got {f.shape[1]} x {f.shape[2]}."
+        )
+    if not np.all(np.isfinite(f)):
+        raise FactorError("factor holds NaN or inf; every entry must be finite.")
+    zero_rows = np.argwhere(~f.any(axis=2))
+    if zero_rows.size:
+        k, i = zero_rows[0]
+        raise FactorError(
+            f"factor {k} has an all-zero row {i}: it is rank deficient and Q Q^T cannot be "
+            "positive definite. Every row must be a non-zero vector, and the rows linearly "
+            "independent."
+        )
+    ranks = np.linalg.matrix_rank(f)
+    deficient = np.flatnonzero(np.atleast_1d(ranks) < p)
+    if deficient.size:
+        k = int(deficient[0])
+        raise FactorError(
+            f"factor {k} has rank {int(np.atleast_1d(ranks)[k])} < {p}: its rows are linearly "
+            "dependent, so Q Q^T cannot be positive definite. Use linearly independent rows."
+        )
+    return f, f.shape[0], stacked

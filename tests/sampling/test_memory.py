@@ -1,0 +1,260 @@
+"""The memory guard (issue 12, item 2): refuse from the node count, before any p x p array."""
+
+from __future__ import annotations
+
+import resource
+import time
+import tracemalloc
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse
+import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import random_adjacency
+
+import spdgraph
+from spdgraph.plugins import find_generator
+from spdgraph.sampling import _memory as _memory
+from spdgraph.sampling._adapt import count_nodes
+from spdgraph.sampling._memory import estimate_bytes
+
+MiB = 2**20
+
+
+def _refusal(graph, **kwargs):
+    """(error, seconds, traced peak bytes, growth of the resident peak) of a refused call."""
+    spdgraph.methods()  # plugins loaded (entry points), as after any first call
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(spdgraph.TooLargeError) as info:
+            spdgraph.sample(graph, **kwargs)
+        seconds = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) * 1024
+    return info.value, seconds, peak, grown
+
+
+def test_200000_nodes_sparse_refused_at_once():
+    rng = np.random.default_rng(0)
+    u, v = rng.integers(0, 200_000, size=(2, 400_000))
+    graph = scipy.sparse.coo_matrix((np.ones(u.size), (u, v)), shape=(200_000, 200_000))
+    graph = (graph + graph.T).tocsr()
+    error, seconds, peak, grown = _refusal(graph)
+    assert seconds < 1.0 and peak < 200 * MiB and grown < 200 * MiB
+    message = str(error)
+    assert "200000 x 200000" in message and "GiB of working memory" in message
+    assert "is available" in message and "p can be at most about" in message
+    assert "fewer nodes" in message  # what to change
+
+
+def _sparse_200000(directed=False):
+    """A random graph on 200,000 nodes, 400,000 edges, as a scipy.sparse csr matrix."""
+    rng = np.random.default_rng(0)
+    u, v = rng.integers(0, 200_000, size=(2, 400_000))
+    graph = scipy.sparse.coo_matrix((np.ones(u.size), (u, v)), shape=(200_000, 200_000))
+    return scipy.sparse.triu(graph, 1).tocsr() if directed else (graph + graph.T).tocsr()
+
+
+def _backends_200000():
+    """(name, build, method): a sparse graph on 200,000 nodes in every backend (issue 26)."""
+    import igraph as ig
+    import networkit as nk
+    import rustworkx as rx
+    import sparse
+
+    p, m = 200_000, 400_000
+    return [
+        ("networkx DiGraph", lambda: nx.gnm_random_graph(p, m, seed=0, directed=True), "dag"),
+        ("DAG(networkx DiGraph)", lambda: spdgraph.DAG(nx.DiGraph(nx.path_graph(p))), "dag"),
+        ("igraph", lambda: ig.Graph.Erdos_Renyi(n=p, m=m), "po"),
+        (
+            "DAG(igraph)",
+            lambda: spdgraph.DAG(ig.Graph.Erdos_Renyi(n=p, m=m, directed=True)),
+            "dag",
+        ),
+        ("rustworkx PyGraph", lambda: rx.undirected_gnm_random_graph(p, m, seed=0), "po"),
+        ("rustworkx PyDiGraph", lambda: rx.directed_gnm_random_graph(p, m, seed=0), "dag"),
+        ("networkit", lambda: nk.generators.ErdosRenyiGenerator(p, 4 / p).generate(), "po"),
+        (
+            "networkit directed",
+            lambda: nk.generators.ErdosRenyiGenerator(p, 2 / p, directed=True).generate(),
+            "dag",
+        ),
+        ("sparse COO", lambda: sparse.COO.from_scipy_sparse(_sparse_200000()), "dd"),
+        ("sparse GCXS", lambda: sparse.GCXS.from_scipy_sparse(_sparse_200000()), "po"),
+        (
+            "DAG(sparse COO)",
+            lambda: spdgraph.DAG(sparse.COO.from_scipy_sparse(_sparse_200000(True))),
+            "dag",
+        ),
+        ("DAG(scipy.sparse)", lambda: spdgraph.DAG(_sparse_200000(True)), "dag"),
+        (
+            "xarray over sparse COO",
+            lambda: xr.DataArray(sparse.COO.from_scipy_sparse(_sparse_200000()), dims=("a", "b")),
+            "po",
+        ),
+        ("pandas sparse", lambda: pd.DataFrame.sparse.from_spmatrix(_sparse_200000()), "po"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "method"), _backends_200000(), ids=[b[0] for b in _backends_200000()]
+)
+def test_200000_nodes_refused_at_once_in_every_backend(name, build, method):
+    graph = build()
+    error, seconds, peak, grown = _refusal(graph, method=method)
+    assert seconds < 1.0 and peak < 200 * MiB and grown < 200 * MiB, name
+    assert "200000 x 200000" in str(error), name
+
+
+def test_networkx_path_graph_refused_without_densifying():
+    graph = nx.path_graph(40_000)
+    error, seconds, peak, grown = _refusal(graph, method="dd")
+    assert seconds < 1.0 and peak < 200 * MiB and grown < 200 * MiB
+    assert "method='dd' needs the least memory" not in str(error)  # already dd
+
+
+def test_a_stack_that_does_not_fit_suggests_chunks():
+    error, *_ = _refusal(nx.path_graph(3_000), size=10**5)
+    assert "100000 matrices" in str(error) and "chunks=c" in str(error)
+
+
+def test_lazy_requests_count_the_chunks_in_flight(monkeypatch):
+    pytest.importorskip("dask.array")
+    gen, _ = find_generator("dd")
+    work = dict(
+        normalize=False, work_per_matrix=gen.work_per_matrix, work_per_call=gen.work_per_call
+    )
+    need = estimate_bytes(500, 1000, chunks=10, workers=2, **work)
+    assert need.matrices == 20  # two chunks at once on two workers
+    assert need.bytes < estimate_bytes(500, 1000, **work).bytes
+    monkeypatch.setattr(_memory, "available_memory", lambda: need.bytes - 1)
+    monkeypatch.setattr(_memory.os, "cpu_count", lambda: 2)
+    with pytest.raises(spdgraph.TooLargeError, match="20 matrices"):
+        spdgraph.sample(nx.path_graph(500), "dd", size=1000, chunks=10, normalize=False)
+
+
+def test_the_model_grows_with_every_part_of_the_request():
+    base = estimate_bytes(100, 1)
+    assert estimate_bytes(100, 2).bytes > base.bytes
+    assert estimate_bytes(100, 1, normalize=False).bytes < base.bytes
+    assert estimate_bytes(100, 1, targets=True).bytes > base.bytes
+    assert estimate_bytes(100, 1, work_per_call=10).bytes > base.bytes
+    assert estimate_bytes(200, 1).bytes == 4 * base.bytes
+    assert estimate_bytes(100, 0).bytes == 4 * 100 * 100  # the adjacency only
+
+
+@pytest.mark.parametrize("method", ["po", "dd"])
+@pytest.mark.parametrize("size", [None, 3])
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("target", [None, 0.05])
+def test_the_model_bounds_the_measured_peak(method, size, normalize, target):
+    """The estimate is never below what numpy allocates (traced) during the call."""
+    adjacency = random_adjacency(300, 0.1, np.random.default_rng(1))
+    kwargs = dict(seed=1, size=size, normalize=normalize, min_eigenvalue=target)
+    spdgraph.sample(adjacency, method, **kwargs)  # warm (compiled kernels loaded)
+    tracemalloc.start()
+    try:
+        spdgraph.sample(adjacency, method, **kwargs)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    gen, _ = find_generator(method)
+    need = estimate_bytes(
+        300,
+        size or 1,
+        normalize=normalize,
+        targets=target is not None,
+        work_per_matrix=gen.work_per_matrix,
+        work_per_call=gen.work_per_call,
+    )
+    assert peak <= need.bytes
+
+
+def _inputs(adjacency):
+    p = adjacency.shape[0]
+    labels = [f"n{i}" for i in range(p)]
+    g = nx.from_numpy_array(adjacency.astype(int))
+    return [
+        adjacency,
+        scipy.sparse.csr_matrix(adjacency),
+        scipy.sparse.coo_array(adjacency),
+        pd.DataFrame(adjacency, index=labels, columns=labels),
+        xr.DataArray(adjacency, dims=("a", "b")),
+        g,
+        nx.MultiGraph(g),
+        spdgraph.sample(adjacency, "dd", seed=0),
+    ]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 12), st.floats(0, 1), st.integers(0, 2**32 - 1))
+def test_count_equals_the_adapted_node_count(p, density, seed):
+    adjacency = random_adjacency(p, density, np.random.default_rng(seed))
+    for graph in _inputs(adjacency):
+        assert count_nodes(graph) == spdgraph.adapt_graph(graph).adjacency.shape[0] == p
+
+
+def test_a_path_is_counted_and_read_once(tmp_path, monkeypatch):
+    import spdgraph.io as _graph_files
+
+    path = tmp_path / "g.txt"
+    path.write_text("a b\nb c\nd\n")
+    reads = []
+    real = _graph_files.read_graph
+    monkeypatch.setattr(_graph_files, "read_graph", lambda p: reads.append(p) or real(p))
+    assert count_nodes(path) == 4
+    da = spdgraph.sample(str(path), seed=0)
+    assert da.shape == (4, 4) and len(reads) == 1  # counted, then adapted, from one read
+    spdgraph.sample(str(path), seed=0)
+    assert len(reads) == 2  # the next call reads the file again (nothing stale is kept)
+    assert count_nodes(tmp_path / "missing.txt") is None  # the adapter reports it
+    with pytest.raises(spdgraph.FileError, match="no such file"):
+        spdgraph.sample(tmp_path / "missing.txt")
+
+
+def test_an_adapter_without_a_count_is_checked_after_adapting(monkeypatch):
+    class Box:
+        def __init__(self, p):
+            self.p = p
+
+    class Plugin:
+        @spdgraph.hookimpl
+        def spdgraph_adapt_graph(self, graph):
+            if not isinstance(graph, Box):
+                return None
+            return spdgraph.GraphData(np.zeros((graph.p, graph.p), bool), list(range(graph.p)))
+
+    pm = spdgraph.get_plugin_manager()
+    pm.register(Plugin(), name="box-adapter")
+    try:
+        assert count_nodes(Box(3)) is None
+        assert spdgraph.sample(Box(3), seed=0).shape == (3, 3)
+        monkeypatch.setattr(_memory, "available_memory", lambda: 10**4)
+        with pytest.raises(spdgraph.TooLargeError):
+            spdgraph.sample(Box(50), seed=0)
+    finally:
+        pm.unregister(name="box-adapter")
+
+
+def test_a_bad_count_is_named():
+    class Plugin:
+        @spdgraph.hookimpl(tryfirst=True)
+        def spdgraph_count_nodes(self, graph):
+            return "many" if isinstance(graph, np.ndarray) else None
+
+    pm = spdgraph.get_plugin_manager()
+    pm.register(Plugin(), name="bad-count")
+    try:
+        with pytest.raises(spdgraph.GraphTypeError, match="not a node count"):
+            spdgraph.sample(np.zeros((2, 2)))
+    finally:
+        pm.unregister(name="bad-count")
