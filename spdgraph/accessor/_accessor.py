@@ -43,6 +43,7 @@ from spdgraph._kernels.numerics import (
 )
 from spdgraph.accessor._draw import DRAW_STREAM_DOMAIN, draw_data
 from spdgraph.accessor._layout import MATRIX_DIMS, SpdArrayView
+from spdgraph.accessor._plot import PlotMixin
 from spdgraph.errors import MatrixError
 from spdgraph.seeds import SeedLike
 
@@ -56,7 +57,7 @@ def _plain_label(label: Any) -> Any:
     return label.item() if isinstance(label, np.generic) else label
 
 
-class SpdAccessor(SpdArrayView):
+class SpdAccessor(PlotMixin, SpdArrayView):
     """SPD graph-matrix tools on any :class:`xarray.DataArray`, as ``da.spd``.
 
     Examples

@@ -72,9 +72,23 @@ def _cmd_info(args: argparse.Namespace) -> int:
     fmt = io.file_format(args.input)
     da = io.read_array(args.input, load=False)
     try:
-        return _print_info(da, args, fmt)
+        status = _print_info(da, args, fmt)
+        if args.plot is not None:
+            save_picture(da, args.plot)
+        return status
     finally:
         da.close()
+
+
+def save_picture(da: Any, path: str) -> None:
+    """``da.spd.plot()`` (the first matrices) saved to ``path``; says where on stdout."""
+    import matplotlib.pyplot as plt
+
+    first = da.isel(sample=slice(0, 4)) if "sample" in da.dims else da
+    fig = first.load().spd.plot()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    print(f"picture: {path}")
 
 
 def _block_stats(values: np.ndarray, adjacency: np.ndarray) -> dict[str, np.ndarray]:
@@ -176,4 +190,10 @@ def _add_info_parser(sub: Any) -> None:
         ),
     )
     info.add_argument("input", metavar="FILE", help=".nc or .zarr file")
+    info.add_argument(
+        "--plot",
+        metavar="OUT.png",
+        help="also save a heatmap of the partial correlations (the first 4 matrices) "
+        "to OUT.png (.png, .pdf or .svg; needs matplotlib)",
+    )
     info.set_defaults(func=_cmd_info)

@@ -1,0 +1,193 @@
+"""Pictures of what was sampled: ``da.spd.plot()`` and ``da.spd.plot_graph()``.
+
+matplotlib is imported only when a picture is asked for (``pip install
+"spdgraph[plots]"``). Like xarray's and pandas' plotting, the methods return
+matplotlib objects (the ``Figure``; its axes are ``fig.axes``) and draw into a
+given ``ax`` when one is passed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from spdgraph.errors import InvalidOptionError, MissingDependencyError
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+__all__ = ["PlotMixin"]
+
+#: What ``plot`` can show.
+VIEWS = ("pcor", "correlation", "matrix")
+#: Panels ``plot`` draws for a stack when no ``sample`` is chosen.
+MAX_PANELS = 4
+
+
+def _pyplot() -> Any:
+    try:  # without a display matplotlib falls back to its Agg backend by itself
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise MissingDependencyError(
+            'pictures need matplotlib; install it with pip install "spdgraph[plots]".'
+        ) from None
+    return plt
+
+
+def _view_values(da: xr.DataArray, view: str) -> tuple[np.ndarray, str]:
+    if view not in VIEWS:
+        raise InvalidOptionError(
+            f"view must be one of {', '.join(map(repr, VIEWS))}, got {view!r}."
+        )
+    if view == "matrix":
+        return np.asarray(da.values, dtype=np.float64), str(da.name or "matrix")
+    if view == "correlation":
+        return np.asarray(da.spd.correlation().values), "correlation"
+    return np.asarray(da.spd.partial_correlation().values), "partial correlation"
+
+
+def _heatmap(ax: Any, values: np.ndarray, labels: list[Any], title: str, limit: float) -> Any:
+    image = ax.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit, interpolation="nearest")
+    p = len(labels)
+    if p <= 40:  # readable tick labels; larger matrices keep numeric ticks
+        ax.set_xticks(range(p), [str(x) for x in labels], rotation=90, fontsize="small")
+        ax.set_yticks(range(p), [str(x) for x in labels], fontsize="small")
+    ax.set_title(title)
+    return image
+
+
+def _panels(da: xr.DataArray, sample: int | None) -> list[tuple[str, xr.DataArray]]:
+    if "group" in da.dims:
+        out = []
+        for k, group in enumerate(da["group"].values):
+            one = da.isel(group=k)
+            if "sample" in one.dims:
+                one = one.isel(sample=0 if sample is None else sample)
+            out.append((f"group {group}", one))
+        return out
+    if "sample" not in da.dims:
+        return [("", da)]
+    if sample is not None:
+        return [(f"sample {sample}", da.isel(sample=sample))]
+    n = min(da.sizes["sample"], MAX_PANELS)
+    return [(f"sample {k}", da.isel(sample=k)) for k in range(n)]
+
+
+class PlotMixin:
+    """The plotting methods of ``da.spd`` (see :mod:`spdgraph.accessor._plot`)."""
+
+    _da: xr.DataArray
+
+    def plot(self, view: str = "pcor", *, sample: int | None = None, ax: Any = None) -> Any:
+        """Heatmap of the matrix, centred at 0 so that the exact zeros of non-edges show.
+
+        Parameters
+        ----------
+        view
+            ``"pcor"`` (default, partial correlations: what a learner of a
+            concentration graph sees), ``"correlation"`` or ``"matrix"`` (the
+            values as sampled).
+        sample
+            For a stack, the matrix to draw; default a grid of the first
+            ``MAX_PANELS`` (4) matrices. An array with a ``group`` dim gets one
+            panel per group (its matrix ``sample``, default 0).
+        ax
+            A matplotlib ``Axes`` to draw one panel into.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure; one heatmap per panel and a shared colorbar with limits
+            ``(-m, m)`` (``m`` the largest absolute off-diagonal value shown),
+            a diverging colormap so that zero is white.
+
+        Examples
+        --------
+        >>> import networkx as nx, spdgraph
+        >>> fig = spdgraph.sample(nx.cycle_graph(6), seed=1).spd.plot()
+        >>> len(fig.axes)  # the heatmap and its colorbar
+        2
+        """
+        plt = _pyplot()
+        panels = [(title, *_view_values(one, view)) for title, one in _panels(self._da, sample)]
+        off = [v[~np.eye(v.shape[0], dtype=bool)] for _, v, _ in panels]
+        limit = max((float(np.abs(x).max()) for x in off if x.size), default=0.0) or 1.0
+        labels = self._labels_of(self._da)
+        if ax is not None:
+            if len(panels) != 1:
+                raise InvalidOptionError(
+                    f"ax= draws one panel, but this array gives {len(panels)}; pick one with "
+                    "sample= (or isel(group=...))."
+                )
+            fig, axes = ax.figure, [ax]
+        else:
+            cols = min(len(panels), 2) if len(panels) > 1 else 1
+            rows = -(-len(panels) // cols)
+            fig, grid = plt.subplots(rows, cols, figsize=(4.5 * cols + 1, 4.2 * rows))
+            axes = list(np.ravel(grid))
+            for extra in axes[len(panels) :]:
+                extra.remove()
+            axes = axes[: len(panels)]
+        image = None
+        for axis, (title, values, what) in zip(axes, panels, strict=True):
+            image = _heatmap(
+                axis, values, labels, " · ".join(x for x in (what, title) if x), limit
+            )
+        fig.colorbar(image, ax=axes, shrink=0.8)
+        return fig
+
+    def plot_graph(self, *, sample: int = 0, seed: int = 0, ax: Any = None) -> Any:
+        """The graph, each edge drawn by its partial correlation (width and colour).
+
+        Nodes at a seeded spring layout (networkx); edge width grows with
+        ``|pcor|`` and the colour gives its sign (red positive, blue negative),
+        so the strongest and the weakest links stand out.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import networkx as nx, spdgraph
+        >>> fig = spdgraph.sample(nx.path_graph(4), seed=1).spd.plot_graph()
+        >>> fig.axes[0].get_title()
+        'partial correlations on the 3 edges'
+        """
+        import networkx as nx
+
+        plt = _pyplot()
+        da = self._da.isel(sample=sample) if "sample" in self._da.dims else self._da
+        pcor = np.asarray(da.spd.partial_correlation().values)
+        graph = da.spd.graph()
+        labels = list(graph.nodes)
+        index = {node: k for k, node in enumerate(labels)}
+        weights = [pcor[index[u], index[v]] for u, v in graph.edges]
+        top = max((abs(w) for w in weights), default=1.0) or 1.0
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(6, 5))
+        else:
+            fig = ax.figure
+        layout = nx.spring_layout(graph, seed=seed)
+        nx.draw_networkx_nodes(graph, layout, ax=ax, node_size=220, node_color="#dddddd")
+        nx.draw_networkx_labels(graph, layout, ax=ax, font_size=7)
+        nx.draw_networkx_edges(
+            graph,
+            layout,
+            ax=ax,
+            width=[0.5 + 4.5 * abs(w) / top for w in weights],
+            edge_color=weights,
+            edge_cmap=plt.get_cmap("RdBu_r"),
+            edge_vmin=-top,
+            edge_vmax=top,
+        )
+        ax.set_title(f"partial correlations on the {len(weights)} edges")
+        ax.set_axis_off()
+        return fig
+
+    @staticmethod
+    def _labels_of(da: xr.DataArray) -> list[Any]:
+        if "node" in da.coords:
+            return [x.item() if isinstance(x, np.generic) else x for x in da["node"].values]
+        return list(range(da.sizes["node"]))

@@ -1,0 +1,91 @@
+"""da.spd.plot and da.spd.plot_graph: what the figures show (content, not pixels)."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import spdgraph
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+plt = pytest.importorskip("matplotlib.pyplot")
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+G = nx.cycle_graph(["a", "b", "c", "d", "e"])
+
+
+@pytest.mark.parametrize("view", ["pcor", "correlation", "matrix"])
+def test_heatmap_shows_the_values_and_their_exact_zeros(view):
+    da = spdgraph.sample(G, seed=1, kind="precision")
+    fig = da.spd.plot(view=view)
+    heatmap, colorbar = fig.axes
+    shown = np.asarray(heatmap.images[0].get_array())
+    expected = {
+        "pcor": da.spd.partial_correlation().values,
+        "correlation": da.spd.correlation().values,
+        "matrix": da.values,
+    }[view]
+    np.testing.assert_array_equal(shown, expected)
+    adjacency = nx.to_numpy_array(G, nodelist=list(G), dtype=bool)
+    nonedge = ~adjacency & ~np.eye(5, dtype=bool)
+    if view != "correlation":  # a precision's correlation has no structural zeros
+        assert np.all(shown[nonedge] == 0)  # exactly zero: white in a colormap centred at 0
+    low, high = heatmap.images[0].get_clim()
+    assert low == -high and high > 0 and heatmap.images[0].get_cmap().name == "RdBu_r"
+    assert [t.get_text() for t in heatmap.get_xticklabels()] == list(G)
+    assert colorbar.get_ylim() == (low, high)
+
+
+def test_stacks_groups_and_one_sample():
+    stack = spdgraph.sample(G, seed=1, size=6)
+    fig = stack.spd.plot()
+    assert len(fig.axes) == 4 + 1  # the first four matrices and one colorbar
+    assert fig.axes[2].get_title().endswith("sample 2")
+    assert len(stack.spd.plot(sample=5).axes) == 2
+    groups = spdgraph.sample([G, nx.path_graph(list(G))], seed=1, size=2)
+    fig = groups.spd.plot()
+    assert [ax.get_title() for ax in fig.axes[:2]] == [
+        "partial correlation · group 0",
+        "partial correlation · group 1",
+    ]
+    _, ax = plt.subplots()
+    assert spdgraph.sample(G, seed=1).spd.plot(ax=ax) is ax.figure
+    with pytest.raises(spdgraph.InvalidOptionError, match="one panel"):
+        stack.spd.plot(ax=ax)
+    with pytest.raises(spdgraph.InvalidOptionError, match="view must be one of"):
+        stack.spd.plot(view="heat")
+
+
+def test_plot_graph_draws_every_edge_by_its_partial_correlation():
+    da = spdgraph.sample(G, seed=2)
+    fig = da.spd.plot_graph(seed=0)
+    ax = fig.axes[0]
+    edges = ax.collections[-1]  # the edge collection is drawn last
+    widths = np.asarray(edges.get_linewidths())
+    assert len(widths) == G.number_of_edges() == 5
+    pcor = da.spd.partial_correlation().values
+    strengths = [abs(pcor[list(G).index(u), list(G).index(v)]) for u, v in da.spd.graph().edges]
+    assert np.argmax(widths) == np.argmax(strengths) and np.argmin(widths) == np.argmin(strengths)
+    assert ax.get_title() == "partial correlations on the 5 edges"
+
+
+def test_cli_info_and_demo_save_pictures(tmp_path, capsys):
+    pytest.importorskip("netCDF4")
+    from spdgraph.cli import main
+
+    saved = tmp_path / "m.nc"
+    spdgraph.save(spdgraph.sample(G, seed=1, size=3), saved)
+    assert main(["info", str(saved), "--plot", str(tmp_path / "info.png")]) == 0
+    assert (tmp_path / "info.png").stat().st_size > 1000
+    assert "picture:" in capsys.readouterr().out
+    argv = ["demo", "--p", "12", "--size", "2", "--plot", str(tmp_path / "demo.png")]
+    assert main(argv) == 0
+    assert (tmp_path / "demo.png").stat().st_size > 1000
