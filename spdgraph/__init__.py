@@ -33,7 +33,7 @@ from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 from spdgraph.plugins.hookspecs import hookimpl, hookspec
 from spdgraph.plugins.options import OptionSpec
 from spdgraph.plugins.types import DAG, EntrySampler, Generator, GeneratorSpec, GraphData
-from spdgraph.sampling import adapt_graph, methods, sample
+from spdgraph.sampling import adapt_graph, methods, sample, warmup
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
@@ -71,4 +71,5 @@ __all__ = [
     "sample",
     "save",
     "spectrum",
+    "warmup",
 ]

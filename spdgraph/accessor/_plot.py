@@ -134,7 +134,10 @@ class PlotMixin:
             image = _heatmap(
                 axis, values, labels, " · ".join(x for x in (what, title) if x), limit
             )
-        fig.colorbar(image, ax=axes, shrink=0.8)
+        if ax is not None:
+            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+        else:
+            fig.colorbar(image, ax=axes, shrink=0.8)
         return fig
 
     def plot_graph(self, *, sample: int = 0, seed: int = 0, ax: Any = None) -> Any:

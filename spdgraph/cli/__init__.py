@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from spdgraph._version import __version__
-from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser
+from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser, _add_warmup_parser
 from spdgraph.cli._data import _add_data_options
 from spdgraph.cli._graph import _add_graph_parser
 from spdgraph.cli._info import _add_info_parser
@@ -54,6 +54,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_related_parser,
     _add_score_parser,
     _add_graph_parser,
+    _add_warmup_parser,
 ]
 
 

@@ -92,3 +92,28 @@ def _cmd_methods(args: argparse.Namespace) -> int:
 def _add_methods_parser(sub: Any) -> None:
     methods = sub.add_parser("methods", help="list registered generator methods")
     methods.set_defaults(func=_cmd_methods)
+
+
+def _cmd_warmup(args: argparse.Namespace) -> int:
+    import spdgraph
+
+    print("spdgraph: compiling every numerical kernel (cached on disk for later runs)")
+    times = spdgraph.warmup(portable=args.portable)
+    for name, seconds in times.items():
+        print(f"  {name:<32}{seconds:8.2f} s")
+    print(f"done in {sum(times.values()):.1f} s")
+    return 0
+
+
+def _add_warmup_parser(sub: Any) -> None:
+    warm = sub.add_parser(
+        "warmup",
+        help="compile every numerical kernel ahead (e.g. in a Docker build or on a "
+        "cluster's workers)",
+    )
+    warm.add_argument(
+        "--portable",
+        action="store_true",
+        help="also compile the portable=True kernels (not cached: per process)",
+    )
+    warm.set_defaults(func=_cmd_warmup)

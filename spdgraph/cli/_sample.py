@@ -218,7 +218,11 @@ def _add_sample_parser(sub: Any) -> None:
     sample.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file")
     _add_graph_family_options(sample)
     sample.add_argument(
-        "-o", "--output", required=True, help="output file: .nc (netCDF) or .zarr (Zarr)"
+        "-o",
+        "--output",
+        required=True,
+        help="output: a .nc (netCDF) file, a .zarr (Zarr) store, or with --format csv a "
+        "folder of CSV tables",
     )
     sample.add_argument("-m", "--method", default="po", help="generator (default po)")
     sample.add_argument(
@@ -315,12 +319,27 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
 def _add_draw_parser(sub: Any) -> None:
     draw = sub.add_parser(
-        "draw", help="draw Gaussian data N(0, Sigma) from saved matrices and save it"
+        "draw",
+        help="draw data from saved matrices (Gaussian, or Gaussian-copula marginals: "
+        "continuous, binary, ordinal, counts; optional missing values) and save it",
+        description=(
+            "Draw n observations from each saved matrix: Gaussian N(0, Sigma), or with "
+            "--marginals/--marginal Gaussian-copula data with scipy.stats or discrete "
+            "marginals (binary, ordinal, Poisson, ...), with --missing values missing "
+            "completely at random. Saved as netCDF (.nc), Zarr (.zarr) or, with --format "
+            "csv, CSV."
+        ),
     )
     draw.add_argument("input", metavar="MATRICES", help="file written by `spdgraph sample`")
     draw.add_argument(
         "--n-obs", type=_non_negative_int, required=True, help="observations per matrix"
     )
     draw.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
-    draw.add_argument("-o", "--output", required=True, help="output file: .nc or .zarr")
+    draw.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="output: a .nc (netCDF) file, a .zarr (Zarr) store, or with --format csv a "
+        "folder of CSV tables",
+    )
     draw.set_defaults(func=_cmd_draw)

@@ -45,7 +45,8 @@ def file_format(path: str | os.PathLike[str]) -> str:
     if suffix not in FORMATS:
         raise FileError(
             f"cannot tell the file format of {os.fspath(path)!r} from its suffix "
-            f"{suffix or '(none)'!r}; use .nc for netCDF or .zarr for Zarr."
+            f"{suffix or '(none)'!r}; use .nc for netCDF or .zarr for Zarr (on the command "
+            "line, --format csv writes a folder of CSV tables)."
         )
     return FORMATS[suffix]
 

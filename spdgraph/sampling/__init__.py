@@ -11,7 +11,9 @@ or the lazy one (``_lazy``, dask, one task per chunk) runs ``_engine.generate_bl
 
 Interface for the rest of the package: ``sample``, ``methods``, ``adapt_graph``
 (public as ``spdgraph.*``), ``Progress``, ``PROGRESS_DELAY``, ``stderr_is_tty``,
-``ACHIEVED_SPECTRUM``, ``require_dask``, ``group_seed``.
+``ACHIEVED_SPECTRUM``, ``require_dask``, ``group_seed``, ``warmup`` (public as
+``spdgraph.warmup``: compile every kernel ahead; ``_warmup`` also says once when a
+first call compiles).
 """
 
 from spdgraph.sampling._core import adapt_graph, methods, sample
@@ -19,6 +21,7 @@ from spdgraph.sampling._groups import group_seed
 from spdgraph.sampling._lazy import require_dask
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
 from spdgraph.sampling._progress import PROGRESS_DELAY, Progress, stderr_is_tty
+from spdgraph.sampling._warmup import warmup
 
 __all__ = [
     "ACHIEVED_SPECTRUM",
@@ -30,4 +33,5 @@ __all__ = [
     "require_dask",
     "sample",
     "stderr_is_tty",
+    "warmup",
 ]

@@ -21,6 +21,7 @@ import xarray as xr
 
 from spdgraph.plugins import generators
 from spdgraph.sampling._adapt import adapt_graph
+from spdgraph.sampling._compile import note_compilation
 from spdgraph.sampling._engine import generate_block
 from spdgraph.sampling._output import build_dataarray
 from spdgraph.sampling._request import SampleRequest, build_request
@@ -221,6 +222,7 @@ def sample(
 
 def _run(request: SampleRequest) -> xr.DataArray:
     """One checked request to its labelled DataArray: eagerly, or lazily with chunks."""
+    note_compilation(request.gen.name)
     if request.chunks is not None:  # lazily: one engine task per chunk
         from spdgraph.sampling._lazy import sample_lazy
 

@@ -382,6 +382,7 @@ def test_the_core_cli_names_no_plugin_command(monkeypatch):
         "_add_related_parser",
         "_add_score_parser",
         "_add_graph_parser",
+        "_add_warmup_parser",
     ]
 
 

@@ -1,0 +1,81 @@
+"""``spdgraph.warmup()``: compile every kernel ahead (see :mod:`spdgraph.sampling._compile`)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+from spdgraph.sampling._compile import _NOTED
+from spdgraph.sampling._core import sample
+
+__all__ = ["warmup"]
+
+
+def _steps(portable: bool) -> list[tuple[str, Callable[[], object]]]:
+    import networkx as nx
+
+    from spdgraph.graphs import erdos_renyi
+
+    dag = nx.DiGraph([(0, 1), (1, 2), (0, 3)])
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("po, small matrices", lambda: sample(erdos_renyi(30, 0.2, seed=1), size=2)),
+        ("po, sparse (blocked kernel)", lambda: sample(erdos_renyi(300, 0.01, seed=1))),
+        ("po, medium (inverse-Gram)", lambda: sample(erdos_renyi(300, 0.1, seed=1))),
+        ("po, dense (row kernel)", lambda: sample(erdos_renyi(300, 0.7, seed=1))),
+        ("uniform", lambda: sample(nx.path_graph(6), "uniform", seed=1)),
+        ("port_chol", lambda: sample(nx.cycle_graph(6), "port_chol", seed=1)),
+        (
+            "dd, huge, dag",
+            lambda: [
+                sample(dag, "dag", seed=1),
+                sample(nx.path_graph(4), "dd", seed=1),
+                sample(nx.path_graph(4), "huge"),
+            ],
+        ),
+    ]
+    if portable:
+        steps.append(
+            (
+                "portable kernels",
+                lambda: [
+                    sample(nx.cycle_graph(8), method, seed=1, portable=True)
+                    for method in ("po", "dd", "huge")
+                ],
+            )
+        )
+    return steps
+
+
+def warmup(*, portable: bool = False, verbose: bool = False) -> dict[str, float]:
+    """Compile every built-in kernel now (on tiny problems) and cache it on disk.
+
+    Parameters
+    ----------
+    portable
+        Also compile the ``portable=True`` kernels (not cached on disk: they
+        compile again in every new process).
+    verbose
+        Print each step and its time on stderr.
+
+    Returns
+    -------
+    dict
+        Seconds per step.
+
+    Examples
+    --------
+    >>> import spdgraph
+    >>> times = spdgraph.warmup()
+    >>> "po, small matrices" in times
+    True
+    """
+    _NOTED["done"] = True  # nothing left to announce
+    out: dict[str, float] = {}
+    for name, step in _steps(portable):
+        start = time.perf_counter()
+        step()
+        out[name] = time.perf_counter() - start
+        if verbose:
+            print(f"  {name:<32}{out[name]:8.2f} s", file=sys.stderr)
+    return out
