@@ -265,11 +265,11 @@ class SpdAccessor(PlotMixin, SpdArrayView):
 
         ``backend``: ``"networkx"`` (default, a :class:`networkx.Graph`),
         ``"igraph"``, ``"rustworkx"`` (``PyGraph``, labels as node payloads),
-        ``"networkit"`` (node attribute ``label``) or ``"scipy"`` (a
-        ``csr_array`` in the array's node order). Nodes come in the array's node
+        ``"networkit"`` (str or int labels in the node attribute ``name``) or
+        ``"scipy"`` (a ``csr_array`` in the array's node order). Nodes come in the array's node
         order; the kind (covariance or concentration graph) is kept where the type
         has graph attributes. An array with a ``group`` dim gives a dict
-        ``{group label: graph}``, one graph per related graph.
+        ``{group label: graph}``, one graph per related graph. See docs/graphs.md.
 
         Examples
         --------

@@ -48,8 +48,18 @@ def graph_out(adjacency: np.ndarray, labels: Sequence[Any], kind: str, backend: 
     ``kind`` (``"covariance"`` or ``"concentration"``) is stored where the type
     has room for graph attributes (networkx ``G.graph``, igraph ``g["kind"]``,
     rustworkx ``g.attrs``). Node labels: networkx node names, igraph's ``name``
-    vertex attribute, rustworkx node payloads, NetworKit's ``label`` node
-    attribute (as text); a SciPy ``csr_array`` is in the array's node order.
+    vertex attribute, rustworkx node payloads, NetworKit's ``name`` node
+    attribute (when the labels are all str or all int, and not ``0..p-1``: what
+    spdgraph's NetworKit adapter reads back); a SciPy ``csr_array`` (int64 0/1)
+    is in the array's node order.
+
+    Examples
+    --------
+    >>> a = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool)
+    >>> sorted(graph_out(a, ["x", "y", "z"], "precision", "networkx").edges())
+    [('x', 'y'), ('y', 'z')]
+    >>> graph_out(a, ["x", "y", "z"], "precision", "scipy").toarray().tolist()
+    [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
     """
     lib = _library(backend)
     p = adjacency.shape[0]
@@ -71,11 +81,23 @@ def graph_out(adjacency: np.ndarray, labels: Sequence[Any], kind: str, backend: 
         out.add_edges_from_no_data(edges)
         return out
     if backend == "networkit":
-        out = lib.Graph(p, weighted=False, directed=False)
-        for i, j in edges:
-            out.addEdge(i, j)
-        names = out.attachNodeAttribute("label", str)
-        for i, label in enumerate(labels):
-            names[i] = str(label)
-        return out
-    return lib.csr_array(np.asarray(adjacency, dtype=np.int8))
+        return _networkit(lib, p, iu, ju, labels)
+    rows, cols = np.concatenate([iu, ju]), np.concatenate([ju, iu])
+    data = np.ones(rows.size, dtype=np.int64)
+    return lib.csr_array((data, (rows, cols)), shape=(p, p))
+
+
+def _networkit(nk: Any, p: int, iu: np.ndarray, ju: np.ndarray, labels: Sequence[Any]) -> Any:
+    """A NetworKit graph on nodes ``0..p-1``, str or int labels in node attribute ``name``."""
+    out = nk.Graph(p, weighted=False, directed=False)
+    if iu.size:
+        out.addEdges((iu.astype(np.int64), ju.astype(np.int64)))
+    if list(labels) == list(range(p)):
+        return out  # the node ids are the labels
+    for kind in (str, int):
+        if all(isinstance(x, kind) and not isinstance(x, bool) for x in labels):
+            names = out.attachNodeAttribute("name", kind)
+            for u, label in enumerate(labels):
+                names[u] = label
+            break
+    return out

@@ -22,7 +22,8 @@ def adapt_graph(graph: object) -> GraphData:
     """Turn any supported graph object into canonical adjacency plus labels.
 
     Dispatches to the ``spdgraph_adapt_graph`` hook (built-in adapters handle
-    networkx, igraph, numpy, scipy.sparse, pandas and xarray inputs) and
+    networkx, igraph, rustworkx, NetworKit, numpy, scipy.sparse, PyData sparse,
+    pandas and xarray inputs) and
     validates the result.
 
     Parameters
@@ -54,9 +55,9 @@ def adapt_graph(graph: object) -> GraphData:
     if result is None:
         raise GraphTypeError(
             f"no adapter recognises a graph of type {type(graph).__module__}."
-            f"{type(graph).__qualname__}; pass a networkx or igraph graph, a square "
-            "numpy/scipy.sparse adjacency matrix, an adjacency pandas.DataFrame, or "
-            "install/register an adapter plugin for this type."
+            f"{type(graph).__qualname__}; pass a networkx, igraph, rustworkx or NetworKit "
+            "graph, a square numpy/scipy.sparse/PyData sparse adjacency matrix, an adjacency "
+            "pandas.DataFrame, or install/register an adapter plugin for this type."
         )
     if not isinstance(result, GraphData):
         raise GraphTypeError(

@@ -1,10 +1,11 @@
 """Directed acyclic graphs for the DAG-capable methods: adapted, checked, given a pattern.
 
 The ``spdgraph_adapt_dag`` hook finds the adapter (networkx ``DiGraph``,
-directed igraph graphs, :class:`spdgraph.DAG` around an array or a graph
-file); this module checks what it returns and computes the zero pattern of
-the requested kind (moral graph for a precision, common-ancestor pairs for a
-covariance), which the core's checks then enforce.
+directed igraph and NetworKit graphs, rustworkx ``PyDiGraph``,
+:class:`spdgraph.DAG` around an array or a graph file); this module checks
+what it returns and computes the zero pattern of the requested kind (moral
+graph for a precision, common-ancestor pairs for a covariance), which the
+core's checks then enforce.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ def adapt_dag(graph: object, kind: str, method: str) -> GraphData:
     if result is None:
         raise GraphTypeError(
             f"method {method!r} needs a directed acyclic graph: a networkx.DiGraph, a "
-            "directed igraph.Graph, a graph file read as directed, or spdgraph.DAG(array) "
-            "for an adjacency array (array[i, j] != 0 for an edge i -> j); got "
+            "directed igraph.Graph or NetworKit graph, a rustworkx.PyDiGraph, a graph file "
+            "read as directed, or spdgraph.DAG(array) for an adjacency array (numpy, "
+            "scipy.sparse or PyData sparse; array[i, j] != 0 for an edge i -> j); got "
             f"{type(graph).__module__}.{type(graph).__qualname__}. An undirected graph "
             "has no direction to follow: orient its edges first."
         )

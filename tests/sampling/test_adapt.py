@@ -153,7 +153,7 @@ def test_xarray_roundtrip_of_graph():
 
 
 def test_unsupported_type_names_alternatives():
-    with pytest.raises(spdgraph.GraphTypeError, match="networkx or igraph"):
+    with pytest.raises(spdgraph.GraphTypeError, match="networkx, igraph, rustworkx or NetworKit"):
         spdgraph.sample([[0, 1], [1, 0]])
     with pytest.raises(TypeError):  # also a plain TypeError
         spdgraph.sample(object())

@@ -55,6 +55,66 @@ def test_200000_nodes_sparse_refused_at_once():
     assert "fewer nodes" in message  # what to change
 
 
+def _sparse_200000(directed=False):
+    """A random graph on 200,000 nodes, 400,000 edges, as a scipy.sparse csr matrix."""
+    rng = np.random.default_rng(0)
+    u, v = rng.integers(0, 200_000, size=(2, 400_000))
+    graph = scipy.sparse.coo_matrix((np.ones(u.size), (u, v)), shape=(200_000, 200_000))
+    return scipy.sparse.triu(graph, 1).tocsr() if directed else (graph + graph.T).tocsr()
+
+
+def _backends_200000():
+    """(name, build, method): a sparse graph on 200,000 nodes in every backend (issue 26)."""
+    import igraph as ig
+    import networkit as nk
+    import rustworkx as rx
+    import sparse
+
+    p, m = 200_000, 400_000
+    return [
+        ("networkx DiGraph", lambda: nx.gnm_random_graph(p, m, seed=0, directed=True), "dag"),
+        ("DAG(networkx DiGraph)", lambda: spdgraph.DAG(nx.DiGraph(nx.path_graph(p))), "dag"),
+        ("igraph", lambda: ig.Graph.Erdos_Renyi(n=p, m=m), "po"),
+        (
+            "DAG(igraph)",
+            lambda: spdgraph.DAG(ig.Graph.Erdos_Renyi(n=p, m=m, directed=True)),
+            "dag",
+        ),
+        ("rustworkx PyGraph", lambda: rx.undirected_gnm_random_graph(p, m, seed=0), "po"),
+        ("rustworkx PyDiGraph", lambda: rx.directed_gnm_random_graph(p, m, seed=0), "dag"),
+        ("networkit", lambda: nk.generators.ErdosRenyiGenerator(p, 4 / p).generate(), "po"),
+        (
+            "networkit directed",
+            lambda: nk.generators.ErdosRenyiGenerator(p, 2 / p, directed=True).generate(),
+            "dag",
+        ),
+        ("sparse COO", lambda: sparse.COO.from_scipy_sparse(_sparse_200000()), "dd"),
+        ("sparse GCXS", lambda: sparse.GCXS.from_scipy_sparse(_sparse_200000()), "po"),
+        (
+            "DAG(sparse COO)",
+            lambda: spdgraph.DAG(sparse.COO.from_scipy_sparse(_sparse_200000(True))),
+            "dag",
+        ),
+        ("DAG(scipy.sparse)", lambda: spdgraph.DAG(_sparse_200000(True)), "dag"),
+        (
+            "xarray over sparse COO",
+            lambda: xr.DataArray(sparse.COO.from_scipy_sparse(_sparse_200000()), dims=("a", "b")),
+            "po",
+        ),
+        ("pandas sparse", lambda: pd.DataFrame.sparse.from_spmatrix(_sparse_200000()), "po"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "method"), _backends_200000(), ids=[b[0] for b in _backends_200000()]
+)
+def test_200000_nodes_refused_at_once_in_every_backend(name, build, method):
+    graph = build()
+    error, seconds, peak, grown = _refusal(graph, method=method)
+    assert seconds < 1.0 and peak < 200 * MiB and grown < 200 * MiB, name
+    assert "200000 x 200000" in str(error), name
+
+
 def test_networkx_path_graph_refused_without_densifying():
     graph = nx.path_graph(40_000)
     error, seconds, peak, grown = _refusal(graph, method="dd")

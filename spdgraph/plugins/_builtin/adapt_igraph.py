@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from spdgraph.errors import GraphError
+from spdgraph.plugins._builtin._library import unwrap
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import DAG, GraphData
 
@@ -55,11 +56,12 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
 
 @hookimpl
 def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of an igraph graph: ``graph.vcount()``."""
+    """Nodes of an igraph graph (bare or in a DAG): ``graph.vcount()``."""
     ig = sys.modules.get("igraph")
-    if ig is None or not isinstance(graph, ig.Graph):
+    inner = unwrap(graph)
+    if ig is None or not isinstance(inner, ig.Graph):
         return None
-    return int(graph.vcount())
+    return int(inner.vcount())
 
 
 @hookimpl

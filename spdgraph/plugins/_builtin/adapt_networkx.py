@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from spdgraph.errors import GraphError
+from spdgraph.plugins._builtin._library import unwrap
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import DAG, GraphData
 
@@ -49,11 +50,12 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
 
 @hookimpl
 def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a networkx graph: ``graph.number_of_nodes()``."""
+    """Nodes of a networkx graph (bare or in a DAG): ``graph.number_of_nodes()``."""
     nx = sys.modules.get("networkx")
-    if nx is None or not isinstance(graph, nx.Graph):
+    inner = unwrap(graph)
+    if nx is None or not isinstance(inner, nx.Graph):
         return None
-    return int(graph.number_of_nodes())
+    return int(inner.number_of_nodes())
 
 
 @hookimpl

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.errors import GraphError
+from spdgraph.plugins._builtin._library import dag_from_array, unwrap
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import DAG, GraphData
 
@@ -21,10 +21,11 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
 
 @hookimpl(trylast=True)
 def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a numpy adjacency: its number of rows (no copy)."""
-    if not isinstance(graph, np.ndarray) or graph.ndim != 2:
+    """Nodes of a numpy adjacency (bare or in a DAG): its number of rows (no copy)."""
+    inner = unwrap(graph)
+    if not isinstance(inner, np.ndarray) or inner.ndim != 2:
         return None
-    return int(graph.shape[0])
+    return int(inner.shape[0])
 
 
 @hookimpl(trylast=True)
@@ -36,14 +37,4 @@ def spdgraph_adapt_dag(graph: object) -> GraphData | None:
     """
     if not isinstance(graph, DAG) or not isinstance(graph.graph, np.ndarray):
         return None
-    array = graph.graph
-    if array.ndim != 2 or array.shape[0] != array.shape[1]:
-        raise GraphError(f"a DAG adjacency array must be square, got shape {array.shape}.")
-    if array.dtype.kind not in "biuf" or not np.all(np.isfinite(array)):
-        raise GraphError("a DAG adjacency array must hold finite numbers or booleans.")
-    directed = array != 0
-    if directed.diagonal().any():
-        raise GraphError("the DAG adjacency array has a non-zero diagonal (self-loops).")
-    return GraphData(
-        adjacency=directed | directed.T, labels=list(range(array.shape[0])), directed=directed
-    )
+    return dag_from_array(graph.graph, "DAG adjacency array")

@@ -1,101 +1,98 @@
-"""Built-in adapter plugin: rustworkx graphs (``PyGraph``; ``PyDiGraph`` for DAG methods).
+"""Built-in adapter plugin: rustworkx graphs (labels from the node payloads).
 
-rustworkx is imported only when such an object is passed (recognised by the
-module of its type). Node labels are the node payloads when every payload is
-hashable, not None and unique, else the node indices; edge payloads (weights)
-are ignored, self-loops too; parallel edges are refused.
+rustworkx is never imported here: an object is recognised by the module its
+type comes from, so a user who has not imported rustworkx pays nothing.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
 from spdgraph.errors import GraphError
+from spdgraph.plugins._builtin._library import (
+    directed_data,
+    hashable_unique,
+    library_of,
+    positions,
+    undirected_data,
+    unwrap,
+)
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import DAG, GraphData
 
 
-def _graph_type(graph: object, directed: bool) -> bool:
-    rx = sys.modules.get("rustworkx")
-    if rx is None:
-        return False  # rustworkx not imported: graph cannot be one of its objects
-    return isinstance(graph, rx.PyDiGraph if directed else rx.PyGraph)
+def _graph(graph: object) -> tuple[Any, bool] | None:
+    """(the graph, whether directed) when ``graph`` is (or a DAG wraps) a rustworkx graph."""
+    inner = unwrap(graph)
+    rx = library_of(inner, "rustworkx")
+    if rx is None or not isinstance(inner, rx.PyGraph | rx.PyDiGraph):
+        return None
+    return inner, isinstance(inner, rx.PyDiGraph)
 
 
-def _labels(graph: Any, indices: list[int]) -> list[Any]:
+def _nodes(graph: Any) -> tuple[list[Any], np.ndarray]:
+    """Node labels (payloads when hashable and unique, else indices) and edge rows."""
+    indices = list(graph.node_indices())
+    if not indices:
+        raise GraphError("the rustworkx graph has no nodes; a graph needs at least one node.")
     payloads = [graph[i] for i in indices]
-    usable = all(x is not None and isinstance(x, Hashable) for x in payloads)
-    if usable:
-        try:
-            usable = len(set(payloads)) == len(payloads)
-        except TypeError:  # hashable type, unhashable value (a tuple holding a list)
-            usable = False
-    return payloads if usable else list(indices)
-
-
-def _matrix(graph: Any, indices: list[int], directed: bool) -> np.ndarray:
-    position = {node: k for k, node in enumerate(indices)}
-    p = len(indices)
-    if p == 0:
-        raise GraphError("the graph has no nodes; a graph needs at least one node.")
-    out = np.zeros((p, p), dtype=bool)
-    for u, v in graph.edge_list():
-        i, j = position[u], position[v]
-        if i == j:
-            if directed:
-                raise GraphError(
-                    f"the directed graph has a self-loop at node {u}; a DAG has none."
-                )
-            continue  # self-loops are ignored
-        if out[i, j] or (not directed and out[j, i]):
-            raise GraphError(
-                f"the rustworkx graph has parallel edges between nodes {u} and {v}; a graph "
-                "matrix has one entry per pair. Build it with multigraph=False."
-            )
-        out[i, j] = True
-        if not directed:
-            out[j, i] = True
-    return out
+    labels = payloads if hashable_unique(payloads) else indices
+    edges = np.asarray(graph.edge_list(), dtype=np.int64).reshape(-1, 2)
+    return labels, positions(indices)[edges]
 
 
 @hookimpl
 def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt a ``rustworkx.PyGraph``; a ``PyDiGraph`` is refused with the fix."""
-    if _graph_type(graph, directed=True):
+    """Adapt a ``rustworkx.PyGraph`` without parallel edges.
+
+    Node order is ``graph.node_indices()``. The labels are the node payloads
+    (``graph[i]``) when none is None and all are hashable and distinct, else
+    the node indices. Edge payloads (weights) and self-loops are ignored.
+    """
+    found = _graph(graph)
+    if found is None or isinstance(graph, DAG):
+        return None  # not rustworkx (a DAG wrapper is for the DAG methods only)
+    inner, directed = found
+    if directed:
         raise GraphError(
-            "got a directed rustworkx graph (PyDiGraph); spdgraph needs an undirected graph. "
-            "Use graph.to_undirected(multigraph=False) (an edge in either direction becomes "
-            "an undirected edge), or a DAG method such as method='dag'."
+            "got a rustworkx PyDiGraph; spdgraph needs an undirected graph. Use "
+            "graph.to_undirected(multigraph=False) (an edge in either direction becomes an "
+            "undirected edge), or a DAG-capable method such as method='dag'."
         )
-    if not _graph_type(graph, directed=False):
-        return None
-    g: Any = graph
-    indices = list(g.node_indices())
-    return GraphData(adjacency=_matrix(g, indices, False), labels=_labels(g, indices))
+    labels, edges = _nodes(inner)
+    return undirected_data(
+        labels,
+        edges,
+        "the rustworkx graph",
+        "Build it as rustworkx.PyGraph(multigraph=False), where adding an edge twice keeps one.",
+    )
 
 
 @hookimpl
 def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a rustworkx graph: ``graph.num_nodes()``."""
-    if not (_graph_type(graph, directed=False) or _graph_type(graph, directed=True)):
-        return None
-    g: Any = graph
-    return int(g.num_nodes())
+    """Nodes of a rustworkx graph (bare or in a DAG): ``graph.num_nodes()``."""
+    found = _graph(graph)
+    return None if found is None else int(found[0].num_nodes())
 
 
 @hookimpl
 def spdgraph_adapt_dag(graph: object) -> GraphData | None:
-    """Adapt a ``rustworkx.PyDiGraph`` (bare or in :class:`spdgraph.DAG`) for DAG methods."""
-    inner = graph.graph if isinstance(graph, DAG) else graph
-    if not _graph_type(inner, directed=True):
-        return None
-    g: Any = inner
-    indices = list(g.node_indices())
-    directed = _matrix(g, indices, True)
-    return GraphData(
-        adjacency=directed | directed.T, labels=_labels(g, indices), directed=directed
+    """Adapt a ``rustworkx.PyDiGraph`` (bare or in :class:`spdgraph.DAG`) for the DAG methods.
+
+    An edge ``u -> v`` sets ``directed[u, v]``; labels as for undirected
+    graphs. Self-loops and parallel edges are refused; cycles are left to the
+    core.
+    """
+    found = _graph(graph)
+    if found is None or not found[1]:
+        return None  # not rustworkx, or an undirected PyGraph
+    inner = found[0]
+    labels, edges = _nodes(inner)
+    return directed_data(
+        labels,
+        edges,
+        "the rustworkx PyDiGraph",
+        "Build it as rustworkx.PyDiGraph(multigraph=False).",
     )

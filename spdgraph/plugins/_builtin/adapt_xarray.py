@@ -20,7 +20,7 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     returns) gives back that graph with its node labels, so
     ``spdgraph.sample(da)`` samples again on the same graph. Any other square
     2-D DataArray is read as an adjacency matrix labelled by its first
-    dimension's coordinate.
+    dimension's coordinate (backed by numpy or by a PyData sparse array).
     """
     xr = sys.modules.get("xarray")
     if xr is None or not isinstance(graph, xr.DataArray):
@@ -45,8 +45,16 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
                 f"adjacency DataArray has different labels on {dim0!r} and {dim1!r}; "
                 "both dims must list the nodes in the same order."
             )
-    adjacency = adjacency_from_array(graph.values, what="adjacency DataArray")
+    adjacency = adjacency_from_array(_values(graph), what="adjacency DataArray")
     return GraphData(adjacency=adjacency, labels=labels)
+
+
+def _values(graph: object) -> np.ndarray:
+    """The values as numpy, a PyData sparse array (``.data`` with ``todense``) densified."""
+    data = getattr(graph, "data", None)
+    if not isinstance(data, np.ndarray) and callable(getattr(data, "todense", None)):
+        return np.asarray(data.todense())  # type: ignore[union-attr]
+    return np.asarray(graph.values)  # type: ignore[attr-defined]
 
 
 @hookimpl

@@ -1,0 +1,187 @@
+"""Helpers of the built-in graph-library adapters (rustworkx, NetworKit, PyData sparse).
+
+:func:`library_of` tells which optional library an object comes from without
+importing it; the others turn a library's edge list into spdgraph's adjacency.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from spdgraph.errors import GraphError
+from spdgraph.plugins.types import DAG, GraphData
+
+__all__ = [
+    "adjacency_from_edges",
+    "dag_from_array",
+    "directed_data",
+    "first_parallel",
+    "hashable_unique",
+    "library_of",
+    "positions",
+    "undirected_data",
+    "unwrap",
+]
+
+
+def library_of(obj: object, name: str) -> ModuleType | None:
+    """The top-level module ``name`` when ``type(obj)`` (or a base) was defined in it.
+
+    Reads the module name of the object's type and its bases, so an optional
+    library is never imported here: an object of a library exists only once
+    the user has imported it (it is then in :data:`sys.modules`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> library_of(np.zeros(2), "numpy").__name__
+    'numpy'
+    >>> library_of([], "rustworkx") is None
+    True
+    """
+    for cls in type(obj).__mro__:
+        if str(getattr(cls, "__module__", "")).partition(".")[0] == name:
+            return sys.modules.get(name)
+    return None
+
+
+def unwrap(graph: object) -> object:
+    """The graph inside a :class:`spdgraph.DAG`, or ``graph`` itself."""
+    return graph.graph if isinstance(graph, DAG) else graph
+
+
+def positions(nodes: Sequence[int]) -> np.ndarray:
+    """Map node ids (possibly with gaps, after removals) to rows ``0..p-1``.
+
+    ``positions(nodes)[node_id]`` is the row of that node; ids not in ``nodes``
+    map to -1.
+
+    Examples
+    --------
+    >>> positions([0, 2, 5]).tolist()
+    [0, -1, 1, -1, -1, 2]
+    """
+    ids = np.asarray(nodes, dtype=np.int64)
+    rows = np.full(int(ids.max()) + 1 if ids.size else 0, -1, dtype=np.int64)
+    rows[ids] = np.arange(ids.size)
+    return rows
+
+
+def first_parallel(edges: np.ndarray, *, directed: bool) -> tuple[int, int] | None:
+    """The first pair of rows linked by more than one edge (self-loops aside), or None.
+
+    ``edges`` is an ``(m, 2)`` array of rows; an undirected edge counts in
+    either direction.
+
+    Examples
+    --------
+    >>> first_parallel(np.array([[0, 1], [2, 2], [2, 2], [1, 0]]), directed=False)
+    (0, 1)
+    >>> first_parallel(np.array([[0, 1], [1, 0]]), directed=True) is None
+    True
+    """
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    if not directed:
+        edges = np.sort(edges, axis=1)
+    pairs, counts = np.unique(edges, axis=0, return_counts=True)
+    repeated = np.flatnonzero(counts > 1)
+    if repeated.size == 0:
+        return None
+    u, v = pairs[repeated[0]]
+    return int(u), int(v)
+
+
+def adjacency_from_edges(edges: np.ndarray, p: int, *, directed: bool = False) -> np.ndarray:
+    """A boolean ``(p, p)`` adjacency from an ``(m, 2)`` array of rows.
+
+    Undirected: symmetric, self-loops ignored. Directed: ``[u, v]`` set for
+    ``u -> v`` only (the caller refuses self-loops).
+
+    Examples
+    --------
+    >>> adjacency_from_edges(np.array([[0, 1], [2, 2]]), 3).astype(int).tolist()
+    [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
+    """
+    adjacency = np.zeros((p, p), dtype=bool)
+    if not directed:
+        edges = edges[edges[:, 0] != edges[:, 1]]
+        adjacency[edges[:, 1], edges[:, 0]] = True
+    adjacency[edges[:, 0], edges[:, 1]] = True
+    return adjacency
+
+
+def hashable_unique(values: Sequence[object]) -> bool:
+    """True when every value is hashable, not None, and no two are equal.
+
+    Examples
+    --------
+    >>> hashable_unique(["a", "b"]), hashable_unique([{}, 1]), hashable_unique([None])
+    (True, False, False)
+    """
+    seen: set[object] = set()
+    for value in values:
+        if value is None:
+            return False
+        try:
+            if value in seen:
+                return False
+            seen.add(value)
+        except TypeError:  # unhashable
+            return False
+    return True
+
+
+def undirected_data(labels: list[Any], edges: np.ndarray, what: str, fix: str) -> GraphData:
+    """The GraphData of an undirected edge list; parallel edges are a GraphError.
+
+    ``what`` names the graph in messages ("the rustworkx graph") and ``fix``
+    says how to merge parallel edges.
+    """
+    pair = first_parallel(edges, directed=False)
+    if pair is not None:
+        raise GraphError(
+            f"{what} has parallel edges between {labels[pair[0]]!r} and {labels[pair[1]]!r}; "
+            f"a graph matrix has one entry per pair. {fix}"
+        )
+    return GraphData(adjacency=adjacency_from_edges(edges, len(labels)), labels=labels)
+
+
+def directed_data(labels: list[Any], edges: np.ndarray, what: str, fix: str) -> GraphData:
+    """The GraphData of a directed edge list; self-loops and parallel edges are refused.
+
+    Cycles are left to the core (``spdgraph._adapt_dag``).
+    """
+    loops = edges[:, 0] == edges[:, 1]
+    if loops.any():
+        node = labels[edges[loops][0, 0]]
+        raise GraphError(f"{what} has a self-loop at {node!r}; a DAG has none.")
+    pair = first_parallel(edges, directed=True)
+    if pair is not None:
+        raise GraphError(
+            f"{what} has parallel edges {labels[pair[0]]!r} -> {labels[pair[1]]!r}. {fix}"
+        )
+    directed = adjacency_from_edges(edges, len(labels), directed=True)
+    return GraphData(adjacency=directed | directed.T, labels=labels, directed=directed)
+
+
+def dag_from_array(array: np.ndarray, what: str) -> GraphData:
+    """The GraphData of a dense directed adjacency: ``array[i, j] != 0`` is ``i -> j``.
+
+    Shared by the array adapters (numpy, scipy.sparse, PyData sparse);
+    ``what`` names the input in messages. Nodes are labelled ``0..p-1``.
+    """
+    if array.ndim != 2 or array.shape[0] != array.shape[1]:
+        raise GraphError(f"a {what} must be square, got shape {array.shape}.")
+    if array.dtype.kind not in "biuf" or not np.all(np.isfinite(array)):
+        raise GraphError(f"a {what} must hold finite numbers or booleans.")
+    directed = array != 0
+    if directed.diagonal().any():
+        raise GraphError(f"the {what} has a non-zero diagonal (self-loops).")
+    return GraphData(
+        adjacency=directed | directed.T, labels=list(range(array.shape[0])), directed=directed
+    )
