@@ -32,6 +32,7 @@ _SAMPLE_EXPLICIT = {
     "factor",
     "chunks",
     "portable",
+    "progress",
 }
 
 
@@ -171,8 +172,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
         chunks = max(1, math.ceil(n / SCHEDULER_CHUNK_COUNT))
     if chunks is None and n >= LARGE_RUN and not args.no_progress and _stderr_is_tty():
         print(
-            f"spdgraph: sampling {n} matrices in memory; pass --chunks N for a progress bar "
-            "and bounded memory.",
+            f"spdgraph: sampling {n} matrices in memory; pass --chunks N for bounded memory.",
             file=sys.stderr,
         )
     client = _connect(args.scheduler) if args.scheduler else None
@@ -188,6 +188,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             factor=factor,
             chunks=chunks,
             portable=args.portable,
+            progress=False if args.no_progress or chunks is not None else None,
             **extra,
             **options,
         )

@@ -22,7 +22,7 @@ import xarray as xr
 from spdgraph.plugins import generators
 from spdgraph.sampling._adapt import adapt_graph
 from spdgraph.sampling._compile import note_compilation
-from spdgraph.sampling._engine import generate_block
+from spdgraph.sampling._engine import Block, generate_block
 from spdgraph.sampling._output import build_dataarray
 from spdgraph.sampling._request import SampleRequest, build_request
 from spdgraph.seeds import SeedLike
@@ -68,6 +68,7 @@ def sample(
     negative_share: float | None = None,
     chunks: int | None = None,
     portable: bool = False,
+    progress: bool | None = None,
     **method_options: Any,
 ) -> xr.DataArray:
     """Sample SPD matrices whose off-diagonal zeros are exactly the non-edges of a graph.
@@ -150,6 +151,13 @@ def sample(
         ``False`` (default): the fastest kernels of this machine, identical bits
         on this machine whatever the threads, chunks or scheduler, values within
         rounding of any other machine's.
+    progress
+        A progress bar on stderr (tqdm when installed, else a text bar) over the
+        matrices of an eager call: ``True``, ``False``, or ``None`` (default) for
+        one when stderr is a terminal or a notebook runs the call and the work is
+        estimated above 2 s. The bits do not depend on it. Lazy (``chunks``)
+        work shows progress when computed, e.g. under
+        ``dask.diagnostics.ProgressBar()`` or a distributed dashboard.
     **method_options
         Options of the chosen method (e.g. ``residual_tolerance`` for
         ``"po"``); unknown names are an error.
@@ -211,6 +219,7 @@ def sample(
             chunks=chunks,
             method_options=method_options,
             portable=portable,
+            progress=progress,
         )
 
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
@@ -235,13 +244,46 @@ def _sample_eager(request: SampleRequest) -> xr.DataArray:
 
     The achieved spectrum is recorded only when a target was set (the
     control computes it anyway); otherwise computing every eigenvalue would
-    cost more than the sampling (ask :func:`spdgraph.diagnostics`).
+    cost more than the sampling (ask :func:`spdgraph.diagnostics`). With
+    ``request.progress`` the stack is made a few matrices at a time under a
+    progress bar: the same bits, since matrix ``k`` depends only on its stream.
     """
-    block = generate_block(request, rngs=request.rngs(), factors=request.factors)
+    if request.progress:
+        block = _blocks_with_progress(request)
+    else:
+        block = generate_block(request, rngs=request.rngs(), factors=request.factors)
     if block.lmin is None or block.lmax is None:
         return _label(request, block.values, request.attrs)
     spectrum = spectrum_attrs(block.lmin, block.lmax, stacked=request.stacked)
     return _label(request, block.values, {**request.attrs, **spectrum})
+
+
+def _blocks_with_progress(request: SampleRequest) -> Block:
+    """``generate_block`` over runs of matrices, a progress bar counting them."""
+    from spdgraph.sampling._progress import Progress
+
+    n, p = request.n, request.graph.adjacency.shape[0]
+    rngs, factors = request.rngs(), request.factors
+    step = max(1, n // 50)
+    parts: list[Block] = []
+    what = f"sampling {request.gen.name}, p={p}"
+    with Progress(what, total=n, unit="matrix", delay=0.0) as bar:
+        for k0 in range(0, max(n, 1), step):
+            k1 = min(n, k0 + step)
+            parts.append(
+                generate_block(
+                    request,
+                    rngs=None if rngs is None else rngs[k0:k1],
+                    factors=None if factors is None else factors[k0:k1],
+                )
+            )
+            bar.update(k1 - k0)
+    values = np.concatenate([part.values for part in parts])
+    if any(part.lmin is None or part.lmax is None for part in parts):
+        return Block(values)
+    lmin = np.concatenate([part.lmin for part in parts if part.lmin is not None])
+    lmax = np.concatenate([part.lmax for part in parts if part.lmax is not None])
+    return Block(values, lmin, lmax)
 
 
 def _label(request: SampleRequest, values: Any, attrs: dict[str, Any]) -> xr.DataArray:

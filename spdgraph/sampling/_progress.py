@@ -14,10 +14,39 @@ import time
 from types import TracebackType
 from typing import Any
 
-__all__ = ["PROGRESS_DELAY", "Progress", "stderr_is_tty"]
+__all__ = ["PROGRESS_DELAY", "Progress", "estimated_seconds", "show_progress", "stderr_is_tty"]
 
 #: Seconds a computation runs before its progress bar appears.
 PROGRESS_DELAY = 0.5
+
+
+#: ``sample(progress=None)`` shows a bar from this estimated duration on.
+AUTO_PROGRESS_SECONDS = 2.0
+
+#: Rough seconds for one matrix at p = 1000 on one core (the dense end of PO; DD is
+#: a hundred times cheaper); the estimate scales with p^3.
+_SECONDS_AT_1000 = {"dd": 0.01, "huge": 0.05, "dag": 0.1}
+
+
+def estimated_seconds(method: str, p: int, n: int) -> float:
+    """A rough duration of sampling ``n`` matrices on ``p`` nodes (for ``progress=None``)."""
+    return n * _SECONDS_AT_1000.get(method, 0.5) * (p / 1000.0) ** 3
+
+
+def _interactive() -> bool:
+    """A terminal on stderr, or a Jupyter kernel (where tqdm.auto draws a widget)."""
+    if stderr_is_tty():
+        return True
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    return bool(get and type(get()).__name__ == "ZMQInteractiveShell")
+
+
+def show_progress(progress: bool | None, method: str, p: int, n: int) -> bool:
+    """Resolve ``sample(progress=...)``: None shows a bar when interactive and long."""
+    if progress is not None:
+        return bool(progress)
+    return _interactive() and estimated_seconds(method, p, n) > AUTO_PROGRESS_SECONDS
 
 
 def stderr_is_tty() -> bool:

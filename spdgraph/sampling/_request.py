@@ -29,6 +29,7 @@ from spdgraph.sampling._entries import resolve_entries
 from spdgraph.sampling._lazy import check_chunks
 from spdgraph.sampling._memory import check_memory, estimate_bytes
 from spdgraph.sampling._output import json_options
+from spdgraph.sampling._progress import show_progress
 from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
 from spdgraph.spectrum import check_targets
 
@@ -43,7 +44,8 @@ class SampleRequest:
     ``graph``, by ``gen`` of ``plugin`` with the merged ``options``; matrix
     ``k`` from child ``k`` of ``root`` or from ``factors[k]``; ``chunks``
     None for the eager path, else matrices per dask chunk. ``attrs`` is the
-    provenance the output carries.
+    provenance the output carries; ``progress`` whether the eager path shows a
+    progress bar (``sample(progress=...)``, resolved).
     """
 
     graph: GraphData
@@ -61,6 +63,7 @@ class SampleRequest:
     root: np.random.SeedSequence | None
     factors: np.ndarray | None
     attrs: dict[str, Any] = field(default_factory=dict)
+    progress: bool = False
 
     def rngs(self) -> list[np.random.Generator] | None:
         """One generator per matrix (None with explicit factors)."""
@@ -87,10 +90,15 @@ def build_request(
     chunks: object,
     method_options: Mapping[str, Any],
     portable: object = False,
+    progress: object = None,
 ) -> SampleRequest:
     """Check every argument of :func:`spdgraph.sample` and return the request."""
     # 1. cheap argument checks, before any heavy work
     portable = _check_portable(portable)
+    if progress is not None and not isinstance(progress, bool | np.bool_):
+        raise InvalidOptionError(
+            f"progress must be True, False or None (automatic), got {written(progress)}."
+        )
     kind = _check_kind(kind)
     size = _check_size(size)
     normalize = _check_normalize(normalize)
@@ -154,6 +162,7 @@ def build_request(
         root=root,
         factors=factors,
         attrs=attrs,
+        progress=show_progress(None if progress is None else bool(progress), gen.name, p, n),
     )
 
 

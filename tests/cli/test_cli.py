@@ -200,7 +200,7 @@ def test_large_in_memory_run_on_a_terminal_suggests_chunks(tmp_path, capsys, mon
     monkeypatch.setattr(cli._sample, "LARGE_RUN", 10)
     argv = ["sample", tmp_path / "edges.txt", "--size", "10", "-o", tmp_path / "o.nc"]
     code, _, err = _run(argv, capsys)
-    assert code == 0 and "pass --chunks N for a progress bar" in err
+    assert code == 0 and "pass --chunks N for bounded memory" in err
 
 
 @pytest.mark.parametrize("tqdm_installed", [True, False])
