@@ -192,6 +192,7 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         *,
         marginals: object = None,
         missing: float = 0.0,
+        progress: bool | None = None,
     ) -> xr.DataArray:
         """Draw data from the matrix (or each of a stack): Gaussian, copula, discrete, mixed.
 
@@ -228,6 +229,10 @@ class SpdAccessor(PlotMixin, SpdArrayView):
             :class:`~spdgraph.marginals.Ordinal`.
         missing
             Rate in [0, 1) of values set to NaN completely at random (MCAR).
+        progress
+            A progress bar over the matrices: ``True``, ``False`` or ``None``
+            (default: shown when interactive and the work is large, about 2 s).
+            The values do not depend on it.
 
         Returns
         -------
@@ -256,7 +261,7 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         >>> bool((mixed.values[:, 2] == x.values[:5, 2]).all())  # same latent draws
         True
         """
-        return draw_data(self, n_obs, seed, marginals, missing)
+        return draw_data(self, n_obs, seed, marginals, missing, progress)
 
     # ------------------------------------------------------------------ graph
 

@@ -17,7 +17,7 @@ import xarray as xr
 from spdgraph._kernels.numerics import cholesky_factors, cholesky_inverse, gaussian_draws
 from spdgraph.accessor import _marginal_draws as _marginals
 from spdgraph.errors import InvalidOptionError, MatrixError, written
-from spdgraph.sampling import ACHIEVED_SPECTRUM
+from spdgraph.sampling import ACHIEVED_SPECTRUM, Progress, interactive
 from spdgraph.seeds import SeedLike, child_generator, seed_sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,10 +57,15 @@ def draw_data(
     seed: SeedLike = None,
     marginals: object = None,
     missing: float = 0.0,
+    progress: bool | None = None,
 ) -> xr.DataArray:
     """What :meth:`spdgraph.accessor.SpdAccessor.draw` returns (see there)."""
     if "group" in view._da.dims:
         return _draw_groups(view, n_obs, seed, marginals, missing)
+    if progress is not None and not isinstance(progress, bool | np.bool_):
+        raise InvalidOptionError(
+            f"progress must be True, False or None (automatic), got {written(progress)}."
+        )
     if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
         raise InvalidOptionError(f"n_obs must be a non-negative integer, got {written(n_obs)}.")
     n_obs = int(n_obs)
@@ -76,6 +81,9 @@ def draw_data(
     streams = view._stream_indices(stacked, n)
     out = np.empty((n, n_obs, p), dtype=np.float64)
     scale = "precision" if kind == "precision" else "covariance"
+    if progress is None:  # about a second per 1e9 multiply-adds: a bar from ~2 s on
+        progress = interactive() and n * n_obs * p * p > 2e9
+    bar = Progress("drawing data", total=n, enabled=bool(progress), delay=0.0, unit="matrix")
     for k in range(n):
         z = child_generator(draw_root, streams[k]).standard_normal((n_obs, p))
         out[k] = gaussian_draws(z, factors[k], scale)
@@ -88,6 +96,8 @@ def draw_data(
         if rate:
             missing_root = _sub_root(root, _marginals.MISSING_STREAM_DOMAIN)
             _marginals.apply_missing(out[k], rate, child_generator(missing_root, streams[k]))
+        bar.update()
+    bar.close()
     da = view._da
     coords, dims = _coords_and_dims(da, stacked, n_obs)
     attrs: dict[str, Any] = {

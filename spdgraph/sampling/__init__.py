@@ -20,7 +20,7 @@ from spdgraph.sampling._core import adapt_graph, methods, sample
 from spdgraph.sampling._groups import group_seed
 from spdgraph.sampling._lazy import require_dask
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
-from spdgraph.sampling._progress import PROGRESS_DELAY, Progress, stderr_is_tty
+from spdgraph.sampling._progress import PROGRESS_DELAY, Progress, interactive, stderr_is_tty
 from spdgraph.sampling._warmup import warmup
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Progress",
     "adapt_graph",
     "group_seed",
+    "interactive",
     "methods",
     "require_dask",
     "sample",

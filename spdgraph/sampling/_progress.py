@@ -14,7 +14,14 @@ import time
 from types import TracebackType
 from typing import Any
 
-__all__ = ["PROGRESS_DELAY", "Progress", "estimated_seconds", "show_progress", "stderr_is_tty"]
+__all__ = [
+    "PROGRESS_DELAY",
+    "Progress",
+    "estimated_seconds",
+    "interactive",
+    "show_progress",
+    "stderr_is_tty",
+]
 
 #: Seconds a computation runs before its progress bar appears.
 PROGRESS_DELAY = 0.5
@@ -33,7 +40,7 @@ def estimated_seconds(method: str, p: int, n: int) -> float:
     return n * _SECONDS_AT_1000.get(method, 0.5) * (p / 1000.0) ** 3
 
 
-def _interactive() -> bool:
+def interactive() -> bool:
     """A terminal on stderr, or a Jupyter kernel (where tqdm.auto draws a widget)."""
     if stderr_is_tty():
         return True
@@ -46,7 +53,7 @@ def show_progress(progress: bool | None, method: str, p: int, n: int) -> bool:
     """Resolve ``sample(progress=...)``: None shows a bar when interactive and long."""
     if progress is not None:
         return bool(progress)
-    return _interactive() and estimated_seconds(method, p, n) > AUTO_PROGRESS_SECONDS
+    return interactive() and estimated_seconds(method, p, n) > AUTO_PROGRESS_SECONDS
 
 
 def stderr_is_tty() -> bool:

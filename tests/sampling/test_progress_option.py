@@ -24,11 +24,11 @@ def test_progress_gives_the_same_bits_and_draws_a_bar(capsys):
 
 
 def test_automatic_progress_only_when_interactive_and_long(monkeypatch):
-    monkeypatch.setattr(_progress, "_interactive", lambda: True)
+    monkeypatch.setattr(_progress, "interactive", lambda: True)
     assert _progress.show_progress(None, "po", 5000, 1)  # ~60 s estimated
     assert not _progress.show_progress(None, "po", 100, 10)
     assert not _progress.show_progress(None, "dd", 2000, 1)
-    monkeypatch.setattr(_progress, "_interactive", lambda: False)
+    monkeypatch.setattr(_progress, "interactive", lambda: False)
     assert not _progress.show_progress(None, "po", 5000, 1)
     assert _progress.show_progress(True, "po", 10, 1)
 
@@ -36,3 +36,14 @@ def test_automatic_progress_only_when_interactive_and_long(monkeypatch):
 def test_bad_progress_values_are_refused():
     with pytest.raises(spdgraph.InvalidOptionError, match="progress must be"):
         spdgraph.sample(nx.path_graph(3), seed=0, progress="yes")
+
+
+def test_draw_progress(capsys):
+    pytest.importorskip("tqdm")
+    da = spdgraph.sample(nx.cycle_graph(8), seed=1, size=3)
+    quiet = da.spd.draw(20, seed=4)
+    shown = da.spd.draw(20, seed=4, progress=True)
+    np.testing.assert_array_equal(quiet.values, shown.values)
+    assert "drawing data" in capsys.readouterr().err
+    with pytest.raises(spdgraph.InvalidOptionError, match="progress must be"):
+        da.spd.draw(5, progress=1)
