@@ -23,6 +23,7 @@ __all__ = [
     "MissingDependencyError",
     "NumericalError",
     "PluginError",
+    "PluginWarning",
     "SpdgraphError",
     "TooLargeError",
     "UnknownMethodError",
@@ -95,6 +96,10 @@ class TooLargeError(SpdgraphError, MemoryError):
 
 class PluginError(SpdgraphError, RuntimeError):
     """A plugin is misbehaving (duplicate names, invalid registrations)."""
+
+
+class PluginWarning(UserWarning):
+    """A plugin failed and is skipped; spdgraph and the other plugins keep working."""
 
 
 class GeneratorOutputError(PluginError):

@@ -84,6 +84,8 @@ def _cmd_methods(args: argparse.Namespace) -> int:
 
     for name, description in spdgraph.methods().items():
         print(f"{name:<20} {description}")
+    for plugin, reason in spdgraph.plugins.broken_plugins().items():
+        print(f"broken plugin {plugin!r}: {reason}")
     return 0
 
 

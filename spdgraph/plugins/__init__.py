@@ -12,9 +12,11 @@ from spdgraph.plugins._manager import (
     AUTOLOAD_ENV,
     DEFAULT_PLUGINS,
     ENTRY_POINT_GROUP,
+    broken_plugins,
     find_generator,
     generators,
     get_plugin_manager,
+    mark_broken,
     reset_plugin_manager,
 )
 
@@ -22,8 +24,10 @@ __all__ = [
     "AUTOLOAD_ENV",
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
+    "broken_plugins",
     "find_generator",
     "generators",
     "get_plugin_manager",
+    "mark_broken",
     "reset_plugin_manager",
 ]

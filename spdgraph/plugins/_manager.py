@@ -16,11 +16,12 @@ from __future__ import annotations
 import importlib
 import os
 import threading
+import warnings
 from typing import Any
 
 import pluggy
 
-from spdgraph.errors import PluginError, UnknownMethodError
+from spdgraph.errors import PluginError, PluginWarning, UnknownMethodError
 from spdgraph.plugins import hookspecs
 from spdgraph.plugins.options import check_declarations
 from spdgraph.plugins.types import GeneratorSpec
@@ -29,9 +30,11 @@ __all__ = [
     "AUTOLOAD_ENV",
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
+    "broken_plugins",
     "find_generator",
     "generators",
     "get_plugin_manager",
+    "mark_broken",
     "reset_plugin_manager",
 ]
 
@@ -132,6 +135,7 @@ def reset_plugin_manager() -> None:
     with _lock:
         _manager = None
         _table_cache.clear()
+        _broken.clear()
 
 
 #: (manager id, generation) -> generator table
@@ -152,26 +156,66 @@ def generators() -> dict[str, tuple[GeneratorSpec, str]]:
     table = _table_cache.get(key)
     if table is None:
         with _lock:
+            _broken.clear()  # registered plugins changed: judge them again
             table = _build_table(pm)
             _table_cache.clear()
             _table_cache[key] = table
     return dict(table)
 
 
+#: plugin name -> why it was skipped (a faulty plugin harms only itself)
+_broken: dict[str, str] = {}
+
+
+def broken_plugins() -> dict[str, str]:
+    """Plugins skipped because they failed, with the reason (``spdgraph methods`` lists them).
+
+    A plugin whose ``spdgraph_register_generators`` raises, returns something
+    that is not a :class:`~spdgraph.GeneratorSpec`, declares an option its own
+    declaration refuses (or whose check raises), reuses a registered name, or
+    whose adapter raises an error that is not spdgraph's, is skipped with one
+    warning naming it; built-in methods and other plugins keep working.
+    """
+    generators()  # registration faults are found when the table is built
+    return dict(_broken)
+
+
+def mark_broken(plugin: str, reason: str) -> None:
+    """Record ``plugin`` as broken and warn once, naming it and the reason."""
+    if plugin not in _broken:
+        _broken[plugin] = reason
+        warnings.warn(
+            f"spdgraph: plugin {plugin!r} is skipped: {reason}", PluginWarning, stacklevel=3
+        )
+
+
+def _registered_by(pm: pluggy.PluginManager, impl: Any, impls: list[Any]) -> list[Any]:
+    # each plugin's implementation is called through pluggy (a hook caller
+    # restricted to that plugin), so every generator stays tied to the plugin
+    # that registered it, for error messages that name the culprit
+    others = [other.plugin for other in impls if other is not impl]
+    return list(pm.subset_hook_caller("spdgraph_register_generators", others)())
+
+
 def _build_table(pm: pluggy.PluginManager) -> dict[str, tuple[GeneratorSpec, str]]:
-    hook_name = "spdgraph_register_generators"
     impls = pm.hook.spdgraph_register_generators.get_hookimpls()  # registration order
     table: dict[str, tuple[GeneratorSpec, str]] = {}
     for impl in impls:
-        # each plugin's implementation is called through pluggy (a hook caller
-        # restricted to that plugin), so every generator stays tied to the plugin
-        # that registered it, for error messages that name the culprit
-        others = [other.plugin for other in impls if other is not impl]
-        results: list[Any] = pm.subset_hook_caller(hook_name, others)()
-        for registered in results:
-            for gen in [registered] if isinstance(registered, GeneratorSpec) else registered:
-                _check_generator(gen, impl.plugin_name, table)
-                table[gen.name] = (gen, impl.plugin_name)
+        try:
+            found: dict[str, tuple[GeneratorSpec, str]] = {}
+            for registered in _registered_by(pm, impl, impls):
+                for gen in [registered] if isinstance(registered, GeneratorSpec) else registered:
+                    _check_generator(gen, impl.plugin_name, {**table, **found})
+                    found[gen.name] = (gen, impl.plugin_name)
+        except Exception as exc:  # a faulty plugin harms only itself
+            reason = (
+                str(exc)
+                if isinstance(exc, PluginError)
+                else (f"its spdgraph_register_generators failed with {type(exc).__name__}: {exc}")
+            )
+            mark_broken(impl.plugin_name, reason)
+            continue
+        table.update(found)
     return table
 
 
@@ -189,7 +233,15 @@ def _check_generator(
             f"plugin {plugin!r} registered a generator with an invalid "
             f"name {gen.name!r}; use a non-empty string."
         )
-    check_declarations(gen.options, gen.name, plugin)
+    try:
+        check_declarations(gen.options, gen.name, plugin)
+    except PluginError:
+        raise
+    except Exception as exc:  # an option's own check raised
+        raise PluginError(
+            f"plugin {plugin!r} declares options for {gen.name!r} whose checks fail on their "
+            f"own defaults ({type(exc).__name__}: {exc})."
+        ) from exc
     if gen.name in table:
         other = table[gen.name][1]
         raise PluginError(
@@ -212,8 +264,9 @@ def find_generator(method: object) -> tuple[GeneratorSpec, str]:
             f"known methods: {', '.join(sorted(table))}."
         )
     if method not in table:
+        broken = "".join(f"; plugin {name!r} was skipped: {why}" for name, why in _broken.items())
         raise UnknownMethodError(
             f"unknown method {method!r}; known methods: {', '.join(sorted(table))} "
-            "(plugins add more; see spdgraph.methods())."
+            f"(plugins add more; see spdgraph.methods()){broken}."
         )
     return table[method]

@@ -8,14 +8,49 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 
-from spdgraph.errors import GraphError, GraphTypeError
-from spdgraph.plugins import get_plugin_manager
+from spdgraph.errors import GraphError, GraphTypeError, PluginError, SpdgraphError
+from spdgraph.plugins import broken_plugins as broken_plugins_now
+from spdgraph.plugins import get_plugin_manager, mark_broken
 from spdgraph.plugins.types import GraphData
 
 __all__ = ["adapt_graph", "count_nodes", "label_array"]
+
+
+def call_adapters(hook: str, graph: object) -> Any:
+    """The first non-None answer of ``hook``'s implementations (pluggy's order), each alone.
+
+    An implementation raising an error that is not spdgraph's (a bug in an
+    adapter plugin) marks its plugin broken with one warning and is skipped, so
+    the other adapters still see the graph; when none of them takes it, the
+    faulty plugin's error is raised as a :class:`~spdgraph.errors.PluginError`
+    naming it, the original chained.
+    """
+    impls = getattr(get_plugin_manager().hook, hook).get_hookimpls()
+    failure: PluginError | None = None
+    for impl in reversed(impls):  # pluggy calls the last registered first
+        if impl.plugin_name in broken_plugins_now():
+            continue
+        try:
+            result = impl.function(graph=graph)
+        except SpdgraphError:
+            raise  # a deliberate refusal (a directed graph, a bad array, ...)
+        except Exception as exc:
+            mark_broken(impl.plugin_name, f"its {hook} raised {type(exc).__name__}: {exc}")
+            failure = failure or PluginError(
+                f"the graph adapter of plugin {impl.plugin_name!r} raised "
+                f"{type(exc).__name__}: {exc}"
+            )
+            failure.__cause__ = failure.__cause__ or exc
+            continue
+        if result is not None:
+            return result
+    if failure is not None:
+        raise failure
+    return None
 
 
 def adapt_graph(graph: object) -> GraphData:
@@ -51,7 +86,7 @@ def adapt_graph(graph: object) -> GraphData:
     >>> g.labels, g.adjacency.sum()
     (['a', 'b', 'c'], np.int64(4))
     """
-    result = get_plugin_manager().hook.spdgraph_adapt_graph(graph=graph)
+    result = call_adapters("spdgraph_adapt_graph", graph)
     if result is None:
         raise GraphTypeError(
             f"no adapter recognises a graph of type {type(graph).__module__}."

@@ -14,9 +14,8 @@ import numpy as np
 
 from spdgraph._kernels.sem import ancestral_pairs, moral_graph, topological_order
 from spdgraph.errors import GraphError, GraphTypeError
-from spdgraph.plugins import get_plugin_manager
 from spdgraph.plugins.types import DAG, GraphData
-from spdgraph.sampling._adapt import _check_unique, check_adapted_matrix
+from spdgraph.sampling._adapt import _check_unique, call_adapters, check_adapted_matrix
 
 __all__ = ["adapt_dag", "refuse_dag"]
 
@@ -48,7 +47,7 @@ def adapt_dag(graph: object, kind: str, method: str) -> GraphData:
     >>> g.labels, g.adjacency.astype(int).tolist()  # a and b married
     (['a', 'c', 'b'], [[0, 1, 1], [1, 0, 1], [1, 1, 0]])
     """
-    result = get_plugin_manager().hook.spdgraph_adapt_dag(graph=graph)
+    result = call_adapters("spdgraph_adapt_dag", graph)
     if result is None:
         raise GraphTypeError(
             f"method {method!r} needs a directed acyclic graph: a networkx.DiGraph, a "

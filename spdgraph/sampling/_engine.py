@@ -26,7 +26,7 @@ from spdgraph._kernels.numerics import (
     find_violation,
     unit_diagonal,
 )
-from spdgraph.errors import GeneratorOutputError, written
+from spdgraph.errors import GeneratorOutputError, PluginError, SpdgraphError, written
 from spdgraph.plugins.types import GeneratorSpec, GraphData
 from spdgraph.spectrum import control_spectrum
 
@@ -135,6 +135,19 @@ def _diagonals_ok(group: np.ndarray) -> bool:
     return bool(np.all(np.diagonal(group, axis1=-2, axis2=-1) >= np.finfo(np.float64).tiny))
 
 
+def _call(gen: GeneratorSpec, plugin: str, function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call a generator; an error that is not spdgraph's becomes a PluginError naming it."""
+    try:
+        return function(*args, **kwargs)
+    except (SpdgraphError, MemoryError):
+        raise
+    except Exception as exc:
+        raise PluginError(
+            f"generator {gen.name!r} of plugin {plugin!r} raised {type(exc).__name__}: {exc}"
+            " (a bug in the plugin; the original error is chained below)."
+        ) from exc
+
+
 def _call_batch(
     graph: GraphData,
     gen: GeneratorSpec,
@@ -147,7 +160,7 @@ def _call_batch(
     adjacency = graph.adjacency
     p = adjacency.shape[0]
     assert gen.batch_function is not None
-    out = gen.batch_function(adjacency.copy(), **factor_kw, **kwargs)
+    out = _call(gen, plugin, gen.batch_function, adjacency.copy(), **factor_kw, **kwargs)
     if not isinstance(out, np.ndarray) or out.shape != (n, p, p):
         raise GeneratorOutputError(
             f"generator {gen.name!r} (plugin {plugin!r}) batch function returned "
@@ -216,7 +229,16 @@ def generate_block(
                 if gen.accepts_factor:
                     kw["factor"] = None if factors is None else factors[k].copy()
                 rng = None if rngs is None else rngs[k]
-                m = gen.function(adjacency.copy(), rng=rng, entries=entries, **kw, **options)
+                m = _call(
+                    gen,
+                    plugin,
+                    gen.function,
+                    adjacency.copy(),
+                    rng=rng,
+                    entries=entries,
+                    **kw,
+                    **options,
+                )
                 block[k] = validate_matrix(m, adjacency, k, gen, plugin, check_pd=False)
             if pd_now:
                 _check_block(block, adjacency, gen, plugin, check_pd=True)

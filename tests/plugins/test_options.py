@@ -172,14 +172,16 @@ def test_third_party_declarations_are_checked(register, no_adaptation):
 
 def test_bad_declarations_are_plugin_errors(register):
     register(_identity_generator("bad-default", {"x": OptionSpec(-1.0, float, low=0.0)}, []))
-    with pytest.raises(spdgraph.PluginError, match="option 'x' of method 'bad-default'"):
-        spdgraph.methods()
+    with pytest.warns(spdgraph.PluginWarning, match="option 'x' of method 'bad-default'"):
+        assert "bad-default" not in spdgraph.methods() and "po" in spdgraph.methods()
+    with pytest.raises(spdgraph.UnknownMethodError, match=r"was skipped: .*option 'x'"):
+        spdgraph.sample(G, "bad-default", seed=0)
 
 
 def test_bad_option_names_are_plugin_errors(register):
     register(_identity_generator("bad-name", {"not a name": 1.0}, []))
-    with pytest.raises(spdgraph.PluginError, match="Python identifiers"):
-        spdgraph.methods()
+    with pytest.warns(spdgraph.PluginWarning, match="Python identifiers"):
+        assert "bad-name" not in spdgraph.methods()
 
 
 def test_defaults_of_a_generator():
