@@ -154,6 +154,23 @@ def _describe_scipy(dist: Any) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+def _check_parameters(dist: Any, text: str, where: str) -> None:
+    """Refuse a frozen distribution whose parameters scipy rejects (it would give NaN)."""
+    try:
+        with np.errstate(all="ignore"):
+            quartiles = np.asarray(dist.ppf([0.25, 0.5, 0.75]), dtype=np.float64)
+    except Exception as exc:  # scipy raised on the parameters themselves
+        raise InvalidOptionError(
+            f"marginal {where} is {text}, whose parameters scipy.stats refuses ({exc})."
+        ) from None
+    if not np.all(np.isfinite(quartiles)):
+        raise InvalidOptionError(
+            f"marginal {where} is {text}, whose parameters are invalid for "
+            f"scipy.stats.{dist.dist.name} (it would draw NaN: check the signs and ranges of "
+            "its parameters, e.g. df > 0, scale > 0, Poisson mu >= 0, Beta a, b > 0)."
+        )
+
+
 def _one(spec: object, where: str) -> NodeMarginal:
     if spec is None or (isinstance(spec, str) and spec.lower() in ("gaussian", "normal")):
         return NodeMarginal(None, "gaussian", "gaussian")
@@ -170,7 +187,9 @@ def _one(spec: object, where: str) -> NodeMarginal:
             data_type = "binary" if dist.name == "bernoulli" else "count"
         else:
             data_type = "continuous"
-        return NodeMarginal(spec, _describe_scipy(spec), data_type)
+        text = _describe_scipy(spec)
+        _check_parameters(spec, text, where)
+        return NodeMarginal(spec, text, data_type)
     raise InvalidOptionError(
         f"marginal {where} is {spec!r}; use 'gaussian', 'binary', a frozen scipy.stats "
         "distribution (e.g. scipy.stats.t(df=5), scipy.stats.poisson(3)) or "

@@ -23,6 +23,14 @@ def _parse_token(token: str) -> int | str:
     return int(token) if re.fullmatch(r"[+-]?\d+", token) else token
 
 
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
 def _read_edge_list(path: Path, directed: bool = False) -> Any:
     import networkx as nx
 
@@ -36,6 +44,12 @@ def _read_edge_list(path: Path, directed: bool = False) -> Any:
             tokens = [t for t in re.split(r"[\s,;]+", line) if t]
             if "\x00" in line:
                 raise FileError(f"{path}: line {lineno} is binary, not an edge list.")
+            if len(tokens) > 3 or (len(tokens) == 3 and not _is_number(tokens[2])):
+                raise FileError(
+                    f"{path}: line {lineno} has {len(tokens)} fields ({line!r}); an edge list "
+                    "line is 'u v' or 'u v weight' with a numeric weight (ignored), or a "
+                    "single node."
+                )
             nodes.setdefault(tokens[0])
             if len(tokens) >= 2:
                 nodes.setdefault(tokens[1])

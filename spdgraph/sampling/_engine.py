@@ -242,6 +242,7 @@ def generate_block(
                 block[k] = validate_matrix(m, adjacency, k, gen, plugin, check_pd=False)
             if pd_now:
                 _check_block(block, adjacency, gen, plugin, check_pd=True)
+        block[block == 0.0] = 0.0  # -0.0 (equal to 0, so it passed the checks) -> +0.0
         if normalize and n:
             block = unit_diagonal(block, out=block)  # the engine owns the block
             if not controlled:
