@@ -102,6 +102,8 @@ class SpdArrayView:
 
     def _labels(self) -> list[Any]:
         da = self._da
+        if "node" not in da.dims:
+            self._stacked()  # a MatrixError saying what the dims should be
         if "node" in da.coords:
             return [plain(x) for x in da["node"].values]
         return list(range(da.sizes["node"]))

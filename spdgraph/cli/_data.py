@@ -66,7 +66,12 @@ def parse_marginal(text: str) -> object:
         raise InvalidOptionError(f"arguments of {text!r} must be Python literals.") from exc
     name = node.func.id
     if name == "ordinal":
-        return Ordinal(*args, **kwargs)
+        try:
+            return Ordinal(*args, **kwargs)
+        except TypeError as exc:
+            raise InvalidOptionError(
+                f"{text!r}: {exc}; ordinal takes cuts=, n_categories= or probabilities=."
+            ) from None
     dist = getattr(stats, name, None)
     if not isinstance(dist, stats.rv_continuous | stats.rv_discrete):
         raise InvalidOptionError(f"{name!r} is not a scipy.stats distribution.")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -69,8 +70,12 @@ def _format_attr(value: object) -> object:
 def _cmd_info(args: argparse.Namespace) -> int:
     from spdgraph import io
 
-    fmt = io.file_format(args.input)
-    da = io.read_array(args.input, load=False)
+    path = Path(args.input)
+    if path.is_dir() or path.suffix.lower() == ".csv":  # what --format csv writes
+        fmt, da = "csv", io.read_tables(path)
+    else:
+        fmt = io.file_format(args.input)
+        da = io.read_array(args.input, load=False)
     try:
         status = _print_info(da, args, fmt)
         if args.plot is not None:
@@ -115,7 +120,8 @@ def _print_header(da: Any, args: argparse.Namespace, fmt: str) -> Any:
     def line(key: str, value: object) -> None:
         print(f"{key + ':':<{width}}{value}")
 
-    line("file", f"{args.input} ({'netCDF' if fmt == 'netcdf' else 'Zarr'})")
+    names = {"netcdf": "netCDF", "zarr": "Zarr", "csv": "CSV tables"}
+    line("file", f"{args.input} ({names[fmt]})")
     line("name", da.name)
     line("dims", ", ".join(f"{d}: {n}" for d, n in da.sizes.items()))
     if "node" in da.coords:

@@ -19,7 +19,7 @@ from spdgraph.io._files import (
     write_array,
 )
 from spdgraph.io._graph_files import read_graph
-from spdgraph.io._tables import save_csv, write_table
+from spdgraph.io._tables import read_tables, save_csv, write_table
 
 __all__ = [
     "check_writable",
@@ -28,6 +28,7 @@ __all__ = [
     "open",
     "read_array",
     "read_graph",
+    "read_tables",
     "save",
     "save_csv",
     "write_array",

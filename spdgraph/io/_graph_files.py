@@ -75,7 +75,14 @@ def _read_csv(path: Path) -> Any:
     tokens = [t.strip() for t in first.strip().split(",")]
     numeric = all(re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", t) for t in tokens)
     if numeric:
-        return np.loadtxt(path, delimiter=",", ndmin=2)
+        values = np.loadtxt(path, delimiter=",", ndmin=2)
+        rows, cols = values.shape
+        if rows == cols + 1 and all(re.fullmatch(r"[+-]?\d+", t) for t in tokens):
+            # one more row than columns: a header of integer node labels (as
+            # spdgraph's own CSV output writes them), not a row of the matrix
+            labels = [int(t) for t in tokens]
+            return pd.DataFrame(values[1:], index=labels, columns=labels)
+        return values
     if tokens and tokens[0] == "":
         frame = pd.read_csv(path, index_col=0)
     else:  # a header row only: the same labels on the rows

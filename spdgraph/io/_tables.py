@@ -181,3 +181,67 @@ def _save_folder(da: xr.DataArray, target: Path, write: Any) -> str:
         if tmp.exists():
             shutil.rmtree(tmp)
     return os.fspath(target)
+
+
+def read_tables(path: str | os.PathLike[str]) -> xr.DataArray:
+    """Matrices written by :func:`save_csv` back as a DataArray (``spdgraph info`` on CSV).
+
+    A ``.csv`` file is one matrix; a folder holds ``sample_<k>.csv`` tables (a
+    stack) and ``adjacency.csv``. Labels come from the header row; the graph from
+    ``adjacency.csv`` (else from the non-zero pattern). CSV keeps no provenance:
+    ``attrs`` only say where the values came from.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import networkx as nx, spdgraph
+    >>> from spdgraph.io import read_tables, save_csv
+    >>> stack = spdgraph.sample(nx.path_graph(["a", "b", "c"]), size=2, seed=0)
+    >>> back = read_tables(save_csv(stack, os.path.join(tempfile.mkdtemp(), "stack")))
+    >>> back.dims, bool((back.values == stack.values).all())
+    (('sample', 'node', 'node_2'), True)
+    """
+    import pandas as pd
+
+    target = Path(path)
+    if not target.exists():
+        raise FileError(f"cannot read {os.fspath(path)!r}: no such file or directory.")
+    files = (
+        [target]
+        if target.is_file()
+        else sorted(
+            target.glob("sample_*.csv"), key=lambda f: _sample_key(f.stem[len("sample_") :])
+        )
+    )
+    if not files:
+        raise FileError(
+            f"{os.fspath(path)!r} holds no sample_<k>.csv tables; it is not a folder "
+            "spdgraph's --format csv wrote."
+        )
+    frames = [pd.read_csv(f, header=0) for f in files]
+    labels = [_parse_label(c) for c in frames[0].columns]
+    values = np.stack([frame.to_numpy(dtype=np.float64) for frame in frames])
+    if values.shape[1:] != (len(labels), len(labels)):
+        raise FileError(f"{os.fspath(files[0])!r} is not a square table with a header row.")
+    adjacency_file = target / "adjacency.csv" if target.is_dir() else None
+    if adjacency_file is not None and adjacency_file.exists():
+        adjacency = pd.read_csv(adjacency_file, header=0).to_numpy() != 0
+    else:
+        adjacency = np.any(values != 0, axis=0)
+    np.fill_diagonal(adjacency, False)
+    coords = {"node": labels, "node_2": labels, "adjacency": (("node", "node_2"), adjacency)}
+    attrs = {"kind": "covariance", "source": f"CSV tables {os.fspath(path)!r} (no provenance)"}
+    if target.is_file():
+        return xr.DataArray(values[0], dims=("node", "node_2"), coords=coords, attrs=attrs)
+    samples = [_sample_key(f.stem[len("sample_") :]) for f in files]
+    coords["sample"] = samples
+    return xr.DataArray(values, dims=("sample", "node", "node_2"), coords=coords, attrs=attrs)
+
+
+def _sample_key(text: str) -> Any:
+    return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
+
+
+def _parse_label(text: object) -> Any:
+    text = str(text)
+    return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
