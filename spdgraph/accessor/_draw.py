@@ -16,8 +16,8 @@ import xarray as xr
 
 from spdgraph._kernels.numerics import cholesky_factors, cholesky_inverse, gaussian_draws
 from spdgraph.accessor import _marginal_draws as _marginals
-from spdgraph.errors import InvalidOptionError, MatrixError, written
-from spdgraph.sampling import ACHIEVED_SPECTRUM, Progress, interactive
+from spdgraph.errors import InvalidOptionError, MatrixError, TooLargeError, written
+from spdgraph.sampling import ACHIEVED_SPECTRUM, Progress, available_memory, interactive
 from spdgraph.seeds import SeedLike, child_generator, seed_sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,6 +51,19 @@ def _coords_and_dims(da: xr.DataArray, stacked: bool, n_obs: int) -> tuple[dict,
     return coords, dims
 
 
+def _check_draw_memory(n: int, n_obs: int, p: int) -> None:
+    """Refuse, before any allocation, data that cannot fit (the output and two temporaries)."""
+    need = 8 * n_obs * p * (n + 2)
+    available = available_memory()
+    if available is not None and need > available:
+        raise TooLargeError(
+            f"{n_obs:,} observations of {p} nodes for {n} matri{'x' if n == 1 else 'ces'} need "
+            f"about {need / 2**30:,.1f} GiB but only {available / 2**30:,.1f} GiB is "
+            f"available; draw fewer observations (at most about "
+            f"{max(0, available // (8 * p * (n + 2))):,} here) or fewer matrices at once."
+        )
+
+
 def draw_data(
     view: SpdArrayView,
     n_obs: int,
@@ -77,6 +90,7 @@ def draw_data(
     draw_root = _sub_root(root, DRAW_STREAM_DOMAIN)
     m = view._stack()
     n, p = m.shape[0], m.shape[-1]
+    _check_draw_memory(n, n_obs, p)
     factors = cholesky_factors(m, MatrixError) if n else m
     streams = view._stream_indices(stacked, n)
     out = np.empty((n, n_obs, p), dtype=np.float64)

@@ -137,7 +137,8 @@ def save_csv(da: xr.DataArray, path: str | os.PathLike[str]) -> str:
 def _write_stack(da: xr.DataArray, folder: Path) -> None:
     labels = _labels(da)
     values = np.asarray(da.values)
-    samples = da["sample"].values if "sample" in da.coords else range(da.sizes["sample"])
+    raw = da["sample"].values if "sample" in da.coords else range(da.sizes["sample"])
+    samples = _file_parts(raw)
     for k, name in enumerate(samples):
         write_table(values[k], labels, folder / f"sample_{name}.csv")
     if da.dims[-1] == "node_2" and "adjacency" in da.coords:
@@ -145,8 +146,46 @@ def _write_stack(da: xr.DataArray, folder: Path) -> None:
         write_table(adjacency, labels, folder / "adjacency.csv")
 
 
+#: A file-name part made from a label: letters, digits, ``-``, ``_``, ``.``, ``+``.
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
+_RESERVED = {
+    "CON",
+    "PRN",
+    "AUX",
+    "NUL",
+    *(f"COM{i}" for i in range(10)),
+    *(f"LPT{i}" for i in range(10)),
+}
+
+
+def file_part(label: object, position: int) -> str:
+    """A safe file-name part for a label (a group, a sample): never a path out of the folder.
+
+    A label made of letters, digits and ``-_.+`` (at most 64, not only dots, not a
+    reserved device name) is kept; any other (``..``, ``/``, absolute paths, NUL,
+    very long or reserved names) becomes its position.
+
+    >>> file_part("a", 0), file_part("a/../../x", 1), file_part("..", 2), file_part(3, 3)
+    ('a', '1', '2', '3')
+    """
+    text = str(label.item() if isinstance(label, np.generic) else label)
+    safe = (
+        _SAFE_NAME.fullmatch(text) is not None
+        and text.strip(".") != ""
+        and text.split(".")[0].upper() not in _RESERVED
+    )
+    return text if safe else str(position)
+
+
+def _file_parts(labels: Any) -> list[str]:
+    """Safe, distinct file-name parts for a coordinate's labels (positions if they clash)."""
+    parts = [file_part(name, k) for k, name in enumerate(labels)]
+    return parts if len(set(parts)) == len(parts) else [str(k) for k in range(len(parts))]
+
+
 def _write_groups(da: xr.DataArray, folder: Path) -> None:
-    groups = da["group"].values if "group" in da.coords else range(da.sizes["group"])
+    raw = da["group"].values if "group" in da.coords else range(da.sizes["group"])
+    groups = _file_parts(raw)
     for k, name in enumerate(groups):
         part = da.isel(group=k)
         if part.ndim == 2:

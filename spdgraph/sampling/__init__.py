@@ -19,6 +19,7 @@ first call compiles).
 from spdgraph.sampling._core import adapt_graph, methods, sample
 from spdgraph.sampling._groups import group_seed
 from spdgraph.sampling._lazy import require_dask
+from spdgraph.sampling._memory import available_memory
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
 from spdgraph.sampling._progress import PROGRESS_DELAY, Progress, interactive, stderr_is_tty
 from spdgraph.sampling._warmup import warmup
@@ -28,6 +29,7 @@ __all__ = [
     "PROGRESS_DELAY",
     "Progress",
     "adapt_graph",
+    "available_memory",
     "group_seed",
     "interactive",
     "methods",

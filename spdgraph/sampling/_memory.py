@@ -39,7 +39,15 @@ WORK_ARRAYS_PER_MATRIX = 4
 
 
 def available_memory() -> int | None:
-    """Bytes the machine can still give (``MemAvailable``), or None when unknown."""
+    """Bytes this process can still get: the least of the machine's ``MemAvailable``,
+    the address-space limit ``RLIMIT_AS`` (``ulimit -v``, less what is already
+    mapped) and the cgroup's ``memory.max`` (less ``memory.current``); None when
+    none is known."""
+    limits = [x for x in (_physical(), _address_space(), _cgroup()) if x is not None]
+    return min(limits) if limits else None
+
+
+def _physical() -> int | None:
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -50,6 +58,36 @@ def available_memory() -> int | None:
     try:
         return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _address_space() -> int | None:
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):
+        return None
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/statm") as fh:
+            mapped = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        mapped = 0
+    return max(0, soft - mapped)
+
+
+def _cgroup() -> int | None:
+    try:
+        with open("/sys/fs/cgroup/memory.max") as fh:
+            limit = fh.read().strip()
+        if limit == "max":
+            return None
+        with open("/sys/fs/cgroup/memory.current") as fh:
+            used = int(fh.read().strip())
+        return max(0, int(limit) - used)
+    except (OSError, ValueError):
         return None
 
 

@@ -108,6 +108,9 @@ def build_request(
     options = check_options(method_options, gen.options, gen.name, plugin)
     chunk_size = check_chunks(chunks)
     _check_factor_use(gen, factor, negative_share)
+    # the seed too is checked before any graph is read (a bad seed after a large
+    # adaptation would waste seconds and gigabytes)
+    root: np.random.SeedSequence | None = seed_sequence(seed) if factor is None else None
     if portable:
         _check_portable_use(gen, plugin, eps, k0)
     # 2. the memory the request needs, from the node count, before any p x p array
@@ -134,14 +137,13 @@ def build_request(
     if portable:
         options = {**options, "portable": True}  # the generator's own switch
     factors: np.ndarray | None = None
-    root: np.random.SeedSequence | None = None
     if factor is not None:
         factors, n, stacked = _check_factor(factor, p, size)
         attrs["factor"] = "given"
         attrs["seed"] = "none (explicit factor)"
     else:
         n, stacked = (1 if size is None else size), size is not None
-        root = seed_sequence(seed)
+        assert root is not None
         attrs["entries"] = entries_label
         if negative_share is not None:
             attrs["negative_share"] = float(negative_share)  # type: ignore[arg-type]

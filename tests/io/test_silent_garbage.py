@@ -61,3 +61,13 @@ def test_negative_zeros_become_positive(monkeypatch):
     finally:
         pm.unregister(name="signed-zero-plugin")
     assert da.values[0, 2] == 0.0 and not np.signbit(da.values[0, 2])
+
+
+def test_huge_draws_are_refused_before_allocating():
+    import time
+
+    da = spdgraph.sample(nx.path_graph(50), seed=1)
+    start = time.perf_counter()
+    with pytest.raises(spdgraph.TooLargeError, match="draw fewer observations"):
+        da.spd.draw(100_000_000_000)
+    assert time.perf_counter() - start < 1.0

@@ -258,3 +258,29 @@ def test_a_bad_count_is_named():
             spdgraph.sample(np.zeros((2, 2)))
     finally:
         pm.unregister(name="bad-count")
+
+
+def test_the_address_space_limit_is_respected():
+    """Under ``ulimit -v`` the guard refuses (TooLargeError), not a bare MemoryError."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import resource
+        import numpy as np
+        import spdgraph
+        from spdgraph.sampling._memory import available_memory
+        limit = 3 * 2**30
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+        assert available_memory() <= limit
+        try:
+            spdgraph.sample(np.zeros((6000, 6000)), "dd", size=20, seed=0)
+        except spdgraph.TooLargeError as exc:
+            print("refused:", str(exc)[:60])
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "refused:" in run.stdout

@@ -64,3 +64,16 @@ def test_explicit_factors_replace_the_streams():
     request = build_request(nx.path_graph(3), "po", **{**DEFAULTS, "factor": np.eye(3)})
     assert request.rngs() is None and request.factors.shape == (1, 3, 3)
     assert request.attrs["factor"] == "given"
+
+
+def test_a_bad_seed_is_refused_before_the_graph_is_read(monkeypatch):
+    import scipy.sparse
+
+    from spdgraph.sampling import _request
+
+    def never(graph):
+        raise AssertionError("the graph must not be adapted")
+
+    monkeypatch.setattr(_request, "adapt_graph", never)
+    with pytest.raises(spdgraph.InvalidOptionError, match="seed"):
+        spdgraph.sample(scipy.sparse.eye(13648, format="csr"), seed="stop")
