@@ -27,6 +27,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from spdgraph._version import __version__
@@ -37,7 +38,7 @@ from spdgraph.cli._info import _add_info_parser
 from spdgraph.cli._related import _add_related_parser
 from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
 from spdgraph.cli._score import _add_score_parser
-from spdgraph.errors import PluginError, SpdgraphError
+from spdgraph.errors import FileError, PluginError, SpdgraphError
 from spdgraph.sampling import Progress
 
 __all__ = ["SUBCOMMANDS", "Progress", "build_parser", "main"]
@@ -87,8 +88,27 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     for register in SUBCOMMANDS:
         register(sub)
+    for name, command in sub.choices.items():
+        if name in WRITERS:
+            command.add_argument(
+                "--overwrite",
+                action="store_true",
+                help="replace an existing output (default: refuse to)",
+            )
     _add_plugin_commands(sub)
     return parser
+
+
+#: Built-in commands whose -o/--output is refused when it exists, unless --overwrite.
+WRITERS = ("sample", "draw", "related", "graph", "score")
+
+
+def _refuse_existing_output(args: argparse.Namespace) -> None:
+    output = getattr(args, "output", None)
+    if args.command in WRITERS and output and not args.overwrite and Path(output).exists():
+        raise FileError(
+            f"{output!r} exists; pass --overwrite to replace it (or choose another output)."
+        )
 
 
 def _quiet_broken_pipe() -> int:
@@ -118,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error (status 2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
+        _refuse_existing_output(args)
         status = int(args.func(args))
         sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return status

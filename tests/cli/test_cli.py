@@ -229,6 +229,8 @@ def test_progress_bar_on_a_terminal(tmp_path, capsys, monkeypatch, tqdm_installe
     assert code == 0
     assert "writing" in err and "100%" in err
     code, _, err = _run([*argv, "--no-progress"], capsys)
+    assert code == 2 and "--overwrite" in err  # an existing output is never replaced silently
+    code, _, err = _run([*argv, "--no-progress", "--overwrite"], capsys)
     assert code == 0 and err == ""
 
 

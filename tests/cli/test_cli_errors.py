@@ -49,3 +49,13 @@ def test_spdgraph_reads_back_its_own_csv(tmp_path, capsys):
     assert main(["info", str(folder)]) == 0
     out = capsys.readouterr().out
     assert "CSV tables" in out and "check: ok" in out
+
+
+def test_an_existing_output_is_replaced_only_with_overwrite(tmp_path, capsys):
+    unrelated = tmp_path / "notes.txt"
+    unrelated.write_text("keep me")
+    argv = ["graph", "hub", "--p", "6", "-o", unrelated]
+    assert "--overwrite" in _one_line_exit_2(capsys, argv)
+    assert unrelated.read_text() == "keep me"
+    assert main([str(a) for a in [*argv, "--overwrite"]]) == 0
+    assert unrelated.read_text() != "keep me"
