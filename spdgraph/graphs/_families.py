@@ -87,6 +87,11 @@ def hub(
     n_hubs = check_count(n_hubs, "n_hubs", 1, p)
     params = {"n_hubs": n_hubs, "mode": mode}
     if mode == "huge":
+        if seed is not None:
+            raise InvalidOptionError(
+                "hub(mode='huge') is not random (huge's hubs are the first node of each "
+                "group): drop seed, or use mode='bdgraph' for randomly placed hubs."
+            )
         sizes = equal_groups(p, n_hubs)
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
         edges = [(s, s + k) for s, size in zip(starts, sizes, strict=True) for k in range(1, size)]

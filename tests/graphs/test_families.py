@@ -277,3 +277,9 @@ def test_small_world_rewires_about_the_given_share():
     kept = len(ring & edge_set(small_world(p, k, rewire, seed=11))) / len(ring)
     # an edge rewired away can come back only when a later edge is rewired onto it: rare
     assert abs((1 - kept) - rewire) < 5 * math.sqrt(rewire * (1 - rewire) / len(ring))
+
+
+def test_deterministic_hub_refuses_a_seed():
+    with pytest.raises(spdgraph.InvalidOptionError, match="not random"):
+        hub(10, 2, seed=3)
+    assert hub(10, 2, mode="bdgraph", seed=3).number_of_edges() > 0
