@@ -29,6 +29,7 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError, MissingDependencyError
+from spdgraph.io._integrity import corrupted_variable
 
 __all__ = ["netcdf_engine", "open", "save"]
 
@@ -127,6 +128,9 @@ def _prepare(da: object, fmt: str) -> xr.DataArray:
         out.attrs[LIST_ATTRS] = ",".join(lists)
     if out.dtype.kind == "f":
         out.encoding["_FillValue"] = None  # no NaN masking: values come back bit for bit
+    if fmt == "netcdf" and out.ndim:
+        # HDF5's Fletcher-32 checksum on the values: spdgraph.open detects corruption
+        out.encoding["fletcher32"] = True
     for name in list(out.coords):
         coord = out.coords[name]
         if coord.dtype == object:
@@ -392,6 +396,12 @@ def read_array(
         if chunks is None and load:
             da = da.load()
             da.close()
+    except RuntimeError as exc:  # HDF5 refused to decode a chunk: checksum or corruption
+        raise FileError(
+            f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(path, kwargs)} "
+            f"failed HDF5's checks ({exc}); the file is corrupted or truncated. Write it "
+            "again (spdgraph.save stores a Fletcher-32 checksum of the values)."
+        ) from exc
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise FileError(
             f"cannot read {os.fspath(path)!r} as an spdgraph array ({type(exc).__name__}: "

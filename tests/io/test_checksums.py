@@ -1,0 +1,36 @@
+"""Corrupted files are detected on open, not read as silently changed values."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+import spdgraph
+
+
+def test_a_corrupted_netcdf_file_is_a_file_error(tmp_path):
+    pytest.importorskip("netCDF4")
+    da = spdgraph.sample(nx.cycle_graph(30), seed=1, size=20)
+    path = tmp_path / "m.nc"
+    spdgraph.save(da, path)
+    raw = bytearray(path.read_bytes())
+    start = int(len(raw) * 0.6)
+    raw[start : start + 1024] = bytes(1024)  # zero 1 KB inside the values
+    path.write_bytes(bytes(raw))
+    # the values are ~96 % of the file: the kilobyte lands in them, and the checksum
+    # says so (without it, netCDF returned the zeros as values)
+    with pytest.raises(spdgraph.FileError, match=r"variable 'covariance'.*corrupted"):
+        spdgraph.open(path)
+
+
+def test_intact_files_round_trip_with_the_checksum(tmp_path):
+    pytest.importorskip("netCDF4")
+    da = spdgraph.sample(nx.cycle_graph(6), seed=1, size=3)
+    spdgraph.save(da, tmp_path / "m.nc")
+    back = spdgraph.open(tmp_path / "m.nc")
+    assert back.values.tobytes() == da.values.tobytes()
+    import netCDF4
+
+    with netCDF4.Dataset(tmp_path / "m.nc") as nc:
+        name = next(iter(v for v in nc.variables if nc.variables[v].ndim == 3))
+        assert nc.variables[name].filters()["fletcher32"]
