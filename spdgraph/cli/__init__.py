@@ -152,6 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print("spdgraph: interrupted; nothing was written.", file=sys.stderr)
+        from spdgraph.io._atomic import exit_now, writes_abandoned
+
+        if writes_abandoned():  # nothing left to do: do not wait for it to wind down
+            exit_now(130)
         return 130
 
 

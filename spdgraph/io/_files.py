@@ -6,9 +6,11 @@ attrs, so ``spdgraph.open(path)`` gives back an array equal to the one saved,
 on which ``spdgraph.sample`` and the ``da.spd`` accessor work as before.
 
 Writes are atomic: the file (or Zarr directory) is written under a temporary
-name in the destination folder and renamed into place only when complete. A
-failure or interruption mid-write leaves nothing behind (and an existing file
-of that name untouched).
+name in the destination folder and renamed into place only when complete (a Zarr
+store replaces an existing one by an atomic exchange where the system has one).
+A failure, Ctrl-C or SIGTERM mid-write leaves nothing behind and an existing
+file of that name untouched; temporaries that a killed process left are removed
+by the next save to that folder (see ``_atomic``).
 
 netCDF needs ``netCDF4`` (or ``h5netcdf`` with ``h5py``): ``pip install
 "spdgraph[netcdf]"``; Zarr needs ``zarr``: ``pip install "spdgraph[zarr]"``.
@@ -19,8 +21,7 @@ from __future__ import annotations
 
 import numbers
 import os
-import shutil
-import uuid
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +30,7 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError, MissingDependencyError
+from spdgraph.io._atomic import remove, replace, run_guarded, sweep_stale, temporary_name
 from spdgraph.io._integrity import corrupted_variable
 
 __all__ = ["netcdf_engine", "open", "save"]
@@ -154,16 +156,6 @@ def _prepare(da: object, fmt: str) -> xr.DataArray:
     return out
 
 
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-
-
 def _looks_like_zarr(path: Path) -> bool:
     return any((path / name).exists() for name in ("zarr.json", ".zgroup", ".zarray"))
 
@@ -262,50 +254,68 @@ def write_array(
     fmt = check_writable(path, overwrite=overwrite)
     prepared = _prepare(da, fmt)
     lazy = compute is not None and prepared.chunks is not None
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
-    try:
+    sweep_stale(path.parent)
+    tmp = temporary_name(path)
+
+    def write(abandoned: threading.Event) -> None:
+        source = prepared if lazy else _in_slabs(prepared)
         result: Any
-        if fmt == "netcdf" and lazy:
-            result = prepared.to_netcdf(tmp, engine=netcdf_engine(), compute=False)
-        elif fmt == "netcdf":
-            result = prepared.to_netcdf(tmp, engine=netcdf_engine())
-        elif lazy:
-            result = prepared.to_zarr(tmp, mode="w-", consolidated=False, compute=False)
+        if fmt == "netcdf":
+            result = source.to_netcdf(tmp, engine=netcdf_engine(), compute=False)
         else:
-            result = prepared.to_zarr(tmp, mode="w-", consolidated=False)
+            result = source.to_zarr(tmp, mode="w-", consolidated=False, compute=False)
         if lazy and compute is not None:
             compute(result)
+        elif result is not None:  # a dask-backed write, computed slab by slab
+            _compute_unless(result, abandoned)
         if fmt == "netcdf":
             fd = os.open(tmp, os.O_RDONLY)
             try:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        _move_into_place(tmp, path)
+
+    run_guarded(write, tmp)
+    try:
+        replace(tmp, path)
     except BaseException:
-        _remove(tmp)
+        remove(tmp)
         raise
     return path
 
 
-def _rename(src: Path, dst: Path) -> None:
-    """``os.replace`` (atomic within a folder; a directory only onto a missing name)."""
-    os.replace(src, dst)
+#: Arrays larger than this are written in slabs of about this size (with dask), so
+#: that an interrupted write stops within one slab.
+SLAB_BYTES = 32 * 2**20
 
 
-def _move_into_place(tmp: Path, path: Path) -> None:
-    if not tmp.is_dir() or not path.exists():
-        _rename(tmp, path)
-        return
-    # a directory cannot atomically replace a non-empty one: swap through a backup
-    backup = path.parent / f".{path.name}.{uuid.uuid4().hex}.old"
-    _rename(path, backup)
+def _in_slabs(da: xr.DataArray) -> xr.DataArray:
+    """``da`` chunked along its first dim in slabs of ~``SLAB_BYTES`` (needs dask)."""
+    if da.chunks is not None or da.ndim == 0 or da.nbytes <= SLAB_BYTES:
+        return da
     try:
-        _rename(tmp, path)
-    except BaseException:
-        _rename(backup, path)
-        raise
-    shutil.rmtree(backup, ignore_errors=True)
+        import dask.array  # noqa: F401
+    except ImportError:
+        return da  # one write; an interrupt then waits for it at interpreter exit
+    per_row = max(1, da.nbytes // da.shape[0])
+    return da.chunk({da.dims[0]: max(1, SLAB_BYTES // per_row)})
+
+
+def _compute_unless(delayed: Any, abandoned: threading.Event) -> None:
+    """Compute a lazy write; on a local scheduler stop at the next slab once abandoned."""
+    import dask
+    from dask.base import get_scheduler
+
+    def stop_when_abandoned(key: Any, dsk: Any, state: Any) -> None:
+        if abandoned.is_set():
+            raise KeyboardInterrupt("write abandoned")
+
+    scheduler = get_scheduler(collections=[delayed])
+    if getattr(scheduler, "__module__", "").startswith("dask."):
+        # local schedulers take (start, start_state, pretask, posttask, finish) tuples
+        dask.compute(delayed, callbacks=[(None, None, stop_when_abandoned, None, None)])
+    else:  # a distributed client: it runs the write where it lives
+        dask.compute(delayed)
 
 
 def _restore(da: xr.DataArray) -> xr.DataArray:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError
+from spdgraph.io._atomic import remove, replace, sweep_stale, temporary_name
 
 __all__ = ["save_csv"]
 
@@ -41,7 +40,7 @@ def write_table(values: np.ndarray, labels: list[str], path: Path) -> None:
         text_rows += [
             ",".join("NA" if np.isnan(v) else repr(float(v)) for v in row) for row in values
         ]
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp = temporary_name(path)
     try:
         tmp.write_text("\n".join(text_rows) + "\n", encoding="utf-8")
         os.replace(tmp, path)
@@ -209,16 +208,15 @@ def _save_folder(da: xr.DataArray, target: Path, write: Any) -> str:
             raise FileError(
                 f"{os.fspath(target)!r} exists and holds other files; choose a new folder name."
             )
-    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    sweep_stale(target.parent)
+    tmp = temporary_name(target)
     tmp.mkdir()
     try:
         write(da, tmp)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
+        replace(tmp, target)
     finally:
         if tmp.exists():
-            shutil.rmtree(tmp)
+            remove(tmp)
     return os.fspath(target)
 
 

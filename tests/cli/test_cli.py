@@ -585,7 +585,7 @@ def test_failure_while_writing_leaves_nothing(tmp_path, capsys, monkeypatch):
     def full_disk(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(io._files, "_rename", full_disk)
+    monkeypatch.setattr(io._atomic, "_rename", full_disk)
     before = sorted(os.listdir(tmp_path))
     code, _, err = _run(["sample", tmp_path / "edges.txt", "-o", tmp_path / "o.nc"], capsys)
     assert code == 1 and "No space left" in err

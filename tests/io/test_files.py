@@ -145,7 +145,7 @@ def test_interrupt_after_write_before_rename(tmp_path, suffix, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(io._files, "_rename", interrupted)
+    monkeypatch.setattr(io._atomic, "_rename", interrupted)
     with pytest.raises(KeyboardInterrupt):
         spdgraph.save(spdgraph.sample(STRINGS, seed=1), tmp_path / f"m{suffix}")
     assert _listing(tmp_path) == []
@@ -155,8 +155,9 @@ def test_zarr_swap_failure_restores_the_old_store(tmp_path, monkeypatch):
     path = tmp_path / "m.zarr"
     spdgraph.save(spdgraph.sample(STRINGS, seed=1), path)
     before = _snapshot(path)
-    real_rename = io._files._rename
+    real_rename = io._atomic._rename
     calls = []
+    monkeypatch.setattr(io._atomic, "_exchange", lambda first, second: False)
 
     def flaky(src, dst):
         calls.append((src, dst))
@@ -164,7 +165,7 @@ def test_zarr_swap_failure_restores_the_old_store(tmp_path, monkeypatch):
             raise OSError("no space")
         return real_rename(src, dst)
 
-    monkeypatch.setattr(io._files, "_rename", flaky)
+    monkeypatch.setattr(io._atomic, "_rename", flaky)
     with pytest.raises(OSError, match="no space"):
         spdgraph.save(spdgraph.sample(STRINGS, seed=2), path)
     assert _listing(tmp_path) == ["m.zarr"]
