@@ -8,6 +8,7 @@ graph files and netCDF files and accept only success or an spdgraph error.
 from __future__ import annotations
 
 import time
+import tracemalloc
 from pathlib import Path
 
 import networkx as nx
@@ -85,7 +86,21 @@ CATALOGUE = [
     ("draw text", lambda: spdgraph.sample(G, seed=0).spd.draw("5"), E.InvalidOptionError, 1),
     ("backend", lambda: spdgraph.sample(G, seed=0).spd.graph("gt"), E.InvalidOptionError, 1),
     ("plot view", lambda: spdgraph.sample(G, seed=0).spd.plot(view="x"), E.SpdgraphError, 5),
+    ("hub p=1e10", lambda: spdgraph.graphs.hub(10**10), E.TooLargeError, 1),
+    ("band p=1e10", lambda: spdgraph.graphs.band(10**10, 3), E.TooLargeError, 1),
+    ("scale-free p=1e10", lambda: spdgraph.graphs.scale_free(10**10), E.TooLargeError, 1),
+    ("ER p=1e6", lambda: spdgraph.graphs.erdos_renyi(10**6, 0.001), E.TooLargeError, 1),
+    ("cluster p=1e6", lambda: spdgraph.graphs.cluster(10**6, 10), E.TooLargeError, 1),
+    (
+        "small world p=1e10",
+        lambda: spdgraph.graphs.small_world(10**10, 2, 0.1),
+        E.TooLargeError,
+        1,
+    ),
 ]
+
+#: No refusal may allocate more than this (tracemalloc sees numpy's arrays too).
+MEMORY_BOUND = 200 * 2**20
 
 
 @pytest.mark.parametrize(
@@ -98,6 +113,14 @@ def test_catalogue_of_bad_api_input(name, call, error, seconds):
     with pytest.raises(error):
         call()
     assert time.perf_counter() - start < seconds
+    tracemalloc.start()  # again, for the memory (tracemalloc slows the call down)
+    try:
+        with pytest.raises(error):
+            call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < MEMORY_BOUND, f"{name}: {peak / 2**20:.0f} MiB"
 
 
 def _cli_cases(tmp: Path) -> list[list[str]]:
@@ -106,6 +129,7 @@ def _cli_cases(tmp: Path) -> list[list[str]]:
     bad = tmp / "bad.txt"
     bad.write_text("a b c\n")
     out = str(tmp / "out.nc")
+    saved = spdgraph.save(spdgraph.sample(nx.path_graph(50), seed=0), tmp / "saved.nc")
     return [
         ["sample", str(tmp / "missing.txt"), "-o", out],
         ["sample", str(bad), "-o", out],
@@ -115,6 +139,20 @@ def _cli_cases(tmp: Path) -> list[list[str]]:
         ["graph", "hub", "--p", "10", "--seed", "3", "-o", str(tmp / "h.txt")],
         ["info", str(tmp / "nothing.nc")],
         ["draw", str(tmp / "nothing.nc"), "--n-obs", "3", "-o", out],
+        ["graph", "hub", "--p", str(10**10), "-o", str(tmp / "h.txt")],
+        ["sample", "--graph-family", "hub", "--graph-option", "p=1000000", "-o", out],
+        [
+            "sample",
+            "--graph-family",
+            "ar1",
+            "--graph-option",
+            f"p={10**10}",
+            "-m",
+            "dd",
+            "-o",
+            out,
+        ],
+        ["draw", str(saved), "--n-obs", "100000000", "-o", str(tmp / "d.nc")],
     ]
 
 

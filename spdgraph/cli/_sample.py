@@ -139,11 +139,32 @@ def _takes_dag(method: str) -> bool:
         return False  # spdgraph.sample reports it
 
 
+def _check_family_memory(args: argparse.Namespace) -> None:
+    """``--graph-family``: the sampling memory guard from its ``p``, before the graph is made."""
+    if args.graph_family is None:
+        return
+    p = dict(args.graph_option or []).get("p")
+    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+        return  # the family's own checks name the problem
+    from spdgraph.sampling import check_need
+
+    check_need(
+        p,
+        args.method,
+        size=args.size,
+        chunks=args.chunks,
+        normalize=args.normalize,
+        min_eigenvalue=getattr(args, "extra_min_eigenvalue", None),
+        condition_number=getattr(args, "extra_condition_number", None),
+    )
+
+
 def _cmd_sample(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph import io
 
     io.check_writable(args.output)  # before any heavy work
+    _check_family_memory(args)
     graph = _graph_argument(args, directed=_takes_dag(args.method))
     factor = None
     if args.factor is not None:

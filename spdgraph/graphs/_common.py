@@ -9,10 +9,26 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, written
+from spdgraph.errors import InvalidOptionError, TooLargeError, written
 from spdgraph.seeds import SeedLike, seed_sequence
 
-__all__ = ["check_count", "check_probability", "equal_groups", "make_graph", "seeded_rng"]
+__all__ = [
+    "check_count",
+    "check_graph_memory",
+    "check_probability",
+    "equal_groups",
+    "make_graph",
+    "seeded_rng",
+]
+
+#: Bytes of a networkx graph per node and per edge (dicts of dicts; measured with
+#: tracemalloc, rounded up: ~540 and ~130, more with dict growth on dense nodes),
+#: plus the edge list the family builds first (Python tuples of ints).
+NETWORKX_BYTES_PER_NODE = 700
+NETWORKX_BYTES_PER_EDGE = 350
+#: Scratch bytes per node pair of the families that draw every pair at once
+#: (erdos_renyi, cluster): two int64 index arrays, the uniforms, the threshold, the mask.
+PAIR_SCRATCH_BYTES = 33
 
 
 def check_count(value: object, name: str, low: int = 1, high: int | None = None) -> int:
@@ -32,6 +48,38 @@ def check_probability(value: object, name: str) -> float:
     if not 0.0 <= float(value) <= 1.0:
         raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
     return float(value)
+
+
+def check_graph_memory(family: str, p: int, edges: float, pairs: bool = False) -> None:
+    """Refuse, before any allocation, a graph that cannot be built in available memory.
+
+    ``edges`` is the (expected) edge count; ``pairs`` says the family draws all
+    ``p (p - 1) / 2`` node pairs at once. Raises :class:`TooLargeError` naming
+    the need, what is available and the largest ``p`` that fits.
+    """
+    from spdgraph.sampling import available_memory
+
+    per_pair = PAIR_SCRATCH_BYTES if pairs else 0.0
+    need = NETWORKX_BYTES_PER_NODE * p + NETWORKX_BYTES_PER_EDGE * edges
+    need += per_pair * p * (p - 1) / 2
+    available = available_memory()
+    if available is None or need <= available:
+        return
+    # the largest p that fits at this family's edges per node (and pair scratch)
+    per_node = NETWORKX_BYTES_PER_NODE + NETWORKX_BYTES_PER_EDGE * edges / p
+    low, high = 1, p
+    while low < high:
+        mid = (low + high + 1) // 2
+        if per_node * mid + per_pair * mid * (mid - 1) / 2 <= available:
+            low = mid
+        else:
+            high = mid - 1
+    raise TooLargeError(
+        f"graph family {family!r} with p={p:,} needs about {need / 2**30:,.1f} GiB to build "
+        f"(a networkx graph of {p:,} nodes and about {int(edges):,} edges) but only "
+        f"{available / 2**30:,.1f} GiB is available; use fewer nodes (at most about "
+        f"{low:,} here)."
+    )
 
 
 def seeded_rng(seed: SeedLike) -> tuple[np.random.Generator, str]:

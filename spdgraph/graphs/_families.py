@@ -12,6 +12,7 @@ import numpy as np
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs._common import (
     check_count,
+    check_graph_memory,
     check_probability,
     equal_groups,
     make_graph,
@@ -85,6 +86,7 @@ def hub(
     if n_hubs is None:
         n_hubs = _huge_groups(p) if mode == "huge" else math.ceil(p / 20)
     n_hubs = check_count(n_hubs, "n_hubs", 1, p)
+    check_graph_memory("hub", p, p - n_hubs if mode == "huge" else n_hubs * p)
     params = {"n_hubs": n_hubs, "mode": mode}
     if mode == "huge":
         if seed is not None:
@@ -202,6 +204,10 @@ def cluster(
     group_sizes = _cluster_sizes(p, n_groups, sizes)
     within = _within_probabilities(prob, p, len(group_sizes))
     between = check_probability(prob_between, "prob_between")
+    expected = between * p * (p - 1) / 2 + sum(
+        q * s * (s - 1) / 2 for q, s in zip(within, group_sizes, strict=True)
+    )
+    check_graph_memory("cluster", p, expected, pairs=True)
     rng, entropy = seeded_rng(seed)
     group = np.repeat(np.arange(len(group_sizes)), group_sizes)
     rows, cols = np.triu_indices(p, k=1)
@@ -248,4 +254,5 @@ def star(p: int, center: int = 0) -> nx.Graph:
     """
     p = check_count(p, "p")
     center = check_count(center, "center", 0, p - 1)
+    check_graph_memory("star", p, p)
     return make_graph(p, [(center, j) for j in range(p)], "star", {"center": center})

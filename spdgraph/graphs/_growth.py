@@ -5,7 +5,13 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from spdgraph.graphs._common import check_count, check_probability, make_graph, seeded_rng
+from spdgraph.graphs._common import (
+    check_count,
+    check_graph_memory,
+    check_probability,
+    make_graph,
+    seeded_rng,
+)
 from spdgraph.seeds import SeedLike
 
 __all__ = ["scale_free", "small_world"]
@@ -57,6 +63,7 @@ def scale_free(p: int, *, seed: SeedLike = None) -> nx.Graph:
     (49, True)
     """
     p = check_count(p, "p", 2)
+    check_graph_memory("scale_free", p, p)
     rng, entropy = seeded_rng(seed)
     edges = sfgen_edges(p, rng.random(p - 2))
     return make_graph(p, edges, "scale_free", {}, entropy)
@@ -99,6 +106,7 @@ def small_world(
     p = check_count(p, "p", 3)
     neighbors = check_count(neighbors, "neighbors", 1, (p - 1) // 2)
     rewire = check_probability(rewire, "rewire")
+    check_graph_memory("small_world", p, p * neighbors)
     rng, entropy = seeded_rng(seed)
     adjacent = [set() for _ in range(p)]  # type: list[set[int]]
     for i in range(p):

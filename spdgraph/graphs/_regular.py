@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import networkx as nx
 
 from spdgraph.errors import InvalidOptionError, written
-from spdgraph.graphs._common import check_count, make_graph
+from spdgraph.graphs._common import check_count, check_graph_memory, make_graph
 
 __all__ = ["ar1", "ar2", "band", "circle", "lattice"]
 
@@ -39,6 +39,7 @@ def band(p: int, bandwidth: int = 1) -> nx.Graph:
     """
     p = check_count(p, "p")
     bandwidth = check_count(bandwidth, "bandwidth")
+    check_graph_memory("band", p, p * min(bandwidth, p))
     return make_graph(p, _band_edges(p, bandwidth), "band", {"bandwidth": bandwidth})
 
 
@@ -60,6 +61,7 @@ def ar1(p: int) -> nx.Graph:
     [(0, 1), (1, 2), (2, 3)]
     """
     p = check_count(p, "p")
+    check_graph_memory("ar1", p, p)
     return make_graph(p, _band_edges(p, 1), "ar1", {})
 
 
@@ -81,6 +83,7 @@ def ar2(p: int) -> nx.Graph:
     7
     """
     p = check_count(p, "p")
+    check_graph_memory("ar2", p, 2 * p)
     return make_graph(p, _band_edges(p, 2), "ar2", {})
 
 
@@ -102,6 +105,7 @@ def circle(p: int) -> nx.Graph:
     ([2], True)
     """
     p = check_count(p, "p", 3)
+    check_graph_memory("circle", p, p)
     return make_graph(p, [(i, (i + 1) % p) for i in range(p)], "circle", {})
 
 
@@ -156,6 +160,7 @@ def lattice(p: int, shape: Sequence[int] | int | None = None) -> nx.Graph:
     """
     p = check_count(p, "p")
     rows, cols = _lattice_shape(p, shape)
+    check_graph_memory("lattice", p, 2 * p)
     edges = []
     for r in range(rows):
         for c in range(cols):

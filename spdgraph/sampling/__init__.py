@@ -11,7 +11,8 @@ or the lazy one (``_lazy``, dask, one task per chunk) runs ``_engine.generate_bl
 
 Interface for the rest of the package: ``sample``, ``methods``, ``adapt_graph``
 (public as ``spdgraph.*``), ``Progress``, ``PROGRESS_DELAY``, ``stderr_is_tty``,
-``ACHIEVED_SPECTRUM``, ``require_dask``, ``group_seed``, ``warmup`` (public as
+``ACHIEVED_SPECTRUM``, ``require_dask``, ``available_memory``, ``estimate_need`` and ``check_need``
+(the memory guard, also for a graph not built yet), ``group_seed``, ``warmup`` (public as
 ``spdgraph.warmup``: compile every kernel ahead; ``_warmup`` also says once when a
 first call compiles).
 """
@@ -22,6 +23,7 @@ from spdgraph.sampling._lazy import require_dask
 from spdgraph.sampling._memory import available_memory
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
 from spdgraph.sampling._progress import PROGRESS_DELAY, Progress, interactive, stderr_is_tty
+from spdgraph.sampling._request import check_need, estimate_need
 from spdgraph.sampling._warmup import warmup
 
 __all__ = [
@@ -30,6 +32,8 @@ __all__ = [
     "Progress",
     "adapt_graph",
     "available_memory",
+    "check_need",
+    "estimate_need",
     "group_seed",
     "interactive",
     "methods",

@@ -24,10 +24,14 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from spdgraph.errors import TooLargeError
+from spdgraph.plugins.types import GeneratorSpec
 
-__all__ = ["MemoryNeed", "available_memory", "check_memory", "estimate_bytes"]
+__all__ = ["MemoryCheck", "MemoryNeed", "available_memory", "check_memory", "estimate_bytes"]
 
 #: Bytes per adjacency entry: boolean adjacency, transpose check, generator copies.
 GRAPH_BYTES_PER_ENTRY = 4
@@ -174,3 +178,46 @@ def _gib(nbytes: float) -> str:
 def _largest_p(need: MemoryNeed, available: int) -> int:
     """Largest p whose one-matrix need fits, at this request's bytes per entry."""
     return math.isqrt(int(available / max(need.one_matrix_per_entry, 1.0)))
+
+
+@dataclass(frozen=True)
+class MemoryCheck:
+    """The memory guard of one request, run as soon as the node count is known."""
+
+    gen: GeneratorSpec
+    size: int | None
+    factor: object
+    chunks: int | None
+    normalize: bool
+    targets: object
+
+    def matrices(self) -> int:
+        factor: Any = self.factor
+        if self.size is None and factor is not None and np.ndim(factor) == 3:
+            return int(np.shape(factor)[0])  # a stack of explicit factors
+        return 1 if self.size is None else self.size
+
+    def need(self, p: int) -> MemoryNeed:
+        return estimate_bytes(
+            p,
+            self.matrices(),
+            chunks=self.chunks,
+            normalize=self.normalize,
+            targets=self.targets is not None,
+            work_per_matrix=self.gen.work_per_matrix,
+            work_per_call=self.gen.work_per_call,
+        )
+
+    def check(self, p: int) -> None:
+        n = self.matrices()
+        need = self.need(p)
+        if need.matrices > 1:
+            advice = (
+                "ask for fewer matrices at once: a smaller size, or chunks=c with dask "
+                "(c matrices per task)"
+            )
+        else:
+            advice = f"even one {p} x {p} matrix does not fit: use a graph with fewer nodes" + (
+                "" if self.gen.name == "dd" else " (method='dd' needs the least memory)"
+            )
+        check_memory(n, p, need=need, advice=advice)

@@ -27,7 +27,7 @@ from spdgraph.sampling._adapt import adapt_graph, count_nodes
 from spdgraph.sampling._adapt_dag import adapt_dag, refuse_dag
 from spdgraph.sampling._entries import resolve_entries
 from spdgraph.sampling._lazy import check_chunks
-from spdgraph.sampling._memory import check_memory, estimate_bytes
+from spdgraph.sampling._memory import MemoryCheck, MemoryNeed
 from spdgraph.sampling._output import json_options
 from spdgraph.sampling._progress import show_progress
 from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
@@ -114,7 +114,7 @@ def build_request(
     if portable:
         _check_portable_use(gen, plugin, eps, k0)
     # 2. the memory the request needs, from the node count, before any p x p array
-    memory = _MemoryCheck(gen, size, factor, chunk_size, normalize, eps or k0)
+    memory = MemoryCheck(gen, size, factor, chunk_size, normalize, eps or k0)
     counted = count_nodes(graph)
     if counted is not None:
         memory.check(counted)
@@ -190,43 +190,6 @@ def _provenance(
     if k0 is not None:
         attrs["condition_number_target"] = k0
     return attrs
-
-
-@dataclass(frozen=True)
-class _MemoryCheck:
-    """The memory guard of one request, run as soon as the node count is known."""
-
-    gen: GeneratorSpec
-    size: int | None
-    factor: object
-    chunks: int | None
-    normalize: bool
-    targets: object
-
-    def check(self, p: int) -> None:
-        n = 1 if self.size is None else self.size
-        factor: Any = self.factor
-        if self.size is None and factor is not None and np.ndim(factor) == 3:
-            n = int(np.shape(factor)[0])  # a stack of explicit factors
-        need = estimate_bytes(
-            p,
-            n,
-            chunks=self.chunks,
-            normalize=self.normalize,
-            targets=self.targets is not None,
-            work_per_matrix=self.gen.work_per_matrix,
-            work_per_call=self.gen.work_per_call,
-        )
-        if need.matrices > 1:
-            advice = (
-                "ask for fewer matrices at once: a smaller size, or chunks=c with dask "
-                "(c matrices per task)"
-            )
-        else:
-            advice = f"even one {p} x {p} matrix does not fit: use a graph with fewer nodes" + (
-                "" if self.gen.name == "dd" else " (method='dd' needs the least memory)"
-            )
-        check_memory(n, p, need=need, advice=advice)
 
 
 def _check_factor_use(gen: GeneratorSpec, factor: object, negative_share: object) -> None:
@@ -356,3 +319,68 @@ def _check_factor(factor: object, p: int, size: int | None) -> tuple[np.ndarray,
             "dependent, so Q Q^T cannot be positive definite. Use linearly independent rows."
         )
     return f, f.shape[0], stacked
+
+
+def estimate_need(
+    graph: object,
+    method: object = "po",
+    *,
+    size: object = None,
+    chunks: object = None,
+    normalize: object = True,
+    min_eigenvalue: object = None,
+    condition_number: object = None,
+    kind: object = "covariance",
+) -> MemoryNeed:
+    """The memory guard's estimate for ``spdgraph.sample(graph, method, ...)``.
+
+    What the guard compares with :func:`available_memory` before any ``p x p``
+    array exists (``benchmarks/bench_memory_guard.py`` prints it against the
+    measured peak). ``kind`` is accepted for symmetry with ``sample`` and
+    changes nothing.
+
+    >>> import networkx as nx
+    >>> need = estimate_need(nx.path_graph(1000), "dd")
+    >>> need.p, need.matrices, need.bytes > 1000 * 1000 * 8
+    (1000, 1, True)
+    """
+    memory = _memory_check_for(method, size, chunks, normalize, min_eigenvalue, condition_number)
+    _check_kind(kind)
+    p = count_nodes(graph)
+    if p is None:
+        p = adapt_graph(graph).adjacency.shape[0]
+    return memory.need(p)
+
+
+def check_need(
+    p: int,
+    method: object = "po",
+    *,
+    size: object = None,
+    chunks: object = None,
+    normalize: object = True,
+    min_eigenvalue: object = None,
+    condition_number: object = None,
+) -> None:
+    """The memory guard of ``spdgraph.sample`` for a graph of ``p`` nodes not built yet.
+
+    The command line runs it before it makes a ``--graph-family`` graph, so a
+    request that cannot fit is refused before the graph costs anything.
+    Raises :class:`~spdgraph.errors.TooLargeError` as ``sample`` would.
+    """
+    memory = _memory_check_for(method, size, chunks, normalize, min_eigenvalue, condition_number)
+    memory.check(p)
+
+
+def _memory_check_for(
+    method: object,
+    size: object,
+    chunks: object,
+    normalize: object,
+    min_eigenvalue: object,
+    condition_number: object,
+) -> MemoryCheck:
+    normalize = _check_normalize(normalize)
+    eps, k0 = check_targets(min_eigenvalue, condition_number, normalize)
+    gen, _ = find_generator(method)
+    return MemoryCheck(gen, _check_size(size), None, check_chunks(chunks), normalize, eps or k0)

@@ -1,0 +1,110 @@
+"""The memory guard's estimate against the measured peak, for every built-in method.
+
+Each row samples one matrix (or a small stack) in a fresh child process and
+reads the peak resident set size the call added (``ru_maxrss`` after the call
+minus the resident size just before it; the generator is compiled on a small
+graph first, so compilation is not counted). The estimate is the guard's own
+(:func:`spdgraph.sampling.estimate_need`, what ``spdgraph.sample`` compares
+with the available memory). The guard promises estimate / peak between 1 and
+1.5 where the matrices dominate (large p); below that the interpreter's own
+allocations make the ratio noisy.
+
+Usage::
+
+    python benchmarks/bench_memory_guard.py            # p = 2000, 4000, 6000
+    python benchmarks/bench_memory_guard.py --quick    # p = 1000, 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+CHILD = r"""
+import json, resource, sys
+import numpy as np, scipy.sparse as sp
+import spdgraph
+from spdgraph.sampling import estimate_need
+
+method, p, size, degree = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+def graph(p):
+    rng = np.random.default_rng(0)
+    if method == "uniform":  # needs a chordal graph: a band (an interval graph)
+        k = max(1, int(degree // 2))
+        rows = np.repeat(np.arange(p), k)
+        cols = rows + np.tile(np.arange(1, k + 1), p)
+        keep = cols < p
+        a = sp.coo_matrix((np.ones(keep.sum(), bool), (rows[keep], cols[keep])), shape=(p, p))
+        return ((a + a.T) > 0).tocsr()
+    if degree >= p - 1:
+        return np.ones((p, p), bool) & ~np.eye(p, dtype=bool)
+    m = int(p * degree / 2)
+    i, j = rng.integers(0, p, m), rng.integers(0, p, m)
+    keep = i != j
+    a = sp.coo_matrix((np.ones(keep.sum(), bool), (i[keep], j[keep])), shape=(p, p)).tocsr()
+    if method == "dag":  # edges from lower to higher index: acyclic
+        return spdgraph.DAG(sp.triu(a + a.T, k=1).tocsr())
+    return ((a + a.T) > 0).tocsr()
+kind = "precision" if method in ("huge", "gwishart") else "covariance"
+spdgraph.sample(graph(50), method, seed=1, kind=kind)  # compile first
+g = graph(p)
+def rss():
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * resource.getpagesize()
+before = rss()
+need = estimate_need(g, method, size=None if size == 1 else size, kind=kind)
+spdgraph.sample(g, method, size=None if size == 1 else size, seed=1, kind=kind)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"estimate": need.bytes, "peak": peak - before}))
+"""
+
+
+def measure(method: str, p: int, size: int, degree: float) -> dict[str, float]:
+    run = subprocess.run(
+        [sys.executable, "-c", CHILD, method, str(p), str(size), str(degree)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=dict(os.environ, OMP_NUM_THREADS="1"),
+    )
+    if run.returncode != 0:
+        raise RuntimeError(f"{method} p={p}: {run.stderr.strip().splitlines()[-1:]}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="p = 1000 and 2000 only")
+    args = parser.parse_args(argv)
+    sizes = (1000, 2000) if args.quick else (2000, 4000, 6000)
+    import spdgraph
+
+    methods = [m for m in spdgraph.methods() if not m.startswith("example")]
+    cases = []
+    for method in methods:
+        for p in sizes:
+            cases.append((method, p, 1, 5.0))
+        cases.append((method, sizes[0], 4, 5.0))  # a small stack
+    cases += [("po", sizes[0], 1, sizes[0] / 2), ("dd", sizes[0], 1, sizes[0] / 2)]
+    print("| method | p | size | mean degree | estimate (MiB) | peak (MiB) | estimate / peak |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for method, p, size, degree in cases:
+        try:
+            row = measure(method, p, size, degree)
+        except RuntimeError as exc:
+            print(f"| {method} | {p} | {size} | {degree:g} | - | - | failed: {exc} |")
+            continue
+        ratio = row["estimate"] / max(row["peak"], 1)
+        print(
+            f"| {method} | {p} | {size} | {degree:g} | {row['estimate'] / 2**20:,.0f} "
+            f"| {row['peak'] / 2**20:,.0f} | {ratio:.2f} |",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
