@@ -284,8 +284,7 @@ def write_array(
     return path
 
 
-#: Arrays larger than this are written in slabs of about this size (with dask), so
-#: that an interrupted write stops within one slab.
+#: Larger arrays are written in slabs of this size (with dask): an interrupt stops it.
 SLAB_BYTES = 32 * 2**20
 
 
