@@ -42,8 +42,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import xarray as xr
+
 __all__ = [
+    "compute_unless",
     "exit_now",
+    "in_slabs",
     "remove",
     "replace",
     "run_guarded",
@@ -263,3 +267,36 @@ def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
         remove(tmp)
         raise outcome["error"]
     return outcome.get("value")
+
+
+#: Larger arrays are written in slabs of this size (with dask): an interrupt stops it.
+SLAB_BYTES = 32 * 2**20
+
+
+def in_slabs(da: xr.DataArray) -> xr.DataArray:
+    """``da`` chunked along its first dim in slabs of ~``SLAB_BYTES`` (needs dask)."""
+    if da.chunks is not None or da.ndim == 0 or da.nbytes <= SLAB_BYTES:
+        return da
+    try:
+        import dask.array  # noqa: F401
+    except ImportError:
+        return da  # one write; an interrupt then waits for it at interpreter exit
+    per_row = max(1, da.nbytes // da.shape[0])
+    return da.chunk({da.dims[0]: max(1, SLAB_BYTES // per_row)})
+
+
+def compute_unless(delayed: Any, abandoned: threading.Event) -> None:
+    """Compute a lazy write; on a local scheduler stop at the next slab once abandoned."""
+    import dask
+    from dask.base import get_scheduler
+
+    def stop_when_abandoned(key: Any, dsk: Any, state: Any) -> None:
+        if abandoned.is_set():
+            raise KeyboardInterrupt("write abandoned")
+
+    scheduler = get_scheduler(collections=[delayed])
+    if getattr(scheduler, "__module__", "").startswith("dask."):
+        # local schedulers take (start, start_state, pretask, posttask, finish) tuples
+        dask.compute(delayed, callbacks=[(None, None, stop_when_abandoned, None, None)])
+    else:  # a distributed client: it runs the write where it lives
+        dask.compute(delayed)

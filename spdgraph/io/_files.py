@@ -30,8 +30,16 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError, MissingDependencyError
-from spdgraph.io._atomic import remove, replace, run_guarded, sweep_stale, temporary_name
-from spdgraph.io._integrity import corrupted_variable
+from spdgraph.io._atomic import (
+    compute_unless,
+    in_slabs,
+    remove,
+    replace,
+    run_guarded,
+    sweep_stale,
+    temporary_name,
+)
+from spdgraph.io._integrity import checksum_encoding, corrupted_variable, is_checksum_error
 
 __all__ = ["netcdf_engine", "open", "save"]
 
@@ -130,9 +138,7 @@ def _prepare(da: object, fmt: str) -> xr.DataArray:
         out.attrs[LIST_ATTRS] = ",".join(lists)
     if out.dtype.kind == "f":
         out.encoding["_FillValue"] = None  # no NaN masking: values come back bit for bit
-    if fmt == "netcdf" and out.ndim:
-        # HDF5's Fletcher-32 checksum on the values: spdgraph.open detects corruption
-        out.encoding["fletcher32"] = True
+    out.encoding.update(checksum_encoding(fmt, out.ndim))
     for name in list(out.coords):
         coord = out.coords[name]
         if coord.dtype == object:
@@ -258,7 +264,7 @@ def write_array(
     tmp = temporary_name(path)
 
     def write(abandoned: threading.Event) -> None:
-        source = prepared if lazy else _in_slabs(prepared)
+        source = prepared if lazy else in_slabs(prepared)
         result: Any
         if fmt == "netcdf":
             result = source.to_netcdf(tmp, engine=netcdf_engine(), compute=False)
@@ -267,7 +273,7 @@ def write_array(
         if lazy and compute is not None:
             compute(result)
         elif result is not None:  # a dask-backed write, computed slab by slab
-            _compute_unless(result, abandoned)
+            compute_unless(result, abandoned)
         if fmt == "netcdf":
             fd = os.open(tmp, os.O_RDONLY)
             try:
@@ -282,39 +288,6 @@ def write_array(
         remove(tmp)
         raise
     return path
-
-
-#: Larger arrays are written in slabs of this size (with dask): an interrupt stops it.
-SLAB_BYTES = 32 * 2**20
-
-
-def _in_slabs(da: xr.DataArray) -> xr.DataArray:
-    """``da`` chunked along its first dim in slabs of ~``SLAB_BYTES`` (needs dask)."""
-    if da.chunks is not None or da.ndim == 0 or da.nbytes <= SLAB_BYTES:
-        return da
-    try:
-        import dask.array  # noqa: F401
-    except ImportError:
-        return da  # one write; an interrupt then waits for it at interpreter exit
-    per_row = max(1, da.nbytes // da.shape[0])
-    return da.chunk({da.dims[0]: max(1, SLAB_BYTES // per_row)})
-
-
-def _compute_unless(delayed: Any, abandoned: threading.Event) -> None:
-    """Compute a lazy write; on a local scheduler stop at the next slab once abandoned."""
-    import dask
-    from dask.base import get_scheduler
-
-    def stop_when_abandoned(key: Any, dsk: Any, state: Any) -> None:
-        if abandoned.is_set():
-            raise KeyboardInterrupt("write abandoned")
-
-    scheduler = get_scheduler(collections=[delayed])
-    if getattr(scheduler, "__module__", "").startswith("dask."):
-        # local schedulers take (start, start_state, pretask, posttask, finish) tuples
-        dask.compute(delayed, callbacks=[(None, None, stop_when_abandoned, None, None)])
-    else:  # a distributed client: it runs the write where it lives
-        dask.compute(delayed)
 
 
 def _restore(da: xr.DataArray) -> xr.DataArray:
@@ -405,16 +378,23 @@ def read_array(
         if chunks is None and load:
             da = da.load()
             da.close()
-    except RuntimeError as exc:  # HDF5 refused to decode a chunk: checksum or corruption
+    except (RuntimeError, ValueError) as exc:
+        if isinstance(exc, ValueError) and not is_checksum_error(exc):
+            raise _unreadable(path, exc) from exc
+        # HDF5 refused to decode a chunk, or a Zarr chunk failed its CRC32C
         raise FileError(
             f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(path, kwargs)} "
-            f"failed HDF5's checks ({exc}); the file is corrupted or truncated. Write it "
-            "again (spdgraph.save stores a Fletcher-32 checksum of the values)."
+            f"failed the storage's checks ({exc}); the file is corrupted or truncated. "
+            "Write it again (spdgraph.save stores a checksum of the values)."
         ) from exc
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise FileError(
-            f"cannot read {os.fspath(path)!r} as an spdgraph array ({type(exc).__name__}: "
-            f"{exc}); it must be a netCDF file or Zarr store holding one DataArray, as "
-            "spdgraph.save writes."
-        ) from exc
+    except (OSError, KeyError, TypeError) as exc:
+        raise _unreadable(path, exc) from exc
     return _restore(da)
+
+
+def _unreadable(path: Path, exc: Exception) -> FileError:
+    return FileError(
+        f"cannot read {os.fspath(path)!r} as an spdgraph array ({type(exc).__name__}: "
+        f"{exc}); it must be a netCDF file or Zarr store holding one DataArray, as "
+        "spdgraph.save writes."
+    )

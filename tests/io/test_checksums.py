@@ -34,3 +34,28 @@ def test_intact_files_round_trip_with_the_checksum(tmp_path):
     with netCDF4.Dataset(tmp_path / "m.nc") as nc:
         name = next(iter(v for v in nc.variables if nc.variables[v].ndim == 3))
         assert nc.variables[name].filters()["fletcher32"]
+
+
+def test_a_corrupted_zarr_store_is_a_file_error_naming_the_variable(tmp_path):
+    pytest.importorskip("zarr")
+    da = spdgraph.sample(nx.cycle_graph(30), seed=1, size=20)
+    path = tmp_path / "m.zarr"
+    spdgraph.save(da, path)
+    chunks = sorted(p for p in (path / "covariance" / "c").rglob("*") if p.is_file())
+    assert chunks
+    raw = bytearray(chunks[0].read_bytes())
+    raw[len(raw) // 2] ^= 0xFF  # one flipped byte
+    chunks[0].write_bytes(bytes(raw))
+    with pytest.raises(spdgraph.FileError, match=r"variable 'covariance'.*corrupted"):
+        spdgraph.open(path)
+
+
+def test_zarr_stores_carry_a_crc32c_of_the_values(tmp_path):
+    pytest.importorskip("zarr")
+    import json
+
+    da = spdgraph.sample(nx.cycle_graph(6), seed=1, size=3)
+    spdgraph.save(da, tmp_path / "m.zarr")
+    meta = json.loads((tmp_path / "m.zarr" / "covariance" / "zarr.json").read_text())
+    assert "crc32c" in [codec["name"] for codec in meta["codecs"]]
+    assert spdgraph.open(tmp_path / "m.zarr").values.tobytes() == da.values.tobytes()
