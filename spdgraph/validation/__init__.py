@@ -44,6 +44,7 @@ from spdgraph.validation._learners import (
     pls_coefficients,
 )
 from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
+from spdgraph.validation._posterior import PosteriorScores, posterior_scores
 from spdgraph.validation._score import Score, score, score_selection, select_edges
 from spdgraph.validation._scorer import estimated_graph, graph_scorer
 from spdgraph.validation._shrink import (
@@ -62,6 +63,7 @@ __all__ = [
     "GlassoFit",
     "GlassoSelection",
     "LocalFdr",
+    "PosteriorScores",
     "Score",
     "coefficients_to_pcor",
     "confusion",
@@ -83,6 +85,7 @@ __all__ = [
     "local_fdr",
     "path_table",
     "pls_coefficients",
+    "posterior_scores",
     "precision_to_pcor",
     "score",
     "score_selection",
