@@ -14,6 +14,7 @@ Both the eager path (:mod:`spdgraph.sampling._core`) and the lazy path
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -112,23 +113,43 @@ def _check_block(
     """Check every matrix of a block, a few at a time; name the first bad one."""
     n, p = block.shape[0], adjacency.shape[0]
     # checked a few matrices at a time (one call per group: small matrices are
-    # dominated by per-call overhead); a failing group is re-checked matrix by
-    # matrix for the message naming the first bad one
+    # dominated by per-call overhead), groups of small matrices on the batch's
+    # threads (the checks release the GIL); a failing group is re-checked matrix by matrix for
+    # the message naming the first bad one
     step = max(1, (1 << 18) // max(p * p, 1))  # ~2 MB: the check passes stay in cache
-    for k0 in range(0, n, step):
+    starts = range(0, n, step)
+
+    def passes(k0: int) -> bool:
         group = block[k0 : k0 + step]
-        if group.dtype == np.float64:
-            found = (
-                find_violation(
-                    group, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION
-                )
-                if check_pd
-                else find_violation(group, adjacency, check_pd=False)
+        if group.dtype != np.float64:
+            return False
+        if check_pd:
+            found = find_violation(
+                group, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION
             )
-            if found is None and (check_pd or _diagonals_ok(group)):
-                continue
-        for k in range(k0, min(n, k0 + step)):
-            validate_matrix(block[k], adjacency, k, gen, plugin, check_pd=check_pd)
+        else:
+            found = find_violation(group, adjacency, check_pd=False)
+        return found is None and (check_pd or _diagonals_ok(group))
+
+    # small matrices on the batch's threads; from one matrix per group on, one at a
+    # time (each check holds a Cholesky copy: the memory guard counts one)
+    workers = min(len(starts), _check_threads()) if step > 1 else 1
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            verdicts = list(pool.map(passes, starts))
+    else:
+        verdicts = [passes(k0) for k0 in starts]
+    for k0, ok in zip(starts, verdicts, strict=True):
+        if not ok:
+            for k in range(k0, min(n, k0 + step)):
+                validate_matrix(block[k], adjacency, k, gen, plugin, check_pd=check_pd)
+
+
+def _check_threads() -> int:
+    """Threads for the output checks: Numba's thread count, as for the batches."""
+    import numba  # a dependency; imported on first use so that import spdgraph stays light
+
+    return int(numba.get_num_threads())
 
 
 def _diagonals_ok(group: np.ndarray) -> bool:
@@ -242,7 +263,12 @@ def generate_block(
                 block[k] = validate_matrix(m, adjacency, k, gen, plugin, check_pd=False)
             if pd_now:
                 _check_block(block, adjacency, gen, plugin, check_pd=True)
-        block[block == 0.0] = 0.0  # -0.0 (equal to 0, so it passed the checks) -> +0.0
+        # -0.0 (equal to 0, so it passed the checks) -> +0.0: x + 0.0 is x for every
+        # other x, in place and in one pass
+        if block.dtype == np.float64:
+            np.add(block, 0.0, out=block)
+        else:
+            block[block == 0.0] = 0.0
         if normalize and n:
             block = unit_diagonal(block, out=block)  # the engine owns the block
             if not controlled:

@@ -8,12 +8,18 @@ alone (so it runs before the graph is adapted to a dense adjacency):
   boolean ``p x p`` adjacency, its transpose check and the copies the
   generators get);
 * per matrix in flight: its output, the generator's ``work_per_matrix``
-  arrays, two more for the unit-diagonal rescaling (``normalize=True``) and
-  two more for a spectrum target;
-* per block in flight: the generator's ``work_per_call`` arrays and
-  ``VALIDATION_ARRAYS`` for the output checks (Cholesky);
+  arrays and two more for a spectrum target;
+* per block in flight: the generator's ``work_per_call`` arrays,
+  ``VALIDATION_ARRAYS`` for the output checks (one Cholesky factor at a
+  time), ``CHECK_BYTES`` (small matrices are checked in groups of about
+  2 MB) and, with ``normalize=True``, ``NORMALIZE_BYTES`` (the unit-diagonal
+  rescaling works in place, a million entries at a time);
 
-each array ``p x p`` float64 (8 bytes per entry). An eager call has one
+each array ``p x p`` float64 (8 bytes per entry). The built-in generators'
+``work_per_matrix`` and ``work_per_call`` are fitted to the peak resident
+memory measured by ``benchmarks/bench_memory_guard.py`` (p = 2000 to 6000,
+one matrix and a stack of four) so that the estimate is 1 to 1.5 times the
+measured peak. An eager call has one
 block of ``size`` matrices in flight; a lazy call (``chunks=c``) as many
 blocks of ``c`` matrices as dask's threaded scheduler runs at once (one per
 core). ``kind`` changes nothing (it only names the output).
@@ -35,9 +41,14 @@ __all__ = ["MemoryCheck", "MemoryNeed", "available_memory", "check_memory", "est
 
 #: Bytes per adjacency entry: boolean adjacency, transpose check, generator copies.
 GRAPH_BYTES_PER_ENTRY = 4
-#: p x p float64 arrays the core's output checks need per block (Cholesky copy and
-#: factor, kept while the scaled condition number is estimated).
-VALIDATION_ARRAYS = 3
+#: p x p float64 arrays the core's output checks need per block (the Cholesky
+#: factor of the matrix being checked; measured).
+VALIDATION_ARRAYS = 1
+#: Bytes of the unit-diagonal rescaling's temporaries (two blocks of 2**20 float64).
+NORMALIZE_BYTES = 2 * 8 * 2**20
+#: Bytes of the output checks of small matrices, run on groups of about 2 MB
+#: (the group's Cholesky copy, its masks and the condition estimate).
+CHECK_BYTES = 4 * 2**20
 #: Kept for callers of the old signature: float64 arrays per matrix.
 WORK_ARRAYS_PER_MATRIX = 4
 
@@ -126,11 +137,12 @@ def estimate_bytes(
     --------
     >>> need = estimate_bytes(1000, 1)
     >>> need.matrices, round(need.bytes / 2**20)
-    (1, 72)
+    (1, 62)
     """
     per_call = work_per_call + VALIDATION_ARRAYS
-    per_matrix = 1 + work_per_matrix + 2 * normalize + 2 * targets
+    per_matrix = 1 + work_per_matrix + 2 * targets
     one = GRAPH_BYTES_PER_ENTRY + 8 * (per_matrix + per_call)
+    fixed = (CHECK_BYTES + NORMALIZE_BYTES * normalize) if n else 0
     if chunks is None or n == 0:
         blocks, per_block = (1 if n else 0), n
     else:
@@ -138,7 +150,8 @@ def estimate_bytes(
         blocks = min(math.ceil(n / per_block), workers or os.cpu_count() or 1)
     matrices = blocks * per_block
     arrays = matrices * per_matrix + blocks * per_call
-    return MemoryNeed(p, matrices, int(p * p * (GRAPH_BYTES_PER_ENTRY + 8 * arrays)), one)
+    total = p * p * (GRAPH_BYTES_PER_ENTRY + 8 * arrays) + fixed * blocks
+    return MemoryNeed(p, matrices, int(total), one)
 
 
 def check_memory(
@@ -217,7 +230,8 @@ class MemoryCheck:
                 "(c matrices per task)"
             )
         else:
-            advice = f"even one {p} x {p} matrix does not fit: use a graph with fewer nodes" + (
-                "" if self.gen.name == "dd" else " (method='dd' needs the least memory)"
+            advice = (
+                f"even one {p} x {p} matrix does not fit: use a graph with fewer nodes "
+                "(spdgraph.sampling.estimate_need(graph, method) gives each method's need)"
             )
         check_memory(n, p, need=need, advice=advice)

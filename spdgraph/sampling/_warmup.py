@@ -31,7 +31,7 @@ def _steps(portable: bool) -> list[tuple[str, Callable[[], object]]]:
             lambda: [
                 sample(dag, "dag", seed=1),
                 sample(nx.path_graph(4), "dd", seed=1),
-                sample(nx.path_graph(4), "huge"),
+                sample(nx.path_graph(4), "huge", kind="precision"),
             ],
         ),
     ]

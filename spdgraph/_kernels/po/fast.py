@@ -52,6 +52,8 @@ This module imports Numba; import it lazily (the generator does) so that
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
 
@@ -368,7 +370,11 @@ def gram_matrix(lmat: np.ndarray) -> np.ndarray:
 
 
 def po_matrix_into(
-    adjacency: np.ndarray, factor: np.ndarray, out: np.ndarray, threads: int = 1
+    adjacency: np.ndarray,
+    factor: np.ndarray,
+    out: np.ndarray,
+    threads: int = 1,
+    redraw: Callable[[], np.ndarray] | None = None,
 ) -> None:
     """Raw PO matrix of ``factor`` into ``out`` by the kernel ``_po_dispatch.kernel_for`` picks.
 
@@ -377,7 +383,9 @@ def po_matrix_into(
     :mod:`~spdgraph._kernels.po.inverse_gram` up to medium density) run on
     up to ``threads`` threads (the bits do not depend on it); their result is
     kept only when certified, else the matrix is recomputed here by rows
-    (:func:`po_matrix_checked`). ``factor`` is not modified. Run it inside
+    (:func:`po_matrix_checked`). ``factor`` is not modified, unless it is
+    ``out`` itself (one ``p x p`` array less): ``redraw()`` must then return
+    the factor again for that recomputation. Run it inside
     :func:`one_blas_thread`.
     """
     from spdgraph._kernels.po import blocked as _po_blocked
@@ -396,6 +404,8 @@ def po_matrix_into(
             adjacency, factor, ptr, idx, out, threads
         ):
             return
+    if factor is out and redraw is not None:
+        factor = redraw()
     out[...] = po_matrix_checked(adjacency, lower_coordinates(factor), factor)
 
 

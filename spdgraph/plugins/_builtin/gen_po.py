@@ -8,7 +8,7 @@ algorithm, kept for the tests and the benchmarks.
 
 from __future__ import annotations
 
-import os
+import copy
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -101,15 +101,27 @@ def generate_po_batch(
     if p < _po_blocked.MIN_P:
         _small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance)
         return out
-    if factors is None:
-        factors = np.empty((n, p, p), dtype=np.float64)
-        for k, rng in enumerate(rngs or ()):
-            factors[k] = entries(rng, (p, p))
     # one matrix: its blocked kernel may use two threads (the bits do not depend on it)
     inner = min(2, _worker_count()) if n == 1 else 1
+    # each factor goes into its output matrix, where the kernels compute the
+    # coordinates L0 in place (no second p x p array per matrix); a generator's
+    # state is kept (a few hundred bytes) so that the rare recomputation by the
+    # Householder fallback can draw the same factor again
+    saved: list[np.random.Generator] = []
+    if factors is None:
+        saved = [copy.deepcopy(rng) for rng in rngs or ()]
+        for k, rng in enumerate(rngs or ()):
+            out[k] = entries(rng, (p, p))
+    else:
+        out[...] = factors
+
+    def factor_again(k: int) -> Callable[[], np.ndarray]:
+        if factors is not None:
+            return lambda: np.asarray(factors[k], dtype=np.float64)
+        return lambda: np.asarray(entries(copy.deepcopy(saved[k]), (p, p)), dtype=np.float64)
 
     def one(k: int) -> None:
-        po_fast.po_matrix_into(adjacency, factors[k], out[k], threads=inner)
+        po_fast.po_matrix_into(adjacency, out[k], out[k], threads=inner, redraw=factor_again(k))
         zero_nonedges_checked(out[k], adjacency, residual_tolerance)
 
     with po_fast.one_blas_thread():
@@ -132,8 +144,8 @@ def _small_batch(
 ) -> None:
     """``p < MIN_P``: groups of matrices in one compiled call each (:mod:`._po_small`).
 
-    The factors of a group are drawn (in order) while the earlier groups run
-    on the pool. A matrix whose residual is above the kernel's limit is
+    Each group draws its matrices' factors (from their own generators) and
+    runs on the pool. A matrix whose residual is above the kernel's limit is
     redone by :func:`~spdgraph._kernels.po.fast.po_matrix_checked` (the
     Householder fallback) and checked against ``tolerance`` here.
     """
@@ -149,26 +161,25 @@ def _small_batch(
         drawn = np.ascontiguousarray(factors, dtype=np.float64)
 
     def group(k0: int, k1: int) -> None:
+        # each matrix's factor from its own generator, on the worker (numpy's
+        # generators release the GIL while filling): the bits do not depend on
+        # which thread draws it
+        for k in range(k0, k1) if factors is None else ():
+            drawn[k] = entries(rngs[k], (p, p))  # type: ignore[index]
         lmats = po_fast.lower_coordinates(drawn[k0:k1])
         _po_small.small_group(adjacency, lmats, out, k0, limit, residuals)
 
     with po_fast.one_blas_thread():
-        pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
-        try:
-            futures = []
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = [
+                    pool.submit(group, k0, min(n, k0 + _GROUP)) for k0 in range(0, n, _GROUP)
+                ]
+                for future in futures:
+                    future.result()
+        else:
             for k0 in range(0, n, _GROUP):
-                k1 = min(n, k0 + _GROUP)
-                for k in range(k0, k1) if factors is None else ():
-                    drawn[k] = entries(rngs[k], (p, p))  # type: ignore[index]
-                if pool is None:
-                    group(k0, k1)
-                else:
-                    futures.append(pool.submit(group, k0, k1))
-            for future in futures:
-                future.result()
-        finally:
-            if pool is not None:
-                pool.shutdown()
+                group(k0, min(n, k0 + _GROUP))
         for flagged in np.flatnonzero(residuals > limit):
             if residuals[flagged] > po_fast.FALLBACK_ABOVE:
                 lmat = po_fast.lower_coordinates(drawn[flagged])
@@ -277,9 +288,10 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             options={"residual_tolerance": RESIDUAL_TOLERANCE_OPTION},
             accepts_factor=True,
             batch_function=generate_po_batch,
-            # the drawn factors; per thread: L, the product, QR and check temporaries
-            work_per_matrix=1.0,
-            work_per_call=5.0 * (os.cpu_count() or 1),
+            # the factors are drawn into the outputs; the kernels' temporaries and the
+            # checks (fitted to the measured peak: benchmarks/bench_memory_guard.py)
+            work_per_matrix=0.8,
+            work_per_call=2.0,
             portable=True,
         )
     ]

@@ -17,7 +17,6 @@ fill-in edges (the PO kernel of ``method="po"``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -277,8 +276,10 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             description="uniform on correlation matrices of a chordal graph (gmat chol_mh)",
             options=_chain_options(SAMPLERS),
             batch_function=generate_uniform_batch,
-            work_per_matrix=0.0,
-            work_per_call=3.0,  # the factor, the product and its transpose sum
+            # the factor, the product and its transpose sum (fitted to the measured
+            # peak: benchmarks/bench_memory_guard.py)
+            work_per_matrix=0.3,
+            work_per_call=3.4,
         ),
         GeneratorSpec(
             name="port_chol",
@@ -286,7 +287,9 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             description="uniform on a chordal cover, then PO of the fill-in (gmat port_chol)",
             options=port_options,
             batch_function=generate_port_chol_batch,
-            work_per_matrix=1.0,  # the factors
-            work_per_call=1.0 + 5.0 * (os.cpu_count() or 1),  # the PO kernel's
+            # the factors and their coordinates; the PO kernel's temporaries (fitted
+            # to the measured peak: benchmarks/bench_memory_guard.py)
+            work_per_matrix=1.2,
+            work_per_call=1.5,
         ),
     ]
