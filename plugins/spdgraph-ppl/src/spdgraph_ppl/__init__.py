@@ -26,7 +26,14 @@ from spdgraph_ppl._data import data_matrix
 from spdgraph_ppl._exact import exact_posterior, prior_draws
 from spdgraph_ppl._graph import GraphStructure, graph_structure
 from spdgraph_ppl.density import gwishart_logp, log_normalizer
-from spdgraph_ppl.sbc import SBCModel, SBCResult, free_entries, from_free_entries, rank_uniformity, sbc
+from spdgraph_ppl.sbc import (
+    SBCModel,
+    SBCResult,
+    free_entries,
+    from_free_entries,
+    rank_uniformity,
+    sbc,
+)
 from spdgraph_ppl.transform import (
     free_to_phi,
     free_to_precision,
@@ -42,8 +49,8 @@ __all__ = [
     "exact_posterior",
     "free_entries",
     "free_to_phi",
-    "from_free_entries",
     "free_to_precision",
+    "from_free_entries",
     "graph_structure",
     "gwishart_logp",
     "log_jacobian",

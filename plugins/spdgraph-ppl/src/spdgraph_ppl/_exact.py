@@ -124,8 +124,11 @@ def exact_posterior(
     return xr.DataArray(
         draws,
         dims=("draw", "node", "node_2"),
-        coords={"draw": np.arange(draws.shape[0]), "node": list(s.labels),
-                "node_2": list(s.labels)},
+        coords={
+            "draw": np.arange(draws.shape[0]),
+            "node": list(s.labels),
+            "node_2": list(s.labels),
+        },
         name="K",
         attrs={"law": "G-Wishart conjugate posterior", "b": float(b) + x.shape[0]},
     )

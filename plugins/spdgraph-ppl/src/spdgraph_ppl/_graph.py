@@ -170,7 +170,5 @@ def graph_structure(graph: object) -> GraphStructure:
         return graph
     data = spdgraph.adapt_graph(graph)
     if data.directed is not None:
-        raise spdgraph.GraphError(
-            "a G-Wishart law needs an undirected graph; got a directed one."
-        )
+        raise spdgraph.GraphError("a G-Wishart law needs an undirected graph; got a directed one.")
     return GraphStructure(np.asarray(data.adjacency, dtype=bool), tuple(data.labels))

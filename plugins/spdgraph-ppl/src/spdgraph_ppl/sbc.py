@@ -187,8 +187,10 @@ def sbc(
     ds = xr.Dataset(
         {
             name: (
-                ("simulation", *dims.get(name, tuple(f"{name}_dim_{k}" for k in
-                                                     range(np.ndim(vals[0]))))),
+                (
+                    "simulation",
+                    *dims.get(name, tuple(f"{name}_dim_{k}" for k in range(np.ndim(vals[0])))),
+                ),
                 np.stack(vals),
             )
             for name, vals in ranks.items()
