@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
-from spdgraph_ppl import graph_structure
+from spdgraph_ppl import exact_posterior, graph_structure
 from spdgraph_ppl.transform import free_to_precision
+
+from spdgraph import sample
 
 # decomposable; node order 0..4 is a perfect elimination order
 DECOMPOSABLE_EDGES = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (3, 4)]
@@ -55,3 +57,34 @@ def numerical_log_jacobian(u, graph, h=1e-6):
             free_k(free_to_precision(u + e, s), s) - free_k(free_to_precision(u - e, s), s)
         ) / (2 * h)
     return np.linalg.slogdet(jac)[1]
+
+
+def z_scores(nuts, exact):
+    """z of the NUTS mean and variance of each column against exact draws, with the NUTS
+    Monte Carlo error from ArviZ's effective sample sizes (chains in the leading axis)."""
+    import arviz as az
+
+    flat = nuts.reshape(-1, nuts.shape[-1])
+    mu_e, var_e = exact.mean(axis=0), exact.var(axis=0)
+    n_e = exact.shape[0]
+    ess_mean = np.array([az.ess(nuts[..., t], method="bulk") for t in range(nuts.shape[-1])])
+    centred = (nuts - flat.mean(axis=0)) ** 2
+    ess_var = np.array([az.ess(centred[..., t], method="bulk") for t in range(nuts.shape[-1])])
+    var_n = flat.var(axis=0)
+    m4 = ((flat - flat.mean(axis=0)) ** 4).mean(axis=0)
+    m4_e = ((exact - mu_e) ** 4).mean(axis=0)
+    z_mean = (flat.mean(axis=0) - mu_e) / np.sqrt(var_n / ess_mean + var_e / n_e)
+    z_var = (var_n - var_e) / np.sqrt((m4 - var_n**2) / ess_var + (m4_e - var_e**2) / n_e)
+    return z_mean, z_var, ess_mean
+
+
+def ggm_problem():
+    """p = 5 decomposable graph, full SPD D, 25 observations from an exact prior draw."""
+    g = decomposable()
+    d = random_spd(5, 11)
+    truth = sample(
+        g, "gwishart", kind="precision", normalize=False, seed=21, b=3.0, D=d, algorithm="chordal"
+    )
+    x = truth.spd.draw(25, seed=22)
+    exact = exact_posterior(x, g, b=3.0, D=d, size=20000, seed=23)
+    return g, d, x, exact

@@ -4,15 +4,13 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.stats
-from ppl_helpers import decomposable, graphs, random_spd
+from ppl_helpers import decomposable, ggm_problem, graphs, random_spd, z_scores
 
 pm = pytest.importorskip("pymc")
 pt = pytest.importorskip("pytensor.tensor")
 import pytensor  # noqa: E402
 from pytensor.gradient import jacobian  # noqa: E402
-
 from spdgraph_ppl import (  # noqa: E402
-    exact_posterior,
     free_entries,
     free_to_precision,
     graph_structure,
@@ -137,37 +135,6 @@ def test_ggm_model_accepts_spd_draw_output():
     assert np.isfinite(model.compile_logp()(point))
 
 
-def _z_scores(nuts, exact):
-    """z of the NUTS mean and variance of each column against exact draws, with the NUTS
-    Monte Carlo error from ArviZ's effective sample sizes (chains in the leading axis)."""
-    import arviz as az
-
-    flat = nuts.reshape(-1, nuts.shape[-1])
-    mu_e, var_e = exact.mean(axis=0), exact.var(axis=0)
-    n_e = exact.shape[0]
-    ess_mean = np.array([az.ess(nuts[..., t], method="bulk") for t in range(nuts.shape[-1])])
-    centred = (nuts - flat.mean(axis=0)) ** 2
-    ess_var = np.array([az.ess(centred[..., t], method="bulk") for t in range(nuts.shape[-1])])
-    var_n = flat.var(axis=0)
-    m4 = ((flat - flat.mean(axis=0)) ** 4).mean(axis=0)
-    m4_e = ((exact - mu_e) ** 4).mean(axis=0)
-    z_mean = (flat.mean(axis=0) - mu_e) / np.sqrt(var_n / ess_mean + var_e / n_e)
-    z_var = (var_n - var_e) / np.sqrt((m4 - var_n**2) / ess_var + (m4_e - var_e**2) / n_e)
-    return z_mean, z_var, ess_mean
-
-
-def ggm_problem():
-    """p = 5 decomposable graph, full SPD D, 25 observations from an exact prior draw."""
-    g = decomposable()
-    d = random_spd(5, 11)
-    truth = sample(
-        g, "gwishart", kind="precision", normalize=False, seed=21, b=3.0, D=d, algorithm="chordal"
-    )
-    x = truth.spd.draw(25, seed=22)
-    exact = exact_posterior(x, g, b=3.0, D=d, size=20000, seed=23)
-    return g, d, x, exact
-
-
 @pytest.mark.integration
 def test_nuts_posterior_matches_exact_conjugate_posterior():
     """Every free entry's posterior mean and variance within 4 Monte Carlo SE of the exact
@@ -185,21 +152,24 @@ def test_nuts_posterior_matches_exact_conjugate_posterior():
         )
     nuts = free_entries(idata.posterior["K"].values, s)
     assert np.all(idata.posterior["K"].values[..., ~s.adjacency & ~np.eye(5, dtype=bool)] == 0)
-    z_mean, z_var, ess = _z_scores(nuts, free_entries(exact.values, s))
+    z_mean, z_var, ess = z_scores(nuts, free_entries(exact.values, s))
     assert ess.min() > 300, ess
     assert np.abs(z_mean).max() < 4.0, z_mean
     assert np.abs(z_var).max() < 4.0, z_var
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_sbc_pymc_ranks_uniform():
-    """SBC (Talts et al. 2018) on a 3-node path: 40 simulations, 19 thinned draws, chi-square
-    of the ranks of every free entry (Bonferroni-adjusted smallest p-value > 1e-3)."""
+    """SBC (Talts et al. 2018) on a 3-node path: 100 simulations, 19 thinned draws, chi-square
+    of the ranks of every free entry (Bonferroni-adjusted smallest p-value > 1e-3). Slow
+    (each PyMC fit pays pm.sample's set-up and PyTensor's per-operation overhead): run with
+    ``-m slow``."""
     result = sbc(
         sbc_model(nx.path_graph(3), b=3.0, n_obs=8, draws=95, tune=200, thin=5),
-        n_simulations=40,
+        n_simulations=100,
         seed=5,
     )
-    assert result.ranks["K_free"].shape == (40, 5)
+    assert result.ranks["K_free"].shape == (100, 5)
     assert result.ranks.attrs["n_draws"] == 19
     assert result.min_pvalue > 1e-3, result.uniformity

@@ -389,25 +389,31 @@ def sbc_model(
     The prior draw is exact (``spdgraph-gwishart``); the ranks are taken on
     the free entries of K (variable ``K_free``, dim ``entry``, see
     :func:`spdgraph_ppl.free_entries`); each fit is one chain of ``draws``
-    after ``tune``, thinned by ``thin``. The model is built once and refitted
-    through ``pm.set_data``.
+    after ``tune``, thinned by ``thin``. The model and its NUTS step are
+    built once and refitted through ``pm.set_data`` (each fit still costs a
+    PyMC sampling run's set-up, about a second).
     """
     s = graph_structure(graph)
     d = scale_or_identity(D, s.p)
     model = ggm_model(np.zeros((n_obs, s.p)), s, b, d)
 
+    with model:
+        step = pm.NUTS()  # compiled once; its adaptation restarts with every pm.sample
+
     def fit(data: np.ndarray, seed: int) -> dict[str, np.ndarray]:
         with model:
             pm.set_data({"X_data": data})
-            idata = pm.sample(
+            trace = pm.sample(
                 draws=draws,
                 tune=tune,
                 chains=1,
+                step=step,
                 random_seed=seed,
                 progressbar=False,
                 compute_convergence_checks=False,
+                return_inferencedata=False,
             )
-        k = idata.posterior["K"].values[0, ::thin]
+        k = trace.get_values("K")[::thin]
         return {"K_free": free_entries(k, s)}
 
     return SBCModel(
