@@ -59,25 +59,6 @@ def numerical_log_jacobian(u, graph, h=1e-6):
     return np.linalg.slogdet(jac)[1]
 
 
-def z_scores(nuts, exact):
-    """z of the NUTS mean and variance of each column against exact draws, with the NUTS
-    Monte Carlo error from ArviZ's effective sample sizes (chains in the leading axis)."""
-    import arviz as az
-
-    flat = nuts.reshape(-1, nuts.shape[-1])
-    mu_e, var_e = exact.mean(axis=0), exact.var(axis=0)
-    n_e = exact.shape[0]
-    ess_mean = np.array([az.ess(nuts[..., t], method="bulk") for t in range(nuts.shape[-1])])
-    centred = (nuts - flat.mean(axis=0)) ** 2
-    ess_var = np.array([az.ess(centred[..., t], method="bulk") for t in range(nuts.shape[-1])])
-    var_n = flat.var(axis=0)
-    m4 = ((flat - flat.mean(axis=0)) ** 4).mean(axis=0)
-    m4_e = ((exact - mu_e) ** 4).mean(axis=0)
-    z_mean = (flat.mean(axis=0) - mu_e) / np.sqrt(var_n / ess_mean + var_e / n_e)
-    z_var = (var_n - var_e) / np.sqrt((m4 - var_n**2) / ess_var + (m4_e - var_e**2) / n_e)
-    return z_mean, z_var, ess_mean
-
-
 def ggm_problem():
     """p = 5 decomposable graph, full SPD D, 25 observations from an exact prior draw."""
     g = decomposable()

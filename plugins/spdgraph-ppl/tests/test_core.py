@@ -276,3 +276,20 @@ def test_rank_uniformity_bins():
     assert float(rank_uniformity(piled)["x_pvalue"]) == pytest.approx(
         scipy.special.chdtrc(9, 900.0)
     )
+
+
+def test_compare_to_exact_flags_a_shift_and_passes_exact_draws():
+    pytest.importorskip("arviz")
+    from spdgraph_ppl import compare_to_exact
+
+    g = decomposable()
+    exact = prior_draws(g, 5.0, None, size=4000, seed=1)
+    same = prior_draws(g, 5.0, None, size=2000, seed=2).reshape(2, 1000, 5, 5)
+    table = compare_to_exact(same, exact, g)
+    assert table.sizes["entry"] == 11
+    assert table["entry"].values[0] == "K[0,0]" and table["entry"].values[5] == "K[0,1]"
+    assert float(np.abs(table["z_mean"]).max()) < 4.5
+    assert float(np.abs(table["z_var"]).max()) < 4.5
+    assert float(table["ess"].min()) > 1000  # independent draws
+    scaled = compare_to_exact(same * 1.1, exact, g)
+    assert float(np.abs(scaled["z_mean"]).max()) > 6

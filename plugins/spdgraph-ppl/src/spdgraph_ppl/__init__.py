@@ -10,6 +10,7 @@ The core (this module) imports no probabilistic-programming library:
   decomposable graphs;
 * :func:`exact_posterior`: exact draws of the conjugate posterior of a
   Gaussian graphical model on a decomposable graph;
+* :func:`compare_to_exact`: MCMC draws against exact draws within Monte Carlo error;
 * :func:`sbc`: simulation-based calibration of any model builder.
 
 The PPL front ends are :mod:`spdgraph_ppl.pymc` (extra ``[pymc]``) and
@@ -25,6 +26,7 @@ The PPL front ends are :mod:`spdgraph_ppl.pymc` (extra ``[pymc]``) and
 from spdgraph_ppl._data import data_matrix
 from spdgraph_ppl._exact import exact_posterior, prior_draws
 from spdgraph_ppl._graph import GraphStructure, graph_structure
+from spdgraph_ppl.compare import compare_to_exact
 from spdgraph_ppl.density import gwishart_logp, log_normalizer
 from spdgraph_ppl.sbc import (
     SBCModel,
@@ -45,6 +47,7 @@ __all__ = [
     "GraphStructure",
     "SBCModel",
     "SBCResult",
+    "compare_to_exact",
     "data_matrix",
     "exact_posterior",
     "free_entries",
