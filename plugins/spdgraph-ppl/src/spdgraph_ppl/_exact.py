@@ -6,6 +6,7 @@ import numpy as np
 import xarray as xr
 
 import spdgraph
+from spdgraph.seeds import SeedLike
 from spdgraph_ppl._data import data_matrix
 from spdgraph_ppl._graph import GraphStructure, graph_structure
 
@@ -31,7 +32,7 @@ def prior_draws(
     D: object = None,
     *,
     size: int = 1,
-    seed: object = None,
+    seed: SeedLike = None,
     algorithm: str = "auto",
 ) -> np.ndarray:
     """``size`` draws of ``W_G(b, D)`` as a ``(size, p, p)`` array in the graph's node order.
@@ -81,7 +82,7 @@ def exact_posterior(
     D: object = None,
     *,
     size: int = 1000,
-    seed: object = None,
+    seed: SeedLike = None,
 ) -> xr.DataArray:
     """Exact draws of the conjugate posterior ``K | X ~ W_G(b + n, D + X^T X)``.
 

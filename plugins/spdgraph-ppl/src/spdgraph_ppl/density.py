@@ -143,6 +143,7 @@ def gwishart_logp(
     except np.linalg.LinAlgError:
         return -np.inf, normalized and s.decomposable
     value = (b - 2) / 2 * logdet - np.sum(d * k) / 2
-    if normalized and s.decomposable:
-        return float(value - log_normalizer(b, d, s)), True
+    constant = log_normalizer(b, d, s) if normalized else None
+    if constant is not None:
+        return float(value - constant), True
     return float(value), False

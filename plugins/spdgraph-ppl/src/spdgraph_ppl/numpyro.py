@@ -104,7 +104,7 @@ class GraphCholeskyTransform(Transform):
         self.structure = graph_structure(graph)
 
     @property
-    def codomain(self) -> GraphPrecisionConstraint:  # type: ignore[override]
+    def codomain(self) -> GraphPrecisionConstraint:
         """The graph-constrained SPD matrices."""
         return GraphPrecisionConstraint(self.structure)
 
@@ -208,7 +208,7 @@ class GWishart(dist.Distribution):
         super().__init__(batch_shape=(), event_shape=(p, p), validate_args=validate_args)
 
     @property
-    def support(self) -> GraphPrecisionConstraint:  # type: ignore[override]
+    def support(self) -> GraphPrecisionConstraint:
         """The graph-constrained SPD matrices."""
         return GraphPrecisionConstraint(self.structure)
 

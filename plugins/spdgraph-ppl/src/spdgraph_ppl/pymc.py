@@ -16,10 +16,12 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 from pymc.distributions.continuous import Continuous
+from pymc.distributions.shape_utils import rv_size_is_none
 from pymc.distributions.transforms import _default_transform
 from pymc.logprob.transforms import Transform
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.random.op import RandomVariable
+from pytensor.tensor.variable import TensorVariable
 
 from spdgraph_ppl._data import data_matrix
 from spdgraph_ppl._exact import prior_draws, scale_or_identity
@@ -41,7 +43,7 @@ __all__ = [
 # ----------------------------------------------------------------------- the bijection
 
 
-def backward(u: Variable, structure: GraphStructure) -> Variable:
+def backward(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
     """PyTensor: free coordinates ``u`` (length ``p + |E|``) -> K, exact zeros on non-edges.
 
     The completion of :mod:`spdgraph_ppl.transform`, unrolled over the rows
@@ -67,7 +69,7 @@ def backward(u: Variable, structure: GraphStructure) -> Variable:
     return (k + k.T) * 0.5 * s.pattern
 
 
-def forward(k: Variable, structure: GraphStructure) -> Variable:
+def forward(k: TensorVariable, structure: GraphStructure) -> TensorVariable:
     """PyTensor: K -> its free coordinates (``log`` of the Cholesky diagonal, edge entries)."""
     s = structure
     phi = pt.linalg.cholesky(k).T
@@ -78,7 +80,7 @@ def forward(k: Variable, structure: GraphStructure) -> Variable:
     return pt.concatenate(parts)
 
 
-def _log_jacobian(u: Variable, structure: GraphStructure) -> Variable:
+def _log_jacobian(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
     s = structure
     return s.p * np.log(2.0) + pt.sum((s.nu + 2) * u[: s.p])
 
@@ -89,8 +91,9 @@ class GraphCholeskyTransform(Transform):
     ``backward`` is ``u -> K = Phi^T Phi`` (completed factor, exact zeros on
     non-edges), ``forward`` its inverse, ``log_jac_det`` is
     ``p log 2 + sum_i (nu_i + 2) u_i`` (derivation in
-    :mod:`spdgraph_ppl.transform`). Usable on its own, e.g.
-    ``pm.Wishart``-free priors: ``pm.CustomDist(..., default_transform=...)``.
+    :mod:`spdgraph_ppl.transform`). Usable on its own for other priors on
+    graph-constrained precision matrices, e.g. ``pm.CustomDist(...,
+    default_transform=GraphCholeskyTransform(G))`` with a ``(p, p)`` value.
 
     Parameters
     ----------
@@ -104,26 +107,26 @@ class GraphCholeskyTransform(Transform):
     def __init__(self, graph: object) -> None:
         self.structure = graph_structure(graph)
 
-    def _check(self, value: Variable, ndim: int) -> None:
+    def _check(self, value: TensorVariable, ndim: int) -> None:
         if value.ndim != ndim:
             raise NotImplementedError(
                 "GraphCholeskyTransform handles one matrix per variable (no batch "
                 "dimensions); use one GWishart per matrix."
             )
 
-    def forward(self, value: Variable, *inputs: Variable) -> Variable:
+    def forward(self, value: TensorVariable, *inputs: TensorVariable) -> TensorVariable:
         """K -> free coordinates."""
         value = pt.as_tensor_variable(value)
         self._check(value, 2)
         return forward(value, self.structure)
 
-    def backward(self, value: Variable, *inputs: Variable) -> Variable:
+    def backward(self, value: TensorVariable, *inputs: TensorVariable) -> TensorVariable:
         """Free coordinates -> K."""
         value = pt.as_tensor_variable(value)
         self._check(value, 1)
         return backward(value, self.structure)
 
-    def log_jac_det(self, value: Variable, *inputs: Variable) -> Variable:
+    def log_jac_det(self, value: TensorVariable, *inputs: TensorVariable) -> TensorVariable:
         """``log |d K_free / d u|``."""
         value = pt.as_tensor_variable(value)
         self._check(value, 1)
@@ -237,7 +240,7 @@ class GWishart(Continuous):
 
     rv_op = gwishart
 
-    def __new__(cls, name: str, graph: object, *args: Any, **kwargs: Any) -> Variable:
+    def __new__(cls, name: str, graph: object, *args: Any, **kwargs: Any) -> Any:
         s = graph_structure(graph)
         if kwargs.get("dims") is None and kwargs.get("shape") is None:
             model = pm.modelcontext(None)
@@ -253,7 +256,7 @@ class GWishart(Continuous):
         return super().__new__(cls, name, s, *args, **kwargs)
 
     @classmethod
-    def dist(  # type: ignore[override]
+    def dist(
         cls,
         graph: object,
         b: Any = 3.0,
@@ -261,7 +264,7 @@ class GWishart(Continuous):
         *,
         normalized: bool = True,
         **kwargs: Any,
-    ) -> Variable:
+    ) -> Any:
         """The unregistered distribution (see the class docstring for the parameters)."""
         s = graph_structure(graph)
         if isinstance(D, Variable):
@@ -282,8 +285,13 @@ class GWishart(Continuous):
 
     @staticmethod
     def support_point(
-        rv: Variable, size: Variable, b: Variable, D: Variable, adjacency: Variable, norm: Variable
-    ) -> Variable:
+        rv: TensorVariable,
+        size: TensorVariable,
+        b: TensorVariable,
+        D: TensorVariable,
+        adjacency: TensorVariable,
+        norm: TensorVariable,
+    ) -> TensorVariable:
         """A point inside the support: ``diag(b / D_ii)``."""
         point = pt.diag(b / pt.diagonal(D))
         if not rv_size_is_none(size):
@@ -292,8 +300,12 @@ class GWishart(Continuous):
 
     @staticmethod
     def logp(
-        value: Variable, b: Variable, D: Variable, adjacency: Variable, normalized: Variable
-    ) -> Variable:
+        value: TensorVariable,
+        b: TensorVariable,
+        D: TensorVariable,
+        adjacency: TensorVariable,
+        normalized: TensorVariable,
+    ) -> TensorVariable:
         """Log density (normalized on decomposable graphs when ``normalized``)."""
         s = _structure_of(adjacency)
         norm = bool(_static(normalized, "normalized flag"))
@@ -314,15 +326,8 @@ class GWishart(Continuous):
         return pt.switch(ok, out, -np.inf)
 
 
-def rv_size_is_none(size: Variable | None) -> bool:
-    """Whether a RandomVariable's size input means "no size"."""
-    from pymc.distributions.shape_utils import rv_size_is_none as _is_none
-
-    return bool(_is_none(size))
-
-
 @_default_transform.register(GWishartRV)
-def _gwishart_transform(op: GWishartRV, rv: Variable) -> GraphCholeskyTransform:
+def _gwishart_transform(op: GWishartRV, rv: TensorVariable) -> GraphCholeskyTransform:
     adjacency = op.dist_params(rv.owner)[2]
     return GraphCholeskyTransform(_structure_of(adjacency))
 
