@@ -30,6 +30,9 @@ way: first the p chi-squares, then the edge normals in row-major order).
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.linalg
 
@@ -40,14 +43,66 @@ __all__ = ["chordal_gwishart", "perfect_elimination_order"]
 
 
 def _elimination_order(adjacency: np.ndarray) -> np.ndarray:
-    order = perfect_elimination_order(adjacency)
+    return _cached_order(adjacency.shape[0], np.packbits(adjacency).tobytes())
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_order(p: int, packed: bytes) -> np.ndarray:
+    adjacency = np.unpackbits(np.frombuffer(packed, dtype=np.uint8), count=p * p)
+    order = perfect_elimination_order(adjacency.reshape(p, p).astype(bool))
     if order is None:
         raise spdgraph.InvalidOptionError(
             "gwishart algorithm='chordal' needs a decomposable (chordal) graph, and this "
             "graph has a chordless cycle of length >= 4; use algorithm='lenkoski', or "
             "triangulate the graph."
         )
-    return np.asarray(order)
+    out = np.array(order)
+    out.setflags(write=False)  # shared by every call through the cache
+    return out
+
+
+@dataclass(frozen=True)
+class _RowPlan:
+    """Per row i (elimination order): s_i, and with A = L L^T, L^-T and A^-1 c."""
+
+    schur: np.ndarray
+    l_inv_t: tuple[np.ndarray, ...]
+    a_inv_c: tuple[np.ndarray, ...]
+
+
+def _row_plan(d_perm: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> _RowPlan:
+    return _cached_plan(
+        d_perm.shape[0],
+        d_perm.tobytes(),
+        rows.astype(np.int64).tobytes(),
+        cols.astype(np.int64).tobytes(),
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_plan(p: int, d_bytes: bytes, row_bytes: bytes, col_bytes: bytes) -> _RowPlan:
+    d_perm = np.frombuffer(d_bytes, dtype=np.float64).reshape(p, p)
+    rows = np.frombuffer(row_bytes, dtype=np.int64)
+    cols = np.frombuffer(col_bytes, dtype=np.int64)
+    starts = np.searchsorted(rows, np.arange(p + 1))
+    schur = np.empty(p)
+    l_inv_t: list[np.ndarray] = []
+    a_inv_c: list[np.ndarray] = []
+    for i in range(p):
+        nbrs = cols[starts[i] : starts[i + 1]]
+        if nbrs.size == 0:
+            schur[i] = d_perm[i, i]
+            l_inv_t.append(np.zeros((0, 0)))
+            a_inv_c.append(np.zeros(0))
+            continue
+        chol = np.linalg.cholesky(d_perm[np.ix_(nbrs, nbrs)])
+        c = d_perm[nbrs, i]
+        solved = scipy.linalg.cho_solve((chol, True), c)
+        schur[i] = d_perm[i, i] - c @ solved
+        # A = L L^T: L^-T z has covariance A^-1
+        l_inv_t.append(scipy.linalg.solve_triangular(chol, np.eye(nbrs.size), lower=True).T)
+        a_inv_c.append(solved)
+    return _RowPlan(schur, tuple(l_inv_t), tuple(a_inv_c))
 
 
 def chordal_gwishart(
@@ -100,23 +155,14 @@ def chordal_gwishart(
         phi[np.arange(p), np.arange(p)] = np.sqrt(chi2 / d_perm)
         phi[rows, cols] = z / np.sqrt(d_perm[cols])
     else:
-        d_perm = d[np.ix_(order, order)]
+        d_perm = np.ascontiguousarray(d[np.ix_(order, order)])
+        plan = _row_plan(d_perm, rows, cols)  # depends on D and G only: cached across draws
         starts = np.searchsorted(rows, np.arange(p + 1))
+        phi[np.arange(p), np.arange(p)] = np.sqrt(chi2 / plan.schur)
         for i in range(p):
-            nbrs = cols[starts[i] : starts[i + 1]]
-            if nbrs.size == 0:
-                phi[i, i] = np.sqrt(chi2[i] / d_perm[i, i])
-                continue
-            factor = scipy.linalg.cho_factor(d_perm[np.ix_(nbrs, nbrs)], lower=True)
-            c = d_perm[nbrs, i]
-            a_inv_c = scipy.linalg.cho_solve(factor, c)
-            schur = d_perm[i, i] - c @ a_inv_c
-            phi[i, i] = np.sqrt(chi2[i] / schur)
-            # A = L L^T: L^-T z has covariance A^-1
-            noise = scipy.linalg.solve_triangular(
-                factor[0], z[starts[i] : starts[i + 1]], lower=True, trans="T"
-            )
-            phi[i, nbrs] = noise - phi[i, i] * a_inv_c
+            lo, hi = starts[i], starts[i + 1]
+            if hi > lo:
+                phi[i, cols[lo:hi]] = plan.l_inv_t[i] @ z[lo:hi] - phi[i, i] * plan.a_inv_c[i]
     k_perm = phi.T @ phi  # exact zeros on non-edges: every product has a zero factor
     k_perm = (k_perm + k_perm.T) * 0.5
     k = np.empty_like(k_perm)
