@@ -284,10 +284,7 @@ def test_clique_marginals_are_inverse_wishart_means(algorithm):
     """
     p, b, n = 5, 8.0, 3000
     adjacency = _adjacency(p, DECOMPOSABLE)
-    if algorithm == "chordal":
-        d = np.diag([1.0, 2.0, 0.5, 1.0, 3.0])
-    else:
-        d = np.diag([1.0, 2.0, 0.5, 1.0, 3.0]) + 0.3 * _adjacency(p, [(0, 1), (2, 3)])
+    d = np.diag([1.0, 2.0, 0.5, 1.0, 3.0]) + 0.3 * _adjacency(p, [(0, 1), (2, 3)])
     k = _draws(adjacency, n, seed=31, b=b, D=d, algorithm=algorithm)
     sigma = np.linalg.inv(k)
     for clique in ([0, 1, 2], [1, 2, 3], [3, 4]):
@@ -340,8 +337,69 @@ def test_chordal_errors():
     cycle = nx.to_numpy_array(nx.cycle_graph(5), dtype=bool)
     with pytest.raises(spdgraph.InvalidOptionError, match="chordal"):
         spdgraph.sample(cycle, "gwishart", seed=0, algorithm="chordal")
-    d = np.eye(5) + 0.1 * _adjacency(5, [(0, 1)])
-    with pytest.raises(spdgraph.InvalidOptionError, match="diagonal D"):
-        spdgraph.sample(_adjacency(5, DECOMPOSABLE), "gwishart", seed=0, D=d, algorithm="chordal")
     with pytest.raises(spdgraph.InvalidOptionError, match="'lenkoski', 'chordal'; got 'exact'"):
         spdgraph.sample(_adjacency(5, DECOMPOSABLE), "gwishart", seed=0, algorithm="exact")
+
+
+def _random_spd(p, seed):
+    a = np.random.default_rng(seed).standard_normal((p, p + 2))
+    return a @ a.T / (p + 2) + 0.2 * np.eye(p)
+
+
+def test_chordal_general_d_complete_graph_is_scipy_wishart():
+    """Complete graph, full SPD D: W(b + p - 1, D^-1). Mean and variance of every entry
+    within 4.5 standard errors of Wishart's, and KS against scipy's draws (p > 1e-3)."""
+    p, b, n = 4, 3.5, 4000
+    d = _random_spd(p, 5)
+    k = _draws(~np.eye(p, dtype=bool), n, seed=13, b=b, D=d, algorithm="chordal")
+    dof, s = b + p - 1, np.linalg.inv(d)
+    var = dof * (s**2 + np.outer(np.diag(s), np.diag(s)))
+    z = (k.mean(axis=0) - dof * s) / np.sqrt(var / n)
+    assert np.abs(z).max() < 4.5, z
+    ref = scipy.stats.wishart(df=dof, scale=s).rvs(n, random_state=np.random.default_rng(14))
+    for i, j in [(0, 0), (0, 1), (1, 3), (2, 2), (2, 3)]:
+        assert scipy.stats.ks_2samp(k[:, i, j], ref[:, i, j]).pvalue > 1e-3, (i, j)
+    logdet = scipy.stats.ks_2samp(np.linalg.slogdet(k)[1], np.linalg.slogdet(ref)[1])
+    assert logdet.pvalue > 1e-3
+
+
+def test_chordal_general_d_decomposable_clique_marginals_and_zeros():
+    """Decomposable G, full SPD D (nonzero also on non-edges), nodes not in elimination
+    order: exact zeros; on every clique C, Sigma_CC ~ IW(b, D_CC), so
+    E[Sigma_CC] = D_CC / (b - 2) (4.5 standard errors) and each Sigma_jj is inverse gamma
+    (shape b / 2, scale D_jj / 2; KS p > 1e-3)."""
+    p, b, n = 5, 7.0, 3000
+    adjacency = _adjacency(p, DECOMPOSABLE)
+    d = _random_spd(p, 9)
+    perm = np.array([2, 4, 0, 3, 1])  # a node order that is not an elimination order
+    relabelled = np.zeros_like(adjacency)
+    relabelled[np.ix_(perm, perm)] = adjacency
+    d_rel = np.empty_like(d)
+    d_rel[np.ix_(perm, perm)] = d
+    k = _draws(relabelled, n, seed=32, b=b, D=d_rel, algorithm="chordal")[:, perm][:, :, perm]
+    nonedge = ~adjacency & ~np.eye(p, dtype=bool)
+    assert np.all(k[:, nonedge] == 0)
+    sigma = np.linalg.inv(k)
+    for clique in ([0, 1, 2], [1, 2, 3], [3, 4]):
+        block = sigma[:, clique][:, :, clique]
+        se = block.std(axis=0) / np.sqrt(n)
+        z = (block.mean(axis=0) - d[np.ix_(clique, clique)] / (b - 2)) / se
+        assert np.abs(z).max() < 4.5, (clique, z)
+        # Sigma_CC ~ IW with df b + |C| - 1 (scipy's), scale D_CC: each diagonal entry
+        # is inverse gamma with shape (b + |C| - 1 - |C| + 1) / 2 = b / 2, scale D_jj / 2
+        for t, j in enumerate(clique):
+            law = scipy.stats.invgamma(a=b / 2, scale=d[j, j] / 2)
+            assert scipy.stats.kstest(block[:, t, t], law.cdf).pvalue > 1e-3, (clique, j)
+
+
+def test_chordal_general_path_agrees_with_diagonal_path():
+    """A diagonal D through the general (Schur complement) path: same random numbers,
+    same draw to rounding as the diagonal path."""
+    from spdgraph_gwishart.chordal import chordal_gwishart
+
+    adjacency = _adjacency(5, DECOMPOSABLE)
+    diag = np.array([1.0, 2.0, 0.5, 1.0, 3.0])
+    a = chordal_gwishart(adjacency, np.random.default_rng(7), 3.0, diag)
+    full = np.diag(diag) + 1e-300 * _adjacency(5, [(0, 1)])  # not diagonal: general path
+    c = chordal_gwishart(adjacency, np.random.default_rng(7), 3.0, full)
+    np.testing.assert_allclose(a, c, rtol=1e-12, atol=1e-12)

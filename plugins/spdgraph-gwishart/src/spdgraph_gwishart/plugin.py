@@ -162,7 +162,7 @@ def gwishart(
     BDgraph's ``rgwish``; it is exact for the complete graph, but not in
     general (its joint law differs, e.g. for a graph without edges; see the
     plugin README). ``algorithm="chordal"`` is exact, for decomposable graphs
-    and a diagonal ``D`` (:mod:`spdgraph_gwishart.chordal`).
+    and any SPD ``D`` (:mod:`spdgraph_gwishart.chordal`).
 
     Lenkoski's steps:
 
@@ -202,13 +202,7 @@ def gwishart(
         )
     d = scale_matrix(D, p)
     if algorithm == "chordal":
-        off = d[~np.eye(p, dtype=bool)]
-        if np.any(off != 0):
-            raise spdgraph.InvalidOptionError(
-                "gwishart algorithm='chordal' needs a diagonal D (None, a number or a "
-                "diagonal array); use algorithm='lenkoski' for a general D."
-            )
-        return chordal_gwishart(adjacency, rng, b, np.diag(d).copy())
+        return chordal_gwishart(adjacency, rng, b, d)
     if algorithm != "lenkoski":
         raise spdgraph.InvalidOptionError(
             f"gwishart option algorithm must be 'lenkoski' or 'chordal', got {algorithm!r}."

@@ -1,0 +1,6 @@
+"""Make the tests' shared helpers (``ppl_helpers``) importable."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
