@@ -406,7 +406,10 @@ def sbc_model(
         step = pm.NUTS()  # compiled once; its adaptation restarts with every pm.sample
 
     def fit(data: np.ndarray, seed: int) -> dict[str, np.ndarray]:
-        with model:
+        from threadpoolctl import threadpool_limits
+
+        # tiny matrices: BLAS threads only cost (badly so when cores are shared)
+        with model, threadpool_limits(limits=1, user_api="blas"):
             pm.set_data({"X_data": data})
             trace = pm.sample(
                 draws=draws,
