@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(autouse=True, scope="session")
