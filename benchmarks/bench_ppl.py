@@ -11,6 +11,7 @@ n = 2p observations from an exact prior draw, prior W_G(3, I):
   the free entries of K), one chain of ``--tune`` + ``--draws``;
 * PyMC: compile time (model + NUTS step) and the time of ``pm.sample`` with that
   step (one chain, same lengths), ESS/s likewise;
+* one BLAS thread throughout (threadpoolctl);
 * the largest |z| of the NUTS means and variances against the exact draws
   (``spdgraph_ppl.compare_to_exact``).
 
@@ -119,6 +120,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip", nargs="*", default=[], choices=["pymc", "numpyro"])
     args = parser.parse_args(argv)
     from spdgraph_ppl import compare_to_exact
+    from threadpoolctl import threadpool_limits
+
+    # small matrices: one BLAS thread for every sampler (OpenBLAS threads on shared cores
+    # slow PyMC's NUTS down by orders of magnitude)
+    threadpool_limits(limits=1, user_api="blas")
 
     print(
         f"one chain, {args.tune} tune + {args.draws} draws; ESS = ArviZ bulk ESS over the "

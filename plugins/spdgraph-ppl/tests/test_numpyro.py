@@ -166,6 +166,7 @@ def test_sbc_numpyro_ranks_uniform():
     assert result.ranks["K_free"].shape == (200, 5)
     assert result.ranks.attrs["n_draws"] == 99
     assert result.uniformity.attrs["n_bins"] == 20
+    print(f"SBC min Bonferroni-adjusted p-value: {result.min_pvalue:.3g}")
     assert result.min_pvalue > 1e-3, result.uniformity
 
 

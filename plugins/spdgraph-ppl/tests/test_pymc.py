@@ -173,4 +173,5 @@ def test_sbc_pymc_ranks_uniform():
     )
     assert result.ranks["K_free"].shape == (100, 5)
     assert result.ranks.attrs["n_draws"] == 19
+    print(f"SBC min Bonferroni-adjusted p-value: {result.min_pvalue:.3g}")
     assert result.min_pvalue > 1e-3, result.uniformity

@@ -24,6 +24,7 @@ __all__ = [
     "SBCResult",
     "free_entries",
     "from_free_entries",
+    "plot_rank_ecdf",
     "rank_uniformity",
     "sbc",
     "sbc_data",
@@ -198,6 +199,42 @@ def sbc(
         attrs={"n_draws": int(n_draws or 0)},
     )
     return SBCResult(ranks=ds, uniformity=rank_uniformity(ds, n_bins))
+
+
+def plot_rank_ecdf(result: SBCResult, name: str, *, level: float = 0.99, ax: Any = None) -> Any:
+    """ECDF of the SBC ranks minus the uniform CDF, with a pointwise binomial envelope.
+
+    One line per entry of parameter ``name``; the grey band holds the
+    ``level`` central interval of the same difference for uniform ranks at
+    each rank value (pointwise, so a few excursions over all values are
+    expected). Needs matplotlib.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    ranks = result.ranks[name]
+    n_draws = int(result.ranks.attrs["n_draws"])
+    n_sim = int(ranks.sizes["simulation"])
+    grid = np.arange(n_draws + 1)
+    uniform = (grid + 1) / (n_draws + 1)
+    lo = scipy.stats.binom.ppf((1 - level) / 2, n_sim, uniform) / n_sim - uniform
+    hi = scipy.stats.binom.ppf((1 + level) / 2, n_sim, uniform) / n_sim - uniform
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.5))
+    ax.fill_between(grid, lo, hi, step="post", color="0.85", label=f"{level:.0%} envelope")
+    flat = ranks.stack(entry_all=[d for d in ranks.dims if d != "simulation"])
+    for k in range(flat.sizes["entry_all"]):
+        values = np.asarray(flat.isel(entry_all=k).values)
+        ecdf = np.searchsorted(np.sort(values), grid, side="right") / n_sim
+        ax.step(grid, ecdf - uniform, where="post", lw=1)
+    ax.axhline(0.0, color="k", lw=0.5)
+    ax.set_xlabel(f"rank among {n_draws} posterior draws")
+    ax.set_ylabel("ECDF - uniform CDF")
+    ax.legend(loc="upper right", fontsize="small")
+    return ax
 
 
 # ----------------------------------------------------------------------- G-Wishart pieces
