@@ -174,6 +174,7 @@ class GWishart(Continuous):
     ) -> Any:
         """The unregistered distribution (see the class docstring for the parameters)."""
         s = graph_structure(graph)
+        d: Any
         if isinstance(D, Variable):
             d = D
         else:
