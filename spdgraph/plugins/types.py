@@ -8,7 +8,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["DAG", "EntrySampler", "Generator", "GeneratorSpec", "GraphData"]
+__all__ = [
+    "DAG",
+    "EntrySampler",
+    "Generator",
+    "GeneratorSpec",
+    "GraphData",
+    "standard_normal_entries",
+]
 
 
 class EntrySampler(Protocol):
@@ -20,6 +27,25 @@ class EntrySampler(Protocol):
     """
 
     def __call__(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray: ...
+
+
+def standard_normal_entries(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """The sampler of ``entries="normal"``: i.i.d. N(0, 1) values, ``rng.standard_normal(shape)``.
+
+    A generator receives this very function as ``entries`` when the user
+    chose ``"normal"`` (the default; not with ``negative_share``), so it may
+    test ``entries is standard_normal_entries`` and draw a derived quantity
+    whose law is known exactly instead of the raw entries. The built-in
+    ``po`` does: it draws the triangular coordinates of its Gaussian factor
+    by the Bartlett decomposition rather than the factor and its QR.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> standard_normal_entries(np.random.default_rng(0), (2, 3)).shape
+    (2, 3)
+    """
+    return rng.standard_normal(shape)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
-from spdgraph.plugins.types import EntrySampler
+from spdgraph.plugins.types import EntrySampler, standard_normal_entries
 
 __all__ = ["resolve_entries"]
 
@@ -80,7 +80,7 @@ def _resolve_base_entries(entries: object) -> tuple[EntrySampler, str]:
     if isinstance(entries, str):
         name = entries.lower()
         if name == "normal":
-            return (lambda rng, shape: rng.standard_normal(shape)), "normal"
+            return standard_normal_entries, "normal"
         if name == "uniform":
             return (lambda rng, shape: rng.random(shape)), "uniform"
         raise InvalidOptionError(

@@ -307,10 +307,10 @@ def test_check_names_the_non_edge_by_label():
     m = spdgraph.sample(LABELLED, seed=2, size=2)
     i, j = np.argwhere(np.triu(_nonedge(m), 1))[0]
     values = m.values.copy()
-    values[1, i, j] = values[1, j, i] = 0.25
+    values[1, i, j] = values[1, j, i] = 0.001  # small: the matrix stays positive definite
     with pytest.raises(
         spdgraph.MatrixError,
-        match=re.escape(f"matrix 1 has a non-zero entry 0.25 at [{i}, {j}] (nodes 'v{i}' and "),
+        match=re.escape(f"matrix 1 has a non-zero entry 0.001 at [{i}, {j}] (nodes 'v{i}' and "),
     ):
         m.copy(data=values).spd.check()
     # once the zeros are declared non-structural, the same array passes

@@ -174,22 +174,30 @@ def test_gram_inplace_is_the_symmetric_product(rng):
 
 def test_one_large_matrix_keeps_its_factor_in_the_output(monkeypatch):
     """size=None at p >= MIN_P draws the factor into the output (one p x p array less);
-    the Householder fallback then draws the same factor again from a saved generator."""
+    the Householder fallback then draws the same factor again from a saved generator
+    (here a sampler other than the standard normal one: a factor and its QR)."""
     from spdgraph.plugins._builtin import gen_po
-    from spdgraph.sampling._entries import resolve_entries
 
     p = _po_blocked.MIN_P + 4
     adjacency = random_adjacency(p, 0.02, np.random.default_rng(3))
-    entries = resolve_entries("normal")[0]
+
+    def entries(rng, shape):
+        return rng.standard_normal(shape)
+
     one = gen_po.generate_po_batch(adjacency, rngs=[np.random.default_rng(9)], entries=entries)
     factor = np.random.default_rng(9).standard_normal((p, p))
     given = gen_po.generate_po_batch(adjacency, rngs=None, entries=entries, factors=factor[None])
     np.testing.assert_array_equal(one, given)  # the same bits as from the factor itself
-    # every fast kernel refuses: the fallback needs the factor, which the output overwrote
-    monkeypatch.setattr(_po_blocked, "po_blocked_into", lambda *a, **k: False)
+
+    # every fast kernel fails after overwriting the output: the fallback needs the factor
+    def scribble(adjacency, factor, ptr, idx, out, threads=1, coordinates=False):
+        out[...] = np.nan
+        return False
+
+    monkeypatch.setattr(_po_blocked, "po_blocked_into", scribble)
     from spdgraph._kernels.po import inverse_gram
 
-    monkeypatch.setattr(inverse_gram, "po_inverse_gram_into", lambda *a, **k: False)
+    monkeypatch.setattr(inverse_gram, "po_inverse_gram_into", scribble)
     redrawn = gen_po.generate_po_batch(adjacency, rngs=[np.random.default_rng(9)], entries=entries)
     fallback = gen_po.generate_po_batch(
         adjacency, rngs=None, entries=entries, factors=factor[None]

@@ -299,8 +299,12 @@ def po_blocked_into(
     idx: np.ndarray,
     out: np.ndarray,
     threads: int = 1,
+    coordinates: bool = False,
 ) -> bool:
     """Raw PO matrix ``Q' Q'^T`` of ``factor`` into ``out`` by the blocked kernel.
+
+    With ``coordinates``, ``factor`` is ``out`` and already holds ``L0``
+    (lower triangular, e.g. :mod:`~spdgraph._kernels.po.bartlett`): no QR.
 
     ``ptr``/``idx`` are :func:`earlier_neighbours` of ``adjacency``. Returns
     True when the result is certified (non-edge residual at most
@@ -311,7 +315,8 @@ def po_blocked_into(
     """
     p = adjacency.shape[0]
     lmat = out
-    lower_coordinates_into(factor, lmat, threads)
+    if not coordinates:
+        lower_coordinates_into(factor, lmat, threads)
     tt = _zeros_small_pages(p)
     colpos = np.full(p, -1, dtype=np.int64)
     kmax = int(np.diff(ptr).max(initial=0))

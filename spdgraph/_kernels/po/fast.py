@@ -375,38 +375,43 @@ def po_matrix_into(
     out: np.ndarray,
     threads: int = 1,
     redraw: Callable[[], np.ndarray] | None = None,
+    coordinates: bool = False,
 ) -> None:
     """Raw PO matrix of ``factor`` into ``out`` by the kernel ``_po_dispatch.kernel_for`` picks.
 
-    For p >= ``MIN_P`` (256) the blocked kernels
-    (:mod:`~spdgraph._kernels.po.blocked` for very sparse graphs,
-    :mod:`~spdgraph._kernels.po.inverse_gram` up to medium density) run on
-    up to ``threads`` threads (the bits do not depend on it); their result is
-    kept only when certified, else the matrix is recomputed here by rows
-    (:func:`po_matrix_checked`). ``factor`` is not modified, unless it is
-    ``out`` itself (one ``p x p`` array less): ``redraw()`` must then return
-    the factor again for that recomputation. Run it inside
-    :func:`one_blas_thread`.
+    For p >= ``MIN_P`` (256) the blocked kernels (:mod:`~spdgraph._kernels.po.blocked`,
+    :mod:`~spdgraph._kernels.po.inverse_gram`) run on up to ``threads``
+    threads (the bits do not depend on it); an uncertified result is
+    recomputed here by rows (:func:`po_matrix_checked`). ``factor`` may be
+    ``out`` or a view of it (one ``p x p`` array less): ``redraw()`` then
+    returns it again for that recomputation. With ``coordinates``, ``out``
+    holds ``L0`` itself (:mod:`~spdgraph._kernels.po.bartlett`, no QR) and
+    ``redraw()`` returns that ``L0``. Run it inside :func:`one_blas_thread`.
     """
     from spdgraph._kernels.po import blocked as _po_blocked
     from spdgraph._kernels.po import inverse_gram as _po_inverse_gram
     from spdgraph._kernels.po.dispatch import kernel_for
 
+    in_place = factor is out or np.shares_memory(factor, out)
+    if coordinates and not in_place:
+        raise ValueError("coordinates=True needs factor to be out (L0 drawn into it)")
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
-    if adjacency.shape[0] >= _po_blocked.MIN_P:
+    touched = adjacency.shape[0] >= _po_blocked.MIN_P  # a blocked kernel may write into out
+    if touched:
         ptr, idx = _po_blocked.earlier_neighbours(adjacency)
         kernel = kernel_for(ptr)
         if kernel == "blocked" and _po_blocked.po_blocked_into(
-            adjacency, factor, ptr, idx, out, threads
+            adjacency, factor, ptr, idx, out, threads, coordinates
         ):
             return
         if kernel == "inverse_gram" and _po_inverse_gram.po_inverse_gram_into(
-            adjacency, factor, ptr, idx, out, threads
+            adjacency, factor, ptr, idx, out, threads, coordinates
         ):
             return
-    if factor is out and redraw is not None:
+    if touched and in_place and redraw is not None:
         factor = redraw()
-    out[...] = po_matrix_checked(adjacency, lower_coordinates(factor), factor)
+    lmat = np.array(factor) if coordinates else lower_coordinates(factor)
+    out[...] = po_matrix_checked(adjacency, lmat, factor)
 
 
 def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:

@@ -259,8 +259,11 @@ def po_inverse_gram_into(
     idx: np.ndarray,
     out: np.ndarray,
     threads: int = 1,
+    coordinates: bool = False,
 ) -> bool:
     """Raw PO matrix ``Q' Q'^T`` of ``factor`` into ``out`` by this kernel.
+
+    With ``coordinates``, ``factor`` is ``out`` and already holds ``L0``: no QR.
 
     ``ptr``/``idx`` are the earlier neighbours
     (:func:`~spdgraph._kernels.po.blocked.earlier_neighbours`). Returns True
@@ -273,7 +276,8 @@ def po_inverse_gram_into(
     at p = 1000 and slower at p = 400). Run it inside ``one_blas_thread``.
     """
     lmat = out
-    lower_coordinates_into(factor, lmat, threads)
+    if not coordinates:
+        lower_coordinates_into(factor, lmat, threads)
     if not _process_blocks(lmat, ptr, idx):
         return False
     gram_inplace(lmat, threads)

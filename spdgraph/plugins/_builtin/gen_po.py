@@ -17,7 +17,7 @@ import numpy as np
 from spdgraph.errors import InvalidOptionError, NumericalError
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec, standard_normal_entries
 
 #: Default largest accepted relative residual ``|m_ij|/sqrt(m_ii m_jj)`` on non-edges.
 DEFAULT_RESIDUAL_TOLERANCE = 1e-8
@@ -95,22 +95,27 @@ def generate_po_batch(
     n = len(rngs or ()) if factors is None else factors.shape[0]
     out = np.empty((n, p, p), dtype=np.float64)
     workers = min(n, _worker_count())
+    # a Gaussian factor is used only through its triangular coordinates L0, whose
+    # law is known (Bartlett): draw L0 itself, no factor and no QR (bartlett.py)
+    bartlett = factors is None and entries is standard_normal_entries
     if portable:
-        _portable_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance)
+        _portable_batch(
+            adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett
+        )
         return out
     if p < _po_blocked.MIN_P:
-        _small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance)
+        _small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett)
         return out
     # one matrix: its blocked kernel may use two threads (the bits do not depend on it)
     inner = min(2, _worker_count()) if n == 1 else 1
-    # each factor goes into its output matrix, where the kernels compute the
-    # coordinates L0 in place (no second p x p array per matrix); a generator's
+    # each factor (or L0) goes into its output matrix, where the kernels compute
+    # the coordinates L0 in place (no second p x p array per matrix); a generator's
     # state is kept (a few hundred bytes) so that the rare recomputation by the
     # Householder fallback can draw the same factor again
     saved: list[np.random.Generator] = []
     if factors is None:
         saved = [copy.deepcopy(rng) for rng in rngs or ()]
-        for k, rng in enumerate(rngs or ()):
+        for k, rng in enumerate(rngs or ()) if not bartlett else ():
             out[k] = entries(rng, (p, p))
     else:
         out[...] = factors
@@ -118,15 +123,28 @@ def generate_po_batch(
     def factor_again(k: int) -> Callable[[], np.ndarray]:
         if factors is not None:
             return lambda: np.asarray(factors[k], dtype=np.float64)
+        if bartlett:
+            return lambda: _draw_coordinates(copy.deepcopy(saved[k]), np.empty((p, p)))
         return lambda: np.asarray(entries(copy.deepcopy(saved[k]), (p, p)), dtype=np.float64)
 
     def one(k: int) -> None:
-        po_fast.po_matrix_into(adjacency, out[k], out[k], threads=inner, redraw=factor_again(k))
+        if bartlett:  # on the worker: matrix k's own generator, the same bits on any thread
+            _draw_coordinates(rngs[k], out[k])  # type: ignore[index]
+        po_fast.po_matrix_into(
+            adjacency, out[k], out[k], threads=inner, redraw=factor_again(k), coordinates=bartlett
+        )
         zero_nonedges_checked(out[k], adjacency, residual_tolerance)
 
     with po_fast.one_blas_thread():
         _each(n, workers, one)
     return out
+
+
+def _draw_coordinates(rng: np.random.Generator, out: np.ndarray) -> np.ndarray:
+    """A Bartlett draw of a Gaussian factor's ``L0`` into ``out`` (see ``po/bartlett.py``)."""
+    from spdgraph._kernels.po.bartlett import draw_lower_coordinates
+
+    return draw_lower_coordinates(rng, out)
 
 
 #: Matrices per compiled call of the small-matrix path.
@@ -141,13 +159,15 @@ def _small_batch(
     out: np.ndarray,
     workers: int,
     tolerance: float,
+    bartlett: bool = False,
 ) -> None:
     """``p < MIN_P``: groups of matrices in one compiled call each (:mod:`._po_small`).
 
-    Each group draws its matrices' factors (from their own generators) and
-    runs on the pool. A matrix whose residual is above the kernel's limit is
-    redone by :func:`~spdgraph._kernels.po.fast.po_matrix_checked` (the
-    Householder fallback) and checked against ``tolerance`` here.
+    Each group draws its matrices' factors (from their own generators; with
+    ``bartlett`` their coordinates ``L0`` directly, no QR) and runs on the
+    pool. A matrix whose residual is above the kernel's limit is redone by
+    :func:`~spdgraph._kernels.po.fast.po_matrix_checked` (the Householder
+    fallback) and checked against ``tolerance`` here.
     """
     from spdgraph._kernels.po import fast as po_fast
     from spdgraph._kernels.po import small as _po_small
@@ -165,8 +185,14 @@ def _small_batch(
         # generators release the GIL while filling): the bits do not depend on
         # which thread draws it
         for k in range(k0, k1) if factors is None else ():
-            drawn[k] = entries(rngs[k], (p, p))  # type: ignore[index]
-        lmats = po_fast.lower_coordinates(drawn[k0:k1])
+            if bartlett:
+                _draw_coordinates(rngs[k], drawn[k])  # type: ignore[index]
+            else:
+                drawn[k] = entries(rngs[k], (p, p))  # type: ignore[index]
+        if bartlett:
+            lmats = drawn[k0:k1].copy()
+        else:
+            lmats = po_fast.lower_coordinates(drawn[k0:k1])
         _po_small.small_group(adjacency, lmats, out, k0, limit, residuals)
 
     with po_fast.one_blas_thread():
@@ -182,23 +208,30 @@ def _small_batch(
                 group(k0, min(n, k0 + _GROUP))
         for flagged in np.flatnonzero(residuals > limit):
             if residuals[flagged] > po_fast.FALLBACK_ABOVE:
-                lmat = po_fast.lower_coordinates(drawn[flagged])
+                factor = drawn[flagged]
+                lmat = factor.copy() if bartlett else po_fast.lower_coordinates(factor)
                 out[flagged] = po_fast.po_matrix_checked(adjacency, lmat, drawn[flagged])
             zero_nonedges_checked(out[flagged], adjacency, tolerance)
 
 
-def _portable_matrix(adjacency: np.ndarray, factor: np.ndarray, tolerance: float) -> np.ndarray:
+def _portable_matrix(
+    adjacency: np.ndarray, factor: np.ndarray, tolerance: float, coordinates: bool = False
+) -> np.ndarray:
     """One PO matrix from the portable kernels (:mod:`spdgraph._kernels.portable`).
 
     Householder LQ, the row kernel's own source compiled without fastmath,
     ``L L^T`` in fixed-order loops: no BLAS, no LAPACK. There is no Householder
     fallback (that one is LAPACK's): a factor so ill-conditioned that the row
-    kernel cannot certify its rows is a NumericalError.
+    kernel cannot certify its rows is a NumericalError. With ``coordinates``,
+    ``factor`` is ``L0`` itself (a Bartlett draw): no LQ.
     """
     from spdgraph._kernels import portable
     from spdgraph._kernels.po import fast as po_fast
 
-    lmat = portable.lower_coordinates(factor)
+    if coordinates:
+        lmat = np.array(factor, dtype=np.float64)
+    else:
+        lmat = portable.lower_coordinates(factor)
     *_, ok = portable.portable_version(po_fast._process)(lmat, adjacency)
     if not ok:
         raise NumericalError(
@@ -218,16 +251,23 @@ def _portable_batch(
     out: np.ndarray,
     workers: int,
     tolerance: float,
+    bartlett: bool = False,
 ) -> None:
-    """Portable PO matrices, the factors drawn in order, the matrices on a thread pool."""
+    """Portable PO matrices, the factors (or with ``bartlett`` their ``L0``) drawn in order.
+
+    The matrices are computed on a thread pool.
+    """
     n, p = out.shape[0], adjacency.shape[0]
     if factors is None:
         factors = np.empty((n, p, p), dtype=np.float64)
         for k, rng in enumerate(rngs or ()):
-            factors[k] = entries(rng, (p, p))
+            if bartlett:
+                _draw_coordinates(rng, factors[k])
+            else:
+                factors[k] = entries(rng, (p, p))
 
     def one(k: int) -> None:
-        out[k] = _portable_matrix(adjacency, factors[k], tolerance)
+        out[k] = _portable_matrix(adjacency, factors[k], tolerance, bartlett)
 
     _each(n, workers, one)
 

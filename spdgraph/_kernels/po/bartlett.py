@@ -1,0 +1,83 @@
+"""The coordinates ``L0`` of a Gaussian factor drawn directly (Bartlett decomposition).
+
+PO uses its random factor ``Q`` (``p x p``, i.i.d. N(0, 1) entries) only
+through ``L0`` with ``Q = L0 U^T`` (``U`` orthonormal, ``L0`` lower
+triangular, see :mod:`spdgraph._kernels.po.fast`): ``L0 L0^T = Q Q^T`` is
+Wishart ``W_p(p, I)``, and the Bartlett decomposition gives the law of its
+Cholesky factor: independent entries, ``L0[i, j] ~ N(0, 1)`` below the
+diagonal and ``L0[i, i]^2 ~ chi^2(p - i)`` (rows counted from 0). Drawing
+``L0`` from that law gives PO matrices with exactly the law of a Gaussian
+factor's, without drawing the ``p^2`` entries of ``Q`` and without its QR
+(``4/3 p^3`` flops: 2.2 s of 7.4 s at p = 5000 on two cores). The columns'
+signs of a QR's ``R^T`` are arbitrary and do not matter: PO commutes with
+any orthogonal change of coordinates, and ``L L^T`` is unchanged by it.
+
+The order of the draws is part of the seeded result: the ``p (p - 1) / 2``
+normals of the strict lower triangle row by row (``L0[1, 0]``,
+``L0[2, 0]``, ``L0[2, 1]``, ...), in pieces of at most :data:`CHUNK` values
+(NumPy draws a stream of normals the same way in one call or in pieces),
+then the ``p`` chi-square variates of the diagonal in row order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Most normals drawn in one call (bounds the temporary at 8 MiB whatever p).
+CHUNK = 1 << 20
+
+
+@njit(cache=True, nogil=True)
+def _fill_rows(values, out, i0, i1):
+    """Rows ``i0:i1`` of ``out``: ``values`` below the diagonal (row by row), zeros elsewhere."""
+    p = out.shape[1]
+    t = 0
+    for i in range(i0, i1):
+        for j in range(i):
+            out[i, j] = values[t]
+            t += 1
+        for j in range(i, p):
+            out[i, j] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _set_diagonal(out, chi2):
+    """``out[i, i] = sqrt(chi2[i])``."""
+    for i in range(out.shape[0]):
+        out[i, i] = np.sqrt(chi2[i])
+
+
+def _row_end(i0: int, p: int) -> int:
+    """End (exclusive) of the piece of rows from ``i0``: at most CHUNK normals, >= 1 row."""
+    # rows i0..i1-1 hold sum(range(i0, i1)) = (i1 (i1 - 1) - i0 (i0 - 1)) / 2 normals
+    start = i0 * (i0 - 1) // 2
+    i1 = int((1.0 + np.sqrt(1.0 + 8.0 * (start + CHUNK))) / 2.0)
+    while i1 * (i1 - 1) // 2 - start > CHUNK:
+        i1 -= 1
+    return min(p, max(i1, i0 + 1))
+
+
+def draw_lower_coordinates(rng: np.random.Generator, out: np.ndarray) -> np.ndarray:
+    """Fill ``out`` (C-contiguous ``(p, p)`` float64) with a Bartlett draw of ``L0``; return it.
+
+    ``out @ out.T`` is then Wishart ``W_p(p, I)``: the law of ``Q Q^T`` for a
+    ``p x p`` factor ``Q`` of i.i.d. standard normals. The strict upper
+    triangle is set to 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> low = draw_lower_coordinates(np.random.default_rng(0), np.empty((3, 3)))
+    >>> bool(np.all(np.triu(low, 1) == 0.0)), bool(np.all(np.diag(low) > 0))
+    (True, True)
+    """
+    p = out.shape[0]
+    i0 = 0
+    while i0 < p:
+        i1 = _row_end(i0, p)
+        count = i1 * (i1 - 1) // 2 - i0 * (i0 - 1) // 2
+        _fill_rows(rng.standard_normal(count), out, i0, i1)
+        i0 = i1
+    _set_diagonal(out, rng.chisquare(np.arange(p, 0, -1, dtype=np.float64)))
+    return out
