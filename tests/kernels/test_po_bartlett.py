@@ -168,3 +168,32 @@ def test_fallback_after_a_kernel_overwrote_the_output(monkeypatch):
     )
     assert np.isfinite(redrawn).all()
     np.testing.assert_allclose(redrawn, rows, rtol=1e-9, atol=1e-12)
+
+
+def test_small_batch_fallback_rebuilds_the_drawn_coordinates(monkeypatch):
+    """p < MIN_P: a flagged matrix is redone from its own kept draws, the others untouched."""
+    from spdgraph._kernels.po import small as _po_small
+
+    p = 40
+    adjacency = random_adjacency(p, 0.2, np.random.default_rng(5))
+    seeds = [21, 22, 23]
+
+    def batch():
+        rngs = [np.random.default_rng(s) for s in seeds]
+        return gen_po.generate_po_batch(adjacency, rngs=rngs, entries=standard_normal_entries)
+
+    clean = batch()
+    real = _po_small.small_group
+
+    def flag_the_middle(adjacency, lmats, out, k0, limit, residuals):
+        real(adjacency, lmats, out, k0, limit, residuals)
+        for g in range(lmats.shape[0]):
+            if k0 + g == 1:
+                out[1] = np.nan
+                residuals[1] = np.inf
+
+    monkeypatch.setattr(_po_small, "small_group", flag_the_middle)
+    redone = batch()
+    np.testing.assert_array_equal(redone[[0, 2]], clean[[0, 2]])
+    scale = np.sqrt(np.diag(clean[1]))
+    assert float(np.abs(redone[1] - clean[1]).max() / scale.max() ** 2) < 1e-12

@@ -66,6 +66,25 @@ def _gram_into(lmat, out):
 
 
 @njit(cache=True, nogil=True)
+def fill_lower_group(normals, chi2, lmats):
+    """``lmats[g]`` = the Bartlett ``L0`` of ``normals[g]`` (row by row) and ``sqrt(chi2[g])``.
+
+    The same layout as :func:`~spdgraph._kernels.po.bartlett.draw_lower_coordinates`
+    (one piece: ``p (p - 1) / 2`` normals), for a group drawn by the caller.
+    """
+    p = lmats.shape[1]
+    for g in range(lmats.shape[0]):
+        t = 0
+        for i in range(p):
+            for j in range(i):
+                lmats[g, i, j] = normals[g, t]
+                t += 1
+            lmats[g, i, i] = np.sqrt(chi2[g, i])
+            for j in range(i + 1, p):
+                lmats[g, i, j] = 0.0
+
+
+@njit(cache=True, nogil=True)
 def small_group(adjacency, lmats, out, k0, limit, residuals):
     """Matrices ``k0 + g``: ``out[k0 + g]`` is the PO matrix of coordinates ``lmats[g]``.
 

@@ -175,25 +175,34 @@ def _small_batch(
     n, p = out.shape[0], adjacency.shape[0]
     limit = min(po_fast.FALLBACK_ABOVE, tolerance)
     residuals = np.zeros(n)
-    if factors is None:
+    if bartlett:  # the draws of each L0 are kept (half a matrix) for the rare fallback
+        normals = np.empty((n, p * (p - 1) // 2))
+        chi2 = np.empty((n, p))
+        degrees = np.arange(p, 0, -1, dtype=np.float64)
+    elif factors is None:
         drawn = np.empty((n, p, p), dtype=np.float64)
     else:
         drawn = np.ascontiguousarray(factors, dtype=np.float64)
 
+    def coordinates(k0: int, k1: int) -> np.ndarray:
+        if bartlett:  # the order of bartlett.draw_lower_coordinates (one piece: p < MIN_P)
+            lmats = np.empty((k1 - k0, p, p))
+            _po_small.fill_lower_group(normals[k0:k1], chi2[k0:k1], lmats)
+            return lmats
+        return po_fast.lower_coordinates(drawn[k0:k1])
+
     def group(k0: int, k1: int) -> None:
-        # each matrix's factor from its own generator, on the worker (numpy's
+        # each matrix's draws from its own generator, on the worker (numpy's
         # generators release the GIL while filling): the bits do not depend on
-        # which thread draws it
+        # which thread draws them
         for k in range(k0, k1) if factors is None else ():
+            rng = rngs[k]  # type: ignore[index]
             if bartlett:
-                _draw_coordinates(rngs[k], drawn[k])  # type: ignore[index]
+                rng.standard_normal(out=normals[k])
+                chi2[k] = rng.chisquare(degrees)
             else:
-                drawn[k] = entries(rngs[k], (p, p))  # type: ignore[index]
-        if bartlett:
-            lmats = drawn[k0:k1].copy()
-        else:
-            lmats = po_fast.lower_coordinates(drawn[k0:k1])
-        _po_small.small_group(adjacency, lmats, out, k0, limit, residuals)
+                drawn[k] = entries(rng, (p, p))
+        _po_small.small_group(adjacency, coordinates(k0, k1), out, k0, limit, residuals)
 
     with po_fast.one_blas_thread():
         if workers > 1:
@@ -208,9 +217,9 @@ def _small_batch(
                 group(k0, min(n, k0 + _GROUP))
         for flagged in np.flatnonzero(residuals > limit):
             if residuals[flagged] > po_fast.FALLBACK_ABOVE:
-                factor = drawn[flagged]
-                lmat = factor.copy() if bartlett else po_fast.lower_coordinates(factor)
-                out[flagged] = po_fast.po_matrix_checked(adjacency, lmat, drawn[flagged])
+                lmat = coordinates(flagged, flagged + 1)[0]
+                factor = lmat.copy() if bartlett else drawn[flagged]
+                out[flagged] = po_fast.po_matrix_checked(adjacency, lmat, factor)
             zero_nonedges_checked(out[flagged], adjacency, tolerance)
 
 
