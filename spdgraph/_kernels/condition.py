@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["scaled_condition_estimates"]
+__all__ = ["scaled_condition_estimate_upper", "scaled_condition_estimates"]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -43,7 +43,38 @@ def _solve_both(lower, scale, x, y):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _estimate_one(matrix, lower):
+def _solve_both_upper(upper, scale, x, y):
+    """``y = H^-1 x`` for ``H = S U^T U S`` (the factor stored as ``U = L^T``, rows contiguous)."""
+    p = upper.shape[0]
+    for i in range(p):
+        y[i] = x[i] / scale[i]
+    # L w = b with L = U^T, by columns of L (rows of U): contiguous
+    for i in range(p):
+        t = y[i] / upper[i, i]
+        y[i] = t
+        for r in range(i + 1, p):
+            y[r] -= upper[i, r] * t
+    # U y = w by rows of U
+    for i in range(p - 1, -1, -1):
+        t = y[i]
+        for r in range(i + 1, p):
+            t -= upper[i, r] * y[r]
+        y[i] = t / upper[i, i]
+    for i in range(p):
+        y[i] /= scale[i]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _solve(factor, upper, scale, x, y):
+    if upper:
+        _solve_both_upper(factor, scale, x, y)
+    else:
+        _solve_both(factor, scale, x, y)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _estimate_one(matrix, lower, upper=False):
+    """The estimate from the lower factor, or with ``upper`` from ``U = L^T`` (same diagonal)."""
     p = lower.shape[0]
     if p == 0:
         return 1.0
@@ -64,7 +95,7 @@ def _estimate_one(matrix, lower):
     sign = np.empty(p)
     estimate = 0.0
     for iteration in range(5):
-        _solve_both(lower, scale, x, y)
+        _solve(lower, upper, scale, x, y)
         total = 0.0
         for i in range(p):
             total += abs(y[i])
@@ -73,7 +104,7 @@ def _estimate_one(matrix, lower):
         estimate = total
         for i in range(p):
             sign[i] = 1.0 if y[i] >= 0.0 else -1.0
-        _solve_both(lower, scale, sign, z)
+        _solve(lower, upper, scale, sign, z)
         best = 0
         for i in range(p):
             if abs(z[i]) > abs(z[best]):
@@ -89,7 +120,7 @@ def _estimate_one(matrix, lower):
     for i in range(p):
         alt = 1.0 + i / max(p - 1, 1)
         x[i] = alt if i % 2 == 0 else -alt
-    _solve_both(lower, scale, x, y)
+    _solve(lower, upper, scale, x, y)
     total = 0.0
     for i in range(p):
         total += abs(y[i])
@@ -129,3 +160,19 @@ def scaled_condition_estimates(matrices: np.ndarray, lowers: np.ndarray) -> np.n
     out = np.empty(matrices.shape[0])
     _estimates(matrices, lowers, out)
     return out
+
+
+def scaled_condition_estimate_upper(matrix: np.ndarray, upper: np.ndarray) -> float:
+    """:func:`scaled_condition_estimates` of one matrix from its factor stored as ``U = L^T``.
+
+    ``upper`` (C-contiguous, only its upper triangle is read) is what LAPACK's
+    ``dpotrf(lower=1)`` returns in Fortran order, seen in C order (``factor.T``):
+    the estimate without a second ``p x p`` copy of the factor.
+
+    >>> m = np.array([[1.0, 0.999], [0.999, 1.0]])
+    >>> round(scaled_condition_estimate_upper(m, np.linalg.cholesky(m).T.copy()), 6)
+    1999.0
+    """
+    matrix = np.ascontiguousarray(matrix, dtype=np.float64)
+    upper = np.ascontiguousarray(upper, dtype=np.float64)
+    return float(_estimate_one(matrix, upper, True))

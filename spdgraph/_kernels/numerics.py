@@ -307,24 +307,11 @@ def find_violation(
     """  # noqa: E501
     values = np.asarray(m)
     stack = values if values.ndim == 3 else values[None]
-    finite = np.isfinite(stack)
-    if not finite.all():
-        return Violation("nonfinite", int(np.argwhere(~finite)[0][0]))
-    asym = stack != np.swapaxes(stack, -1, -2)
-    if asym.any():
-        k, i, j = (int(x) for x in np.argwhere(asym)[0])
-        return Violation("asymmetric", k, i, j, float(stack[k, i, j]), float(stack[k, j, i]))
-    if structural:
-        bad = (stack != 0) & nonedge_mask(adjacency)
-        if bad.any():
-            k, i, j = (int(x) for x in np.argwhere(bad)[0])
-            return Violation("nonzero", k, i, j, float(stack[k, i, j]))
-    if unit:
-        diag = np.diagonal(stack, axis1=-2, axis2=-1)
-        off = np.argwhere(diag != 1.0)
-        if off.size:
-            k, i = (int(x) for x in off[0])
-            return Violation("diagonal", k, i, i, float(diag[k, i]))
+    # the boolean masks of the pattern checks die with the helper, before the
+    # Cholesky copy is made (at p = 10,000 they are 0.1 GB each)
+    found = _pattern_violation(stack, adjacency, structural=structural, unit=unit)
+    if found is not None:
+        return found
     if check_pd and stack.shape[0]:
         diag = np.diagonal(stack, axis1=-2, axis2=-1)
         small = np.argwhere(~(diag >= np.finfo(np.float64).tiny))
@@ -344,6 +331,33 @@ def find_violation(
             raise  # pragma: no cover - the batch failed, so one matrix must fail
         if condition_bound is not None:
             return _ill_conditioned(stack, factors, condition_bound)
+    return None
+
+
+def _pattern_violation(
+    stack: np.ndarray, adjacency: np.ndarray, *, structural: bool, unit: bool
+) -> Violation | None:
+    """Finiteness, exact symmetry, exact zeros on non-edges, unit diagonal (find_violation)."""
+    finite = np.isfinite(stack)
+    if not finite.all():
+        return Violation("nonfinite", int(np.argwhere(~finite)[0][0]))
+    del finite
+    asym = stack != np.swapaxes(stack, -1, -2)
+    if asym.any():
+        k, i, j = (int(x) for x in np.argwhere(asym)[0])
+        return Violation("asymmetric", k, i, j, float(stack[k, i, j]), float(stack[k, j, i]))
+    del asym
+    if structural:
+        bad = (stack != 0) & nonedge_mask(adjacency)
+        if bad.any():
+            k, i, j = (int(x) for x in np.argwhere(bad)[0])
+            return Violation("nonzero", k, i, j, float(stack[k, i, j]))
+    if unit:
+        diag = np.diagonal(stack, axis1=-2, axis2=-1)
+        off = np.argwhere(diag != 1.0)
+        if off.size:
+            k, i = (int(x) for x in off[0])
+            return Violation("diagonal", k, i, i, float(diag[k, i]))
     return None
 
 
@@ -370,6 +384,8 @@ def _large_not_pd(stack: np.ndarray, condition_bound: float | None) -> Violation
     """The first matrix of a stack of large symmetric matrices that is not PD (``dpotrf``)."""
     from scipy.linalg import lapack
 
+    from spdgraph._kernels.condition import scaled_condition_estimate_upper  # numba: lazy
+
     for k in range(stack.shape[0]):
         # the transpose of a C-ordered symmetric matrix is itself, in Fortran order:
         # dpotrf then works on one copy
@@ -377,8 +393,10 @@ def _large_not_pd(stack: np.ndarray, condition_bound: float | None) -> Violation
         if info != 0:
             return Violation("not_pd", k)
         if condition_bound is not None:
-            # the estimator reads only the lower triangle (clean=0 leaves the upper one)
-            found = _ill_conditioned(stack[k : k + 1], factor[None], condition_bound, k)
-            if found is not None:
-                return found
+            # the Fortran-ordered lower factor is, read in C order, its transpose: the
+            # estimator reads that upper triangle in place (no second copy)
+            estimate = scaled_condition_estimate_upper(stack[k], factor.T)
+            if not estimate <= condition_bound:
+                return Violation("ill_conditioned", k, value=float(estimate))
+        del factor
     return None

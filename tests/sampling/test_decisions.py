@@ -10,7 +10,10 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 import spdgraph
-from spdgraph._kernels.condition import scaled_condition_estimates
+from spdgraph._kernels.condition import (
+    scaled_condition_estimate_upper,
+    scaled_condition_estimates,
+)
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
 from spdgraph.errors import GeneratorOutputError, InvalidOptionError, NumericalError
 from spdgraph.spectrum import MAX_CONDITION_TARGET
@@ -122,6 +125,23 @@ def test_condition_estimate_against_numpy(p):
     np.testing.assert_allclose(
         scaled_condition_estimates(scaled, np.linalg.cholesky(scaled)), estimate, rtol=1e-6
     )
+
+
+@pytest.mark.parametrize("p", [1, 2, 7, 40, 300])
+def test_condition_estimate_from_the_upper_storage_is_the_same(p):
+    """The large-matrix check reads dpotrf's Fortran factor as U = L^T in place."""
+    from scipy.linalg import lapack
+
+    rng = np.random.default_rng(p + 100)
+    a = rng.normal(size=(p, p))
+    m = a @ a.T + 1e-3 * np.eye(p)
+    m = (m + m.T) / 2
+    factor, info = lapack.dpotrf(m.T, lower=1, clean=0)  # Fortran order, upper part garbage
+    assert info == 0 and factor.flags.f_contiguous
+    upper = factor.T
+    assert upper.flags.c_contiguous  # no copy on the way in
+    lower_estimate = scaled_condition_estimates(m[None], np.tril(factor)[None])[0]
+    assert scaled_condition_estimate_upper(m, upper) == pytest.approx(lower_estimate, rel=1e-10)
 
 
 def test_find_violation_names_ill_conditioned_matrices():
