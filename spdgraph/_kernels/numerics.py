@@ -338,6 +338,43 @@ def _pattern_violation(
     stack: np.ndarray, adjacency: np.ndarray, *, structural: bool, unit: bool
 ) -> Violation | None:
     """Finiteness, exact symmetry, exact zeros on non-edges, unit diagonal (find_violation)."""
+    if (
+        stack.shape[-1] >= _LARGE
+        and stack.dtype == np.float64
+        and stack.flags.c_contiguous
+        and adjacency.dtype == np.bool_
+    ):
+        found = _compiled_pattern_violation(stack, adjacency, structural=structural)
+    else:
+        found = _masked_pattern_violation(stack, adjacency, structural=structural)
+    if found is not None or not unit:
+        return found
+    diag = np.diagonal(stack, axis1=-2, axis2=-1)
+    off = np.argwhere(diag != 1.0)
+    if off.size:
+        k, i = (int(x) for x in off[0])
+        return Violation("diagonal", k, i, i, float(diag[k, i]))
+    return None
+
+
+def _compiled_pattern_violation(
+    stack: np.ndarray, adjacency: np.ndarray, *, structural: bool
+) -> Violation | None:
+    """:func:`_masked_pattern_violation` by compiled passes (large matrices, no masks)."""
+    from spdgraph._kernels.checks import first_pattern_violation  # numba: lazy
+
+    problem, k, i, j = first_pattern_violation(stack, adjacency, structural)
+    if problem is None:
+        return None
+    other = float(stack[k, j, i]) if problem == "asymmetric" else float("nan")
+    value = float("nan") if problem == "nonfinite" else float(stack[k, i, j])
+    return Violation(problem, k, i, j, value, other)
+
+
+def _masked_pattern_violation(
+    stack: np.ndarray, adjacency: np.ndarray, *, structural: bool
+) -> Violation | None:
+    """The first non-finite matrix, asymmetric pair or non-zero non-edge (NumPy masks)."""
     finite = np.isfinite(stack)
     if not finite.all():
         return Violation("nonfinite", int(np.argwhere(~finite)[0][0]))
@@ -352,18 +389,10 @@ def _pattern_violation(
         if bad.any():
             k, i, j = (int(x) for x in np.argwhere(bad)[0])
             return Violation("nonzero", k, i, j, float(stack[k, i, j]))
-    if unit:
-        diag = np.diagonal(stack, axis1=-2, axis2=-1)
-        off = np.argwhere(diag != 1.0)
-        if off.size:
-            k, i = (int(x) for x in off[0])
-            return Violation("diagonal", k, i, i, float(diag[k, i]))
     return None
 
 
-def _ill_conditioned(
-    stack: np.ndarray, factors: np.ndarray, bound: float, offset: int = 0
-) -> Violation | None:
+def _ill_conditioned(stack: np.ndarray, factors: np.ndarray, bound: float) -> Violation | None:
     """The first matrix whose estimated scaled condition number exceeds ``bound``."""
     from spdgraph._kernels.condition import scaled_condition_estimates  # numba: lazy
 
@@ -371,7 +400,7 @@ def _ill_conditioned(
     bad = np.flatnonzero(~(estimates <= bound))
     if bad.size:
         k = int(bad[0])
-        return Violation("ill_conditioned", k + offset, value=float(estimates[k]))
+        return Violation("ill_conditioned", k, value=float(estimates[k]))
     return None
 
 
@@ -382,21 +411,10 @@ _LARGE = 2048
 
 def _large_not_pd(stack: np.ndarray, condition_bound: float | None) -> Violation | None:
     """The first matrix of a stack of large symmetric matrices that is not PD (``dpotrf``)."""
-    from scipy.linalg import lapack
+    from spdgraph._kernels.checks import first_large_not_pd  # numba: lazy
 
-    from spdgraph._kernels.condition import scaled_condition_estimate_upper  # numba: lazy
-
-    for k in range(stack.shape[0]):
-        # the transpose of a C-ordered symmetric matrix is itself, in Fortran order:
-        # dpotrf then works on one copy
-        factor, info = lapack.dpotrf(np.asarray(stack[k], dtype=np.float64).T, lower=1, clean=0)
-        if info != 0:
-            return Violation("not_pd", k)
-        if condition_bound is not None:
-            # the Fortran-ordered lower factor is, read in C order, its transpose: the
-            # estimator reads that upper triangle in place (no second copy)
-            estimate = scaled_condition_estimate_upper(stack[k], factor.T)
-            if not estimate <= condition_bound:
-                return Violation("ill_conditioned", k, value=float(estimate))
-        del factor
-    return None
+    found = first_large_not_pd(stack, condition_bound)
+    if found is None:
+        return None
+    k, problem, estimate = found
+    return Violation(problem, k, value=estimate)

@@ -167,3 +167,44 @@ def test_find_violation_large_matrices_checked_one_by_one():
     stack[1, 7, 8] = stack[1, 8, 7] = 1.0 - 1e-14  # Cholesky passes, the bound refuses
     violation = num.find_violation(stack, ~adjacency, condition_bound=num.MAX_SCALED_CONDITION)
     assert violation is not None and (violation.problem, violation.k) == ("ill_conditioned", 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    p=st.integers(1, 140),
+    n=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+    defect=st.sampled_from(["none", "nan", "inf", "asym", "nonzero", "several"]),
+    structural=st.booleans(),
+)
+def test_compiled_pattern_checks_find_the_masks_first_violation(p, n, seed, defect, structural):
+    """The large-matrix path (compiled passes, no masks) names the same first violation."""
+    rng = np.random.default_rng(seed)
+    adjacency = rng.random((p, p)) < 0.3
+    adjacency = np.triu(adjacency, 1)
+    adjacency = adjacency | adjacency.T
+    stack = rng.standard_normal((n, p, p))
+    stack = stack + np.swapaxes(stack, 1, 2)
+    stack[:, ~adjacency & ~np.eye(p, dtype=bool)] = 0.0
+    for _ in range(3 if defect == "several" else 1):
+        k, i, j = int(rng.integers(n)), int(rng.integers(p)), int(rng.integers(p))
+        kind = rng.choice(["nan", "inf", "asym", "nonzero"]) if defect == "several" else defect
+        if kind in ("nan", "inf"):
+            stack[k, i, j] = np.nan if kind == "nan" else -np.inf
+        elif kind == "asym" and i != j:
+            stack[k, i, j] += 1.0
+        elif kind == "nonzero" and i != j and not adjacency[i, j]:
+            stack[k, i, j] = stack[k, j, i] = 0.5
+    masked = num._masked_pattern_violation(stack, adjacency, structural=structural)
+    compiled = num._compiled_pattern_violation(stack, adjacency, structural=structural)
+    if masked is None or compiled is None:
+        assert masked is compiled is None
+    else:
+        assert (masked.problem, masked.k, masked.i, masked.j) == (
+            compiled.problem,
+            compiled.k,
+            compiled.i,
+            compiled.j,
+        )
+        if masked.problem in ("asymmetric", "nonzero"):
+            assert masked.value == compiled.value

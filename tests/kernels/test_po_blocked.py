@@ -43,6 +43,22 @@ def _special_adjacency(p, rng):
     return adjacency
 
 
+@pytest.mark.parametrize("below_degree", [0.0, np.inf])
+def test_both_block_sizes_match_row_by_row(monkeypatch, below_degree, rng):
+    """32 rows per block (denser graphs) and 64 (mean degree <= 10) on the same graph."""
+    monkeypatch.setattr(_po_blocked, "WIDE_BELOW_DEGREE", below_degree)
+    p = 333
+    adjacency = _special_adjacency(p, rng)
+    ptr, _ = _po_blocked.earlier_neighbours(adjacency)
+    expected = _po_blocked.WIDE_BLOCK if below_degree else _po_blocked.BLOCK
+    assert _po_blocked.block_rows_for(ptr) == expected
+    factor = rng.standard_normal((p, p))
+    ok, blocked = _blocked(adjacency, factor)
+    assert ok
+    assert _scaled_diff(blocked, po_fast.po_matrix(adjacency, factor)) <= 1e-12
+    np.testing.assert_array_equal(blocked, blocked.T)
+
+
 @pytest.mark.parametrize("dist", ["normal", "uniform"])
 def test_blocked_matches_row_by_row(dist, rng):
     p = 300
