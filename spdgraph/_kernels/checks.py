@@ -93,28 +93,30 @@ def first_pattern_violation(
 
 
 def first_large_not_pd(
-    stack: np.ndarray, condition_bound: float | None
+    stack: np.ndarray, condition_bound: float | None, threads: int | None = None
 ) -> tuple[int, str, float] | None:
     """``(k, problem, estimate)`` of the first large matrix that is not numerically PD, or None.
 
-    ``problem`` is ``"not_pd"`` (LAPACK ``dpotrf`` fails; ``estimate`` NaN) or
-    ``"ill_conditioned"`` (the scaled condition estimate is above
-    ``condition_bound``). One copy per matrix: the transpose of a C-ordered
-    symmetric matrix is itself in Fortran order, which ``dpotrf`` factors in
-    its copy; that Fortran lower factor, read in C order, is ``U = L^T``,
-    which the estimator reads in place.
+    ``problem`` is ``"not_pd"`` (the Cholesky factorization fails; ``estimate``
+    NaN) or ``"ill_conditioned"`` (the scaled condition estimate is above
+    ``condition_bound``). One copy per matrix: the blocked factorization of
+    :mod:`~spdgraph._kernels.cholesky` (on ``threads`` threads, default
+    Numba's thread count; the bits do not depend on it) leaves ``U = L^T``
+    in it, which the estimator reads in place.
     """
-    from scipy.linalg import lapack
+    import numba
 
+    from spdgraph._kernels.cholesky import cholesky_upper
     from spdgraph._kernels.condition import scaled_condition_estimate_upper
 
+    threads = int(numba.get_num_threads()) if threads is None else threads
     for k in range(stack.shape[0]):
-        factor, info = lapack.dpotrf(np.asarray(stack[k], dtype=np.float64).T, lower=1, clean=0)
-        if info != 0:
+        upper = cholesky_upper(stack[k], threads)
+        if upper is None:
             return k, "not_pd", float("nan")
         if condition_bound is not None:
-            estimate = scaled_condition_estimate_upper(stack[k], factor.T)
+            estimate = scaled_condition_estimate_upper(stack[k], upper)
             if not estimate <= condition_bound:
                 return k, "ill_conditioned", float(estimate)
-        del factor
+        del upper
     return None

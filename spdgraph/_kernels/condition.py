@@ -44,22 +44,41 @@ def _solve_both(lower, scale, x, y):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _solve_both_upper(upper, scale, x, y):
-    """``y = H^-1 x`` for ``H = S U^T U S`` (the factor stored as ``U = L^T``, rows contiguous)."""
+    """``y = H^-1 x`` for ``H = S U^T U S`` (the factor stored as ``U = L^T``, rows contiguous).
+
+    Both substitutions read rows of ``U`` as 1-d slices (loops from 0 over a
+    slice vectorize; a loop over ``upper[i, r]`` from ``r = i + 1`` keeps an
+    index check per access), the dot products with four partial sums (a
+    fixed order that still runs in vector registers without fastmath).
+    """
     p = upper.shape[0]
     for i in range(p):
         y[i] = x[i] / scale[i]
-    # L w = b with L = U^T, by columns of L (rows of U): contiguous
+    # L w = b with L = U^T, by columns of L (rows of U)
     for i in range(p):
         t = y[i] / upper[i, i]
         y[i] = t
-        for r in range(i + 1, p):
-            y[r] -= upper[i, r] * t
+        row = upper[i, i + 1 :]
+        rest = y[i + 1 :]
+        for r in range(row.shape[0]):
+            rest[r] -= row[r] * t
     # U y = w by rows of U
     for i in range(p - 1, -1, -1):
-        t = y[i]
-        for r in range(i + 1, p):
-            t -= upper[i, r] * y[r]
-        y[i] = t / upper[i, i]
+        row = upper[i, i + 1 :]
+        rest = y[i + 1 :]
+        n = row.shape[0]
+        t0 = t1 = t2 = t3 = 0.0
+        r = 0
+        while r + 4 <= n:
+            t0 += row[r] * rest[r]
+            t1 += row[r + 1] * rest[r + 1]
+            t2 += row[r + 2] * rest[r + 2]
+            t3 += row[r + 3] * rest[r + 3]
+            r += 4
+        while r < n:
+            t0 += row[r] * rest[r]
+            r += 1
+        y[i] = (y[i] - ((t0 + t1) + (t2 + t3))) / upper[i, i]
     for i in range(p):
         y[i] /= scale[i]
 
@@ -81,12 +100,15 @@ def _estimate_one(matrix, lower, upper=False):
     scale = np.empty(p)
     for i in range(p):
         scale[i] = 1.0 / np.sqrt(matrix[i, i])
-    # ||H||_1: the largest column sum of |m_ij| s_i s_j
+    # ||H||_1: the largest column sum of |m_ij| s_i s_j, summed along rows (the
+    # matrix is exactly symmetric: the same numbers in the same order, read
+    # contiguously)
     norm = 0.0
     for j in range(p):
         col = 0.0
+        row = matrix[j]
         for i in range(p):
-            col += abs(matrix[i, j]) * scale[i]
+            col += abs(row[i]) * scale[i]
         col *= scale[j]
         norm = max(norm, col)
     x = np.full(p, 1.0 / p)

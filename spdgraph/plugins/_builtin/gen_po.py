@@ -217,7 +217,7 @@ def _small_batch(
                 group(k0, min(n, k0 + _GROUP))
         for flagged in np.flatnonzero(residuals > limit):
             if residuals[flagged] > po_fast.FALLBACK_ABOVE:
-                lmat = coordinates(flagged, flagged + 1)[0]
+                lmat = coordinates(int(flagged), int(flagged) + 1)[0]
                 factor = lmat.copy() if bartlett else drawn[flagged]
                 out[flagged] = po_fast.po_matrix_checked(adjacency, lmat, factor)
             zero_nonedges_checked(out[flagged], adjacency, tolerance)
