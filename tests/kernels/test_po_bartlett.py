@@ -156,7 +156,7 @@ def test_fallback_after_a_kernel_overwrote_the_output(monkeypatch):
 
     def scribble(adjacency, factor, ptr, idx, out, threads=1, coordinates=False):
         out[...] = np.nan
-        return False
+        return None
 
     monkeypatch.setattr(_po_blocked, "po_blocked_into", scribble)
     monkeypatch.setattr(inverse_gram, "po_inverse_gram_into", scribble)

@@ -29,7 +29,7 @@ def _blocked(adjacency, factor, threads=1):
     ptr, idx = _po_blocked.earlier_neighbours(adjacency)
     out = np.empty(adjacency.shape)
     with po_fast.one_blas_thread():
-        ok = _po_blocked.po_blocked_into(adjacency, factor, ptr, idx, out, threads)
+        ok = _po_blocked.po_blocked_into(adjacency, factor, ptr, idx, out, threads) is not None
     return ok, out
 
 
@@ -208,7 +208,7 @@ def test_one_large_matrix_keeps_its_factor_in_the_output(monkeypatch):
     # every fast kernel fails after overwriting the output: the fallback needs the factor
     def scribble(adjacency, factor, ptr, idx, out, threads=1, coordinates=False):
         out[...] = np.nan
-        return False
+        return None
 
     monkeypatch.setattr(_po_blocked, "po_blocked_into", scribble)
     from spdgraph._kernels.po import inverse_gram

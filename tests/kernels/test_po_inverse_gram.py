@@ -38,7 +38,8 @@ def _inverse_gram(adjacency, factor, threads=1):
     ptr, idx = _po_blocked.earlier_neighbours(adjacency)
     out = np.empty(adjacency.shape)
     with po_fast.one_blas_thread():
-        ok = _po_inverse_gram.po_inverse_gram_into(adjacency, factor, ptr, idx, out, threads)
+        residual = _po_inverse_gram.po_inverse_gram_into(adjacency, factor, ptr, idx, out, threads)
+        ok = residual is not None
     return ok, out
 
 

@@ -298,10 +298,9 @@ def _process(lmat, adjacency):
 def lower_coordinates(factor: np.ndarray) -> np.ndarray:
     """``L0`` with ``factor = L0 U^T``, ``U`` orthonormal: ``R^T`` of the QR of ``factor^T``.
 
-    Works on a ``(p, p)`` factor or an ``(n, p, p)`` stack (LAPACK ``dgeqrf``
-    through :func:`numpy.linalg.qr`, one matrix at a time). Call it inside
-    :func:`one_blas_thread` for results that do not depend on the BLAS
-    thread count.
+    A ``(p, p)`` factor or an ``(n, p, p)`` stack (LAPACK ``dgeqrf`` through
+    :func:`numpy.linalg.qr`); inside :func:`one_blas_thread` the bits do not
+    depend on BLAS's threads.
     """
     f = np.swapaxes(np.asarray(factor, dtype=np.float64), -1, -2)
     r = np.linalg.qr(f, mode="r")
@@ -309,11 +308,7 @@ def lower_coordinates(factor: np.ndarray) -> np.ndarray:
 
 
 def process_coordinates(lmat: np.ndarray, adjacency: np.ndarray) -> np.ndarray:
-    """Run the compiled kernel on ``lmat`` (C-contiguous float64, lower triangular) in place.
-
-    Releases the GIL, so several matrices can be processed from several
-    threads. Returns ``lmat``.
-    """
+    """The compiled kernel on ``lmat`` (C-contiguous, lower triangular), in place; no GIL."""
     _process(lmat, adjacency)
     return lmat
 
@@ -376,17 +371,15 @@ def po_matrix_into(
     threads: int = 1,
     redraw: Callable[[], np.ndarray] | None = None,
     coordinates: bool = False,
-) -> None:
-    """Raw PO matrix of ``factor`` into ``out`` by the kernel ``_po_dispatch.kernel_for`` picks.
+) -> float | None:
+    """PO matrix of ``factor`` into ``out`` by the kernel ``dispatch.kernel_for`` picks.
 
-    For p >= ``MIN_P`` (256) the blocked kernels (:mod:`~spdgraph._kernels.po.blocked`,
-    :mod:`~spdgraph._kernels.po.inverse_gram`) run on up to ``threads``
-    threads (the bits do not depend on it); an uncertified result is
-    recomputed here by rows (:func:`po_matrix_checked`). ``factor`` may be
-    ``out`` or a view of it (one ``p x p`` array less): ``redraw()`` then
-    returns it again for that recomputation. With ``coordinates``, ``out``
-    holds ``L0`` itself (:mod:`~spdgraph._kernels.po.bartlett`, no QR) and
-    ``redraw()`` returns that ``L0``. Run it inside :func:`one_blas_thread`.
+    p >= ``MIN_P``: the blocked kernels run on up to ``threads`` threads (same
+    bits); a certified result has its non-edges set to 0 and the residual
+    measured before is returned; else the matrix is recomputed by rows
+    (:func:`po_matrix_checked`, non-edges not zeroed; returns None), with
+    ``factor`` from ``redraw()`` if it is ``out`` or a view of it. With
+    ``coordinates`` ``out`` holds ``L0`` (no QR). Run in :func:`one_blas_thread`.
     """
     from spdgraph._kernels.po import blocked as _po_blocked
     from spdgraph._kernels.po import inverse_gram as _po_inverse_gram
@@ -400,18 +393,22 @@ def po_matrix_into(
     if touched:
         ptr, idx = _po_blocked.earlier_neighbours(adjacency)
         kernel = kernel_for(ptr)
-        if kernel == "blocked" and _po_blocked.po_blocked_into(
-            adjacency, factor, ptr, idx, out, threads, coordinates
-        ):
-            return
-        if kernel == "inverse_gram" and _po_inverse_gram.po_inverse_gram_into(
-            adjacency, factor, ptr, idx, out, threads, coordinates
-        ):
-            return
+        residual = None
+        if kernel == "blocked":
+            residual = _po_blocked.po_blocked_into(
+                adjacency, factor, ptr, idx, out, threads, coordinates
+            )
+        elif kernel == "inverse_gram":
+            residual = _po_inverse_gram.po_inverse_gram_into(
+                adjacency, factor, ptr, idx, out, threads, coordinates
+            )
+        if residual is not None:
+            return residual
     if touched and in_place and redraw is not None:
         factor = redraw()
     lmat = np.array(factor) if coordinates else lower_coordinates(factor)
     out[...] = po_matrix_checked(adjacency, lmat, factor)
+    return None
 
 
 def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:

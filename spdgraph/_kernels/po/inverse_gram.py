@@ -45,7 +45,11 @@ from numba import njit
 
 from spdgraph._kernels.po import blocked as _po_blocked
 from spdgraph._kernels.po.blocked import _block_columns as _needed_columns
-from spdgraph._kernels.po.blocked import gram_inplace, lower_coordinates_into, nonedge_residual
+from spdgraph._kernels.po.blocked import (
+    gram_inplace,
+    lower_coordinates_into,
+    take_nonedge_residual,
+)
 from spdgraph._kernels.po.dense_loops import _axpy, _chol_solve, _cholesky, _dot
 from spdgraph._kernels.raw_blas import add_gram_of_rows_lower, triangular_times
 
@@ -260,15 +264,16 @@ def po_inverse_gram_into(
     out: np.ndarray,
     threads: int = 1,
     coordinates: bool = False,
-) -> bool:
-    """Raw PO matrix ``Q' Q'^T`` of ``factor`` into ``out`` by this kernel.
+) -> float | None:
+    """PO matrix ``Q' Q'^T`` of ``factor`` into ``out`` by this kernel, non-edges zeroed.
 
     With ``coordinates``, ``factor`` is ``out`` and already holds ``L0``: no QR.
 
     ``ptr``/``idx`` are the earlier neighbours
-    (:func:`~spdgraph._kernels.po.blocked.earlier_neighbours`). Returns True
-    when the result is certified (non-edge residual at most
-    :data:`~spdgraph._kernels.po.blocked.CERTIFY_ABOVE`), False when the
+    (:func:`~spdgraph._kernels.po.blocked.earlier_neighbours`). Returns the
+    non-edge residual measured before the non-edges were set to 0 when the
+    result is certified (at most
+    :data:`~spdgraph._kernels.po.blocked.CERTIFY_ABOVE`), None when the
     caller must recompute it (``out`` then holds garbage). Work arrays: ``T^T``
     and ``S`` (``p x p`` each). ``threads`` (up to 2) is used by the QR and
     the final product (fixed pieces: the bits do not depend on it); the
@@ -279,9 +284,10 @@ def po_inverse_gram_into(
     if not coordinates:
         lower_coordinates_into(factor, lmat, threads)
     if not _process_blocks(lmat, ptr, idx):
-        return False
+        return None
     gram_inplace(lmat, threads)
-    return nonedge_residual(out, adjacency) <= _po_blocked.CERTIFY_ABOVE
+    residual = take_nonedge_residual(out, adjacency)
+    return residual if residual <= _po_blocked.CERTIFY_ABOVE else None
 
 
 def _process_blocks(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> bool:

@@ -130,10 +130,13 @@ def generate_po_batch(
     def one(k: int) -> None:
         if bartlett:  # on the worker: matrix k's own generator, the same bits on any thread
             _draw_coordinates(rngs[k], out[k])  # type: ignore[index]
-        po_fast.po_matrix_into(
+        residual = po_fast.po_matrix_into(
             adjacency, out[k], out[k], threads=inner, redraw=factor_again(k), coordinates=bartlett
         )
-        zero_nonedges_checked(out[k], adjacency, residual_tolerance)
+        if residual is None:
+            zero_nonedges_checked(out[k], adjacency, residual_tolerance)
+        else:  # a blocked kernel zeroed the non-edges; the residual it measured before
+            _check_residual(residual, residual_tolerance)
 
     with po_fast.one_blas_thread():
         _each(n, workers, one)
@@ -312,15 +315,20 @@ def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float
 
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
     residual = _po_blocked.nonedge_residual(m, adjacency) if m.shape[0] > 1 else 0.0
-    if residual > tolerance:
+    _check_residual(residual, tolerance)
+    _po_blocked.zero_nonedges(m, adjacency)
+    return m
+
+
+def _check_residual(residual: float, tolerance: float) -> None:
+    """NumericalError when a PO matrix's non-edge residual is above ``tolerance``."""
+    if not residual <= tolerance:
         raise NumericalError(
             f"partial orthogonalization left a relative residual of {residual:.3g} on a "
             f"non-edge, above residual_tolerance={tolerance:g}; the factor is too "
             "ill-conditioned. Use another seed or factor, or raise residual_tolerance "
             "if you accept the loss of accuracy."
         )
-    _po_blocked.zero_nonedges(m, adjacency)
-    return m
 
 
 @hookimpl
