@@ -41,7 +41,7 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             options={},  # dd takes no option: any name passed is refused before work
             # the matrix being filled, its copies (fitted to the measured peak:
             # benchmarks/bench_memory_guard.py)
-            work_per_call=3.3,
+            work_per_call=1.6,
             portable=True,
         )
     ]

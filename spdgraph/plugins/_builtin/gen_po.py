@@ -345,10 +345,10 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             options={"residual_tolerance": RESIDUAL_TOLERANCE_OPTION},
             accepts_factor=True,
             batch_function=generate_po_batch,
-            # the factors are drawn into the outputs; the kernels' temporaries and the
-            # checks (fitted to the measured peak: benchmarks/bench_memory_guard.py)
-            work_per_matrix=0.8,
-            work_per_call=2.0,
+            # the factors (or L0) are drawn into the outputs; the kernels' temporaries
+            # (fitted to the measured peak: benchmarks/bench_memory_guard.py)
+            work_per_matrix=0.5,
+            work_per_call=0.4,
             portable=True,
         )
     ]

@@ -290,6 +290,6 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             # the factors and their coordinates; the PO kernel's temporaries (fitted
             # to the measured peak: benchmarks/bench_memory_guard.py)
             work_per_matrix=1.2,
-            work_per_call=1.5,
+            work_per_call=0.3,
         ),
     ]
