@@ -5,10 +5,11 @@ batch's per-matrix cost was mostly outside the row kernel: a NumPy QR, a
 BLAS product, two residual passes and their Python calls. Here it runs as
 one stacked QR and one Numba function per group of matrices, without the GIL:
 
-1. ``L0`` of the group's factors: one call of NumPy's stacked QR (LAPACK
-   ``dgeqrf``, :func:`~spdgraph._kernels.po.fast.lower_coordinates`), made
-   by the caller; a Householder LQ written in Numba was four times slower
-   at ``p = 100``.
+1. ``L0`` of the group's matrices, made by the caller: for normal entries
+   filled from each matrix's Bartlett draws (:func:`fill_lower_group`), else
+   one call of NumPy's stacked QR of the factors (LAPACK ``dgeqrf``,
+   :func:`~spdgraph._kernels.po.fast.lower_coordinates`; a Householder LQ
+   written in Numba was four times slower at ``p = 100``).
 2. The row kernel :func:`spdgraph._kernels.po.fast._process`.
 3. ``M = L L^T`` by loops over the lower triangle, mirrored: exactly
    symmetric by construction.
