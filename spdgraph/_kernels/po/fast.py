@@ -404,7 +404,9 @@ def po_matrix_into(
             )
         if residual is not None:
             return residual
-    if touched and in_place and redraw is not None:
+    if touched and in_place:  # the kernel wrote over the factor: draw it again
+        if redraw is None:
+            raise ValueError("po_matrix_into: factor is out, so redraw= must give it again")
         factor = redraw()
     lmat = np.array(factor) if coordinates else lower_coordinates(factor)
     out[...] = po_matrix_checked(adjacency, lmat, factor)

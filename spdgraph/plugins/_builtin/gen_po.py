@@ -170,42 +170,49 @@ def _small_batch(
     ``bartlett`` their coordinates ``L0`` directly, no QR) and runs on the
     pool. A matrix whose residual is above the kernel's limit is redone by
     :func:`~spdgraph._kernels.po.fast.po_matrix_checked` (the Householder
-    fallback) and checked against ``tolerance`` here.
+    fallback) and checked against ``tolerance`` in its group, from the
+    group's draws (no batch-wide copy of the factors).
     """
     from spdgraph._kernels.po import fast as po_fast
     from spdgraph._kernels.po import small as _po_small
 
     n, p = out.shape[0], adjacency.shape[0]
     limit = min(po_fast.FALLBACK_ABOVE, tolerance)
-    residuals = np.zeros(n)
-    if bartlett:  # the draws of each L0 are kept (half a matrix) for the rare fallback
-        normals = np.empty((n, p * (p - 1) // 2))
-        chi2 = np.empty((n, p))
-        degrees = np.arange(p, 0, -1, dtype=np.float64)
-    elif factors is None:
-        drawn = np.empty((n, p, p), dtype=np.float64)
-    else:
-        drawn = np.ascontiguousarray(factors, dtype=np.float64)
-
-    def coordinates(k0: int, k1: int) -> np.ndarray:
-        if bartlett:  # the order of bartlett.draw_lower_coordinates (one piece: p < MIN_P)
-            lmats = np.empty((k1 - k0, p, p))
-            _po_small.fill_lower_group(normals[k0:k1], chi2[k0:k1], lmats)
-            return lmats
-        return po_fast.lower_coordinates(drawn[k0:k1])
+    degrees = np.arange(p, 0, -1, dtype=np.float64)
 
     def group(k0: int, k1: int) -> None:
         # each matrix's draws from its own generator, on the worker (numpy's
         # generators release the GIL while filling): the bits do not depend on
-        # which thread draws them
-        for k in range(k0, k1) if factors is None else ():
-            rng = rngs[k]  # type: ignore[index]
+        # which thread draws them; the draws live as long as the group (the
+        # rare fallback of a flagged matrix is done here, from them)
+        g = k1 - k0
+        if factors is not None:
+            drawn = np.ascontiguousarray(factors[k0:k1], dtype=np.float64)
+        elif bartlett:  # the order of bartlett.draw_lower_coordinates (one piece)
+            normals, chi2 = np.empty((g, p * (p - 1) // 2)), np.empty((g, p))
+            for j, rng in enumerate(rngs[k0:k1]):  # type: ignore[index]
+                rng.standard_normal(out=normals[j])
+                chi2[j] = rng.chisquare(degrees)
+        else:
+            drawn = np.empty((g, p, p))
+            for j, rng in enumerate(rngs[k0:k1]):  # type: ignore[index]
+                drawn[j] = entries(rng, (p, p))
+
+        def coordinates(a: int, b: int) -> np.ndarray:
             if bartlett:
-                rng.standard_normal(out=normals[k])
-                chi2[k] = rng.chisquare(degrees)
-            else:
-                drawn[k] = entries(rng, (p, p))
-        _po_small.small_group(adjacency, coordinates(k0, k1), out, k0, limit, residuals)
+                lmats = np.empty((b - a, p, p))
+                _po_small.fill_lower_group(normals[a:b], chi2[a:b], lmats)
+                return lmats
+            return po_fast.lower_coordinates(drawn[a:b])
+
+        residuals = np.zeros(g)
+        _po_small.small_group(adjacency, coordinates(0, g), out[k0:k1], 0, limit, residuals)
+        for flagged in np.flatnonzero(residuals > limit).tolist():
+            if residuals[flagged] > po_fast.FALLBACK_ABOVE:
+                lmat = coordinates(flagged, flagged + 1)[0]
+                factor = lmat.copy() if bartlett else drawn[flagged]
+                out[k0 + flagged] = po_fast.po_matrix_checked(adjacency, lmat, factor)
+            zero_nonedges_checked(out[k0 + flagged], adjacency, tolerance)
 
     with po_fast.one_blas_thread():
         if workers > 1:
@@ -218,12 +225,6 @@ def _small_batch(
         else:
             for k0 in range(0, n, _GROUP):
                 group(k0, min(n, k0 + _GROUP))
-        for flagged in np.flatnonzero(residuals > limit):
-            if residuals[flagged] > po_fast.FALLBACK_ABOVE:
-                lmat = coordinates(int(flagged), int(flagged) + 1)[0]
-                factor = lmat.copy() if bartlett else drawn[flagged]
-                out[flagged] = po_fast.po_matrix_checked(adjacency, lmat, factor)
-            zero_nonedges_checked(out[flagged], adjacency, tolerance)
 
 
 def _portable_matrix(
