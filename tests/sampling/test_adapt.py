@@ -6,6 +6,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spdgraph
 
@@ -39,6 +41,43 @@ def test_networkx_self_loops_ignored_and_multigraph_without_parallel_edges():
     mg.add_edge(2, 2)
     mg.add_edge(2, 2)  # parallel self-loops are still only self-loops
     np.testing.assert_array_equal(_adj(mg)[0], PATH)
+
+
+def _edge_loop_adjacency(graph, labels):
+    """The slow, obviously correct reference: one pair of entries per edge."""
+    index = {node: i for i, node in enumerate(labels)}
+    adjacency = np.zeros((len(labels), len(labels)), dtype=bool)
+    for u, v in graph.edges():
+        if u != v:
+            adjacency[index[u], index[v]] = adjacency[index[v], index[u]] = True
+    return adjacency
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    p=st.integers(1, 40),
+    d=st.floats(0.0, 1.0),
+    seed=st.integers(0, 10_000),
+    labels=st.sampled_from(["in order", "shuffled ints", "strings", "numpy ints"]),
+    loops=st.booleans(),
+    multi=st.booleans(),
+)
+def test_networkx_adjacency_matches_the_edge_loop(p, d, seed, labels, loops, multi):
+    rng = np.random.default_rng(seed)
+    g = nx.gnp_random_graph(p, d, seed=seed)
+    if labels == "shuffled ints":
+        g = nx.relabel_nodes(g, dict(enumerate(rng.permutation(p).tolist())))
+    elif labels == "strings":
+        g = nx.relabel_nodes(g, {i: f"n{i}" for i in range(p)})
+    elif labels == "numpy ints":
+        g = nx.relabel_nodes(g, {i: np.int64(i) for i in range(p)})
+    if loops:
+        g.add_edges_from((node, node) for node in list(g.nodes)[::3])
+    if multi:
+        g = nx.MultiGraph(g)
+    adj, got_labels = _adj(g)
+    assert got_labels == list(g.nodes)
+    np.testing.assert_array_equal(adj, _edge_loop_adjacency(g, got_labels))
 
 
 def test_networkx_tuple_labels():
