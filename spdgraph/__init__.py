@@ -30,7 +30,7 @@ from spdgraph.errors import (
 )
 from spdgraph.io import open as open  # public, but not in __all__ (see below)
 from spdgraph.io import read_graph, save
-from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
+from spdgraph.plugins import GraphBackend, get_plugin_manager, reset_plugin_manager
 from spdgraph.plugins.hookspecs import hookimpl, hookspec
 from spdgraph.plugins.options import OptionSpec
 from spdgraph.plugins.types import DAG, EntrySampler, Generator, GeneratorSpec, GraphData
@@ -46,6 +46,7 @@ __all__ = [
     "Generator",
     "GeneratorOutputError",
     "GeneratorSpec",
+    "GraphBackend",
     "GraphData",
     "GraphError",
     "GraphTypeError",
