@@ -24,12 +24,14 @@ import pluggy
 from spdgraph.plugins.types import GeneratorSpec
 
 if TYPE_CHECKING:
+    from spdgraph.io import FileFormat
     from spdgraph.plugins.backends import GraphBackend
 
 __all__ = [
     "hookimpl",
     "hookspec",
     "spdgraph_add_cli_commands",
+    "spdgraph_file_formats",
     "spdgraph_graph_backends",
     "spdgraph_register_generators",
 ]
@@ -118,4 +120,26 @@ def spdgraph_add_cli_commands(
     subparsers
         The object ``ArgumentParser.add_subparsers()`` returned for the
         ``spdgraph`` command.
+    """
+
+
+@hookspec
+def spdgraph_file_formats() -> Sequence[FileFormat]:
+    """Register file formats for :func:`spdgraph.save`, :func:`spdgraph.open` and the CLI.
+
+    Called through the plugin manager on every plugin when spdgraph first needs
+    its format table, and again only after a plugin is registered or
+    unregistered; each returns the :class:`spdgraph.FileFormat` objects it
+    provides (the built-in netCDF, Zarr and CSV formats come from this hook
+    too). Saving picks the format whose ``suffixes`` hold the destination's
+    suffix (or the one named by ``format=``/``--format``); opening asks each
+    format's ``recognises(path)`` (content first), then the suffix. A name or
+    suffix registered twice skips the later plugin with a
+    :class:`spdgraph.PluginWarning`. See the plugin author guide
+    (docs/plugins.md).
+
+    Returns
+    -------
+    Sequence[FileFormat]
+        The formats this plugin provides.
     """

@@ -19,7 +19,15 @@ from spdgraph.errors import GraphError, GraphTypeError
 from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
 from spdgraph.plugins.types import GraphData
 
-__all__ = ["Recognised", "adapt_graph", "count_nodes", "label_array", "recognise"]
+__all__ = [
+    "Recognised",
+    "adapt_graph",
+    "check_adapted_matrix",
+    "check_unique_labels",
+    "count_nodes",
+    "label_array",
+    "recognise",
+]
 
 #: What the built-in backends take, for the message when none recognises an object.
 KNOWN = (
@@ -70,7 +78,7 @@ class Recognised:
         labels = list(result.labels)
         if len(labels) != p:
             raise GraphError(f"{what} returned {len(labels)} labels for {p} nodes.")
-        _check_unique(labels)
+        check_unique_labels(labels)
         return result
 
 
@@ -201,7 +209,7 @@ def check_adapted_matrix(matrix: np.ndarray, what: str) -> int:
     return int(matrix.shape[0])
 
 
-def _check_unique(labels: Sequence[Hashable]) -> None:
+def check_unique_labels(labels: Sequence[Hashable]) -> None:
     seen: set[Hashable] = set()
     for label in labels:
         try:
