@@ -25,6 +25,7 @@ from spdgraph.errors import (
     PluginWarning,
     SpdgraphError,
     TooLargeError,
+    UncertifiedMatrixError,
     UnknownMethodError,
     UnknownOptionError,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "PluginWarning",
     "SpdgraphError",
     "TooLargeError",
+    "UncertifiedMatrixError",
     "UnknownMethodError",
     "UnknownOptionError",
     "WarmupStep",
