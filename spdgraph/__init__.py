@@ -29,8 +29,8 @@ from spdgraph.errors import (
     UnknownMethodError,
     UnknownOptionError,
 )
+from spdgraph.io import FileFormat, read_graph, save
 from spdgraph.io import open as open  # public, but not in __all__ (see below)
-from spdgraph.io import read_graph, save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 from spdgraph.plugins.hookspecs import hookimpl, hookspec
 from spdgraph.plugins.options import OptionSpec
@@ -51,6 +51,7 @@ __all__ = [
     "EntrySampler",
     "FactorError",
     "FileError",
+    "FileFormat",
     "Generator",
     "GeneratorOutputError",
     "GeneratorSpec",

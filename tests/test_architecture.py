@@ -125,11 +125,12 @@ def test_no_private_module_of_another_room_is_imported(name):
     """Rooms (subpackages) talk through their ``__init__``, not through private modules.
 
     ``spdgraph._kernels`` is private as a whole and is its own interface; top-level
-    public modules (``spdgraph.marginals``) may re-export a room's internals.
+    public modules (``spdgraph.marginals``) may re-export a room's internals. A room's
+    ``__init__`` is read too (it is where a private import hides most easily).
     """
     room = _subpackage(name)
-    if room.count(".") == 0 or name.count(".") == 1:
-        return
+    if room.count(".") == 0 or (name.count(".") == 1 and MODULES[name].name != "__init__.py"):
+        return  # the top-level package and top-level modules (spdgraph.marginals)
     crossing = sorted(
         dep
         for dep in GRAPH[name]
@@ -139,6 +140,32 @@ def test_no_private_module_of_another_room_is_imported(name):
         and _is_private(dep, _subpackage(dep))
     )
     assert not crossing, f"{name} imports private modules of other rooms: {crossing}"
+
+
+def _is_cli(module: str) -> bool:
+    return module == "spdgraph.cli" or module.startswith("spdgraph.cli.")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if _is_cli(n)))
+def test_the_cli_uses_the_public_api_only(name):
+    """The command line is a user of the library: no private module outside ``spdgraph.cli``.
+
+    Neither a room's private module (``spdgraph.io._atomic``) nor a private top-level
+    one (``spdgraph._version``, ``spdgraph._kernels``); ``__init__`` files included.
+    """
+    crossing = sorted(
+        dep
+        for dep in GRAPH[name]
+        if dep.startswith("spdgraph.")
+        and not _is_cli(dep)
+        and any(part.startswith("_") for part in dep.split(".")[1:])
+    )
+    assert not crossing, f"{name} imports private modules: {crossing}; expose them publicly"
+
+
+def test_the_cli_rule_reads_init_files():
+    assert "spdgraph.cli" in MODULES and MODULES["spdgraph.cli"].name == "__init__.py"
+    assert "spdgraph.io" in GRAPH["spdgraph.cli"]  # the import inside main() is read
 
 
 def test_the_lazy_path_never_imports_the_core():

@@ -45,7 +45,7 @@ def test_help_mentions_every_format_and_choice():
 
 
 def test_unknown_suffix_names_csv(tmp_path):
-    with pytest.raises(spdgraph.FileError, match="--format csv"):
+    with pytest.raises(spdgraph.FileError, match=r"netcdf \(\.nc, \.nc4\), zarr \(\.zarr\), csv"):
         spdgraph.save(spdgraph.sample(nx.path_graph(3), seed=0), tmp_path / "m.txt")
 
 
