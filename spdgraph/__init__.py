@@ -25,6 +25,7 @@ from spdgraph.errors import (
     PluginWarning,
     SpdgraphError,
     TooLargeError,
+    UncertifiedMatrixError,
     UnknownMethodError,
     UnknownOptionError,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "PluginWarning",
     "SpdgraphError",
     "TooLargeError",
+    "UncertifiedMatrixError",
     "UnknownMethodError",
     "UnknownOptionError",
     "WarmupStep",
