@@ -33,7 +33,14 @@ from spdgraph.io import open as open  # public, but not in __all__ (see below)
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 from spdgraph.plugins.hookspecs import hookimpl, hookspec
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import DAG, EntrySampler, Generator, GeneratorSpec, GraphData
+from spdgraph.plugins.types import (
+    DAG,
+    EntrySampler,
+    Generator,
+    GeneratorSpec,
+    GraphData,
+    WarmupStep,
+)
 from spdgraph.sampling import adapt_graph, methods, sample, warmup
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
@@ -61,6 +68,7 @@ __all__ = [
     "TooLargeError",
     "UnknownMethodError",
     "UnknownOptionError",
+    "WarmupStep",
     "__version__",
     "adapt_graph",
     "diagnostics",
