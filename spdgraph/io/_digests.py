@@ -65,23 +65,34 @@ def check_labels(da: xr.DataArray) -> None:
                 )
 
 
-def _canonical_bytes(values: Any) -> bytes:
+def _update(sha: Any, values: Any) -> None:
+    """Feed a canonical encoding of ``values`` to ``sha`` (no copy of a float64 stack)."""
     array = np.asarray(values)
-    shape = repr(tuple(array.shape)).encode()
+    sha.update(repr(tuple(array.shape)).encode())
     if array.dtype.kind in "OUST":
-        items = [str(x).encode("utf-8", "surrogatepass") for x in array.ravel().tolist()]
-        return b"s" + shape + b"".join(len(x).to_bytes(8, "little") + x for x in items)
-    if array.dtype.kind == "b":
-        return b"b" + shape + array.astype(np.uint8).tobytes()
-    if array.dtype.kind in "iu":
-        return b"i" + shape + array.astype("<i8").tobytes()
-    if array.dtype.kind == "f":
-        return b"f" + shape + array.astype("<f8").tobytes()
-    return b"?" + shape + repr(array.tolist()).encode()
+        sha.update(b"s")
+        for item in array.ravel().tolist():
+            data = str(item).encode("utf-8", "surrogatepass")
+            sha.update(len(data).to_bytes(8, "little") + data)
+        return
+    kinds: dict[str, tuple[str, np.dtype[Any]]] = {
+        "b": ("b", np.dtype(np.uint8)),
+        "i": ("i", np.dtype("<i8")),
+        "u": ("i", np.dtype("<i8")),
+    }
+    tag, dtype = kinds.get(array.dtype.kind, ("f", np.dtype("<f8")))
+    if array.dtype.kind not in "biuf":
+        sha.update(b"?" + repr(array.tolist()).encode())
+        return
+    sha.update(tag.encode())
+    contiguous = np.ascontiguousarray(array, dtype=dtype)  # no copy when it already is
+    sha.update(contiguous if contiguous.size else b"")
 
 
 def _digest(values: Any) -> str:
-    return hashlib.sha256(_canonical_bytes(values)).hexdigest()
+    sha = hashlib.sha256()
+    _update(sha, values)
+    return sha.hexdigest()
 
 
 def _plain(value: Any) -> Any:
