@@ -81,16 +81,16 @@ def sample(
         symmetric adjacency array (numpy, scipy.sparse, ``pandas.DataFrame``
         with node labels on index and columns, 2-D ``xarray.DataArray``), a
         DataArray spdgraph returned (same graph again), or anything an
-        installed adapter plugin accepts. Self-loops are ignored. A list or
+        installed graph backend plugin reads. Self-loops are ignored. A list or
         tuple of graphs over the same nodes (e.g. from
         :func:`spdgraph.graphs.related_graphs`) gives one array with a leading
         ``group`` dimension: group ``k`` is sampled from its own seed stream
         and keeps its graph in the ``adjacency`` coordinate, dims ``("group",
         "node", "node_2")``.
         A DAG-capable method (``method="dag"``) takes a directed acyclic
-        graph instead: a ``networkx.DiGraph``, a directed ``igraph.Graph``, a
-        graph file (read as directed) or ``spdgraph.DAG(array)``; every other
-        method refuses directed graphs.
+        graph instead: a ``networkx.DiGraph``, a directed ``igraph.Graph``,
+        ``spdgraph.DAG(path)`` (a graph file read as directed) or
+        ``spdgraph.DAG(array)``; every other method refuses directed graphs.
     method
         Name of a registered generator: ``"po"`` (partial orthogonalization),
         ``"dd"`` (diagonal dominance), or one from a plugin; see

@@ -22,7 +22,7 @@ from spdgraph.errors import FactorError, InvalidOptionError, written
 from spdgraph.plugins import find_generator, generators
 from spdgraph.plugins.options import check_options
 from spdgraph.plugins.types import GeneratorSpec, GraphData
-from spdgraph.sampling._adapt import adapt_graph, count_nodes
+from spdgraph.sampling._adapt import adapt_graph, count_nodes, recognise
 from spdgraph.sampling._adapt_dag import adapt_dag, refuse_dag
 from spdgraph.sampling._entries import resolve_entries
 from spdgraph.sampling._lazy import check_chunks
@@ -61,19 +61,20 @@ def build_request(graph: object, call: SampleCall) -> SampleRequest:
     if portable:
         _check_portable_use(gen, plugin, eps, k0)
     # 2. the memory the request needs, from the node count, before any p x p array
-    counted = count_nodes(graph)
+    found = recognise(graph, gen.name if gen.accepts_dag else None)  # one backend, asked once
+    counted = found.count_nodes()
     if counted is not None:
         memory.check(counted)
     # 3. the graph (directed acyclic for the DAG-capable methods only)
     if gen.accepts_dag:
-        graph_data = adapt_dag(graph, kind, gen.name)
+        graph_data = adapt_dag(found, kind, gen.name)
     else:
         refuse_dag(
             graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag)
         )
-        graph_data = adapt_graph(graph)
+        graph_data = adapt_graph(found, gen.name)
     p = graph_data.adjacency.shape[0]
-    if counted != p:  # no count (an adapter plugin without the hook), or a plugin
+    if counted != p:  # no count (a backend without count_nodes), or a plugin
         memory.check(p)  # adapting a type differently: check right after adapting
     # 4. random streams or factors
     attrs = _provenance(gen.name, options, plugin, kind, normalize, eps, k0)
