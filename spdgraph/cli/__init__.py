@@ -107,7 +107,15 @@ WRITERS = ("sample", "draw", "related", "graph", "score")
 
 def _refuse_existing_output(args: argparse.Namespace) -> None:
     output = getattr(args, "output", None)
-    if args.command in WRITERS and output and not args.overwrite and Path(output).exists():
+    if args.command not in WRITERS or not output or args.overwrite:
+        return
+    try:
+        exists = Path(output).exists()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        raise FileError(
+            f"cannot write {output!r}: {getattr(exc, 'strerror', None) or exc}."
+        ) from exc
+    if exists:
         raise FileError(
             f"{output!r} exists; pass --overwrite to replace it (or choose another output)."
         )
