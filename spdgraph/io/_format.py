@@ -188,14 +188,23 @@ def _by_name(name: str) -> FileFormat:
     return table[name]
 
 
-def format_for_writing(path: str | os.PathLike[str], format: str | None = None) -> FileFormat:
-    """The format ``save`` writes ``path`` in: ``format`` by name, else from the suffix."""
-    if format is not None:
-        return _by_name(format)
+def _by_suffix(path: str | os.PathLike[str]) -> FileFormat | None:
+    """The first registered format whose suffixes hold ``path``'s (lower-cased), else None."""
     suffix = Path(path).suffix.lower()
     for fmt in file_formats().values():
         if suffix and suffix in fmt.suffixes:
             return fmt
+    return None
+
+
+def format_for_writing(path: str | os.PathLike[str], format: str | None = None) -> FileFormat:
+    """The format ``save`` writes ``path`` in: ``format`` by name, else from the suffix."""
+    if format is not None:
+        return _by_name(format)
+    found = _by_suffix(path)
+    if found is not None:
+        return found
+    suffix = Path(path).suffix.lower()
     raise FileError(
         f"cannot tell the file format of {os.fspath(path)!r} from its suffix "
         f"{suffix or '(none)'!r}; use one of the registered formats: {describe_formats()} "
@@ -225,10 +234,9 @@ def format_for_reading(path: str | os.PathLike[str], format: str | None = None) 
     found = _recognised_by(target, list(file_formats().values()))
     if found is not None:
         return found
-    suffix = target.suffix.lower()
-    for fmt in file_formats().values():
-        if suffix and suffix in fmt.suffixes:
-            return fmt
+    found = _by_suffix(target)
+    if found is not None:
+        return found
     raise FileError(
         f"{os.fspath(path)!r} is not a file spdgraph can open: no registered format "
         f"recognises its content or suffix; the formats are {describe_formats()} (write one "
