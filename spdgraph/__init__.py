@@ -35,6 +35,7 @@ from spdgraph.plugins.hookspecs import hookimpl, hookspec
 from spdgraph.plugins.options import OptionSpec
 from spdgraph.plugins.types import DAG, EntrySampler, Generator, GeneratorSpec, GraphData
 from spdgraph.sampling import adapt_graph, methods, sample, warmup
+from spdgraph.simulation import simulate
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
@@ -72,6 +73,7 @@ __all__ = [
     "reset_plugin_manager",
     "sample",
     "save",
+    "simulate",
     "spectrum",
     "warmup",
 ]
