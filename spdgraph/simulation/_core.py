@@ -10,7 +10,11 @@ import networkx as nx
 import numpy as np
 import xarray as xr
 
+import spdgraph.accessor  # noqa: F401 - registers da.spd
+from spdgraph._version import __version__
 from spdgraph.errors import InvalidOptionError, written
+from spdgraph.graphs import related_graphs
+from spdgraph.sampling import adapt_graph, sample
 from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
 from spdgraph.simulation._data import data_marginals, describe_data
 from spdgraph.simulation._families import canonical_family, family_graph, split_family_options
@@ -53,14 +57,12 @@ def _graphs(
     else:
         attrs["graph_family"] = "given"
     if related:
-        import spdgraph
-
         if isinstance(graph, list | tuple):
             raise InvalidOptionError("related= makes the group of graphs; pass one base graph.")
         if isinstance(graph, nx.Graph):
             base = graph
         else:
-            adapted = spdgraph.adapt_graph(graph)
+            adapted = adapt_graph(graph)
             base = nx.relabel_nodes(
                 nx.from_numpy_array(adapted.adjacency.astype(np.int8)),
                 dict(enumerate(adapted.labels)),
@@ -74,7 +76,7 @@ def _graphs(
         seed = np.random.SeedSequence(
             root.entropy, spawn_key=(*root.spawn_key, STREAMS["graph"], 1)
         )
-        graph = spdgraph.graphs.related_graphs(base, **dict(related), seed=seed)
+        graph = related_graphs(base, **dict(related), seed=seed)
         attrs["related"] = json.dumps(dict(related))
     return graph, options, attrs
 
@@ -192,8 +194,6 @@ def simulate(
     >>> sim.attrs["graph_family"], int(sim.attrs["n_edges"])
     ('hub', 18)
     """
-    import spdgraph
-
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
         raise InvalidOptionError(f"n must be a non-negative integer, got {written(n)}.")
     if kind not in ("precision", "covariance", "concentration"):
@@ -202,9 +202,9 @@ def simulate(
     root = seed_sequence(seed)
     options = dict(options)
     graph, options, attrs = _graphs(graph, p, options, related, root)
-    n_nodes = spdgraph.adapt_graph(graph[0] if isinstance(graph, list) else graph).adjacency
+    n_nodes = adapt_graph(graph[0] if isinstance(graph, list) else graph).adjacency
     marginals, data_options = data_marginals(data, n_nodes.shape[0], options)
-    truth = spdgraph.sample(
+    truth = sample(
         graph, method, kind=kind, size=size, seed=stream_seed(root, "matrix"), **options
     )
     observations = truth.spd.draw(
@@ -222,7 +222,7 @@ def simulate(
             "data_options": json.dumps(data_options),
             "missing": float(missing),
             "streams": json.dumps(STREAMS),
-            "spdgraph_version": spdgraph.__version__,
+            "spdgraph_version": __version__,
             **seed_attrs(root),
         }
     )
