@@ -183,3 +183,16 @@ def test_local_processes_and_local_cluster_give_the_same_bits(tmp_path):
     pd.testing.assert_frame_equal(serial.table, pool.table)
     pd.testing.assert_frame_equal(serial.table, cluster.table)
     pd.testing.assert_frame_equal(serial.curves, cluster.curves)
+
+
+def test_paper_example_loads_and_its_cells_simulate():
+    from spdgraph.study._cell import _simulation
+
+    study = load_study(ROOT / "examples" / "study-paper.toml")
+    cells = study.cells()
+    assert len(cells) == 32 and study.repeats == 20
+    assert {c["d"] for c in cells} == {0.25, 0.05}
+    sim = _simulation(study, cells[0], cell_seed(study.seed, cells[0]))
+    assert sim.attrs["graph_family"] == "erdos_renyi" and '"d": 0.25' in sim.attrs[
+        "graph_parameters"
+    ]  # fmt: skip
