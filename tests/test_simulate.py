@@ -170,3 +170,26 @@ def test_save_and_cli(tmp_path, capsys):
     ]
     assert main(["simulate", "--graph", "nosuch", "--p", "5", "-o", str(tmp_path / "x")]) == 2
     assert "neither a family" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("case", "graph", "options"),
+    [
+        ("band", "band", {"g": 2}),
+        ("hub", "hub", {"g": 3}),
+        ("band_v05_u02", "band", {"g": 1, "v": 0.5, "u": 0.2}),
+    ],
+)
+def test_huge_generator_arguments_give_huges_matrices(case, graph, options):
+    """huge.generator(n, d = 12, graph, g, v, u) from R huge 1.3.5 (tests/data/huge_1.3.5)."""
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "data" / "huge_1.3.5"
+    sim = simulate(graph, n=5, p=12, method="huge", normalize=False, **options, seed=0)
+
+    def read(what):
+        return np.loadtxt(folder / f"huge_{case}_{what}.csv", delimiter=",")
+
+    np.testing.assert_array_equal(sim["adjacency"].values, read("theta").astype(bool))
+    np.testing.assert_allclose(sim["precision"].values, read("omega"), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(sim["covariance"].values, read("sigma"), rtol=1e-10, atol=1e-12)

@@ -202,7 +202,7 @@ def simulate(
     root = seed_sequence(seed)
     options = dict(options)
     graph, options, attrs = _graphs(graph, p, options, related, root)
-    n_nodes = adapt_graph(graph[0] if isinstance(graph, list) else graph).adjacency
+    n_nodes = adapt_graph(graph[0] if isinstance(graph, list | tuple) else graph).adjacency
     marginals, data_options = data_marginals(data, n_nodes.shape[0], options)
     truth = sample(
         graph, method, kind=kind, size=size, seed=stream_seed(root, "matrix"), **options
