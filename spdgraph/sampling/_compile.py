@@ -27,7 +27,7 @@ def _po_kernels_cached() -> bool | None:
     try:
         from spdgraph._kernels.po import fast
 
-        kernel: Any = fast._process
+        kernel: Any = fast.process_rows
         return bool(os.path.exists(kernel._cache._cache_file._index_path))
     except Exception:  # Numba internals: a newer Numba may name them otherwise
         return None

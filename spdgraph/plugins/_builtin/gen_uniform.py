@@ -25,12 +25,8 @@ import numpy as np
 from spdgraph._kernels import chol_uniform as ku
 from spdgraph._kernels.blas import one_blas_thread
 from spdgraph._kernels.numerics import unit_diagonal
+from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, RESIDUAL_TOLERANCE_DOC, po_batch
 from spdgraph.errors import GraphError, InvalidOptionError
-from spdgraph.plugins._builtin.gen_po import (
-    DEFAULT_RESIDUAL_TOLERANCE,
-    RESIDUAL_TOLERANCE_OPTION,
-    generate_po_batch,
-)
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
 from spdgraph.plugins.types import EntrySampler, GeneratorSpec
@@ -220,12 +216,8 @@ def generate_port_chol_batch(
     factors = np.empty((len(rngs), p, p))
     for k, rng in enumerate(rngs):
         factors[k] = _node_order(uniform_lower(pa, powers, rng, draw), order)
-    return generate_po_batch(
-        adjacency,
-        rngs=None,
-        entries=entries,
-        factors=factors,
-        residual_tolerance=residual_tolerance,
+    return po_batch(
+        adjacency, rngs=None, entries=None, factors=factors, residual_tolerance=residual_tolerance
     )
 
 
@@ -262,7 +254,14 @@ def _chain_options(samplers: tuple[str, ...]) -> dict[str, OptionSpec]:
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``uniform`` and ``port_chol``."""
     port_options: dict[str, OptionSpec] = _chain_options(("mh", "exact"))
-    port_options["residual_tolerance"] = RESIDUAL_TOLERANCE_OPTION
+    port_options["residual_tolerance"] = OptionSpec(
+        DEFAULT_RESIDUAL_TOLERANCE,
+        float,
+        low=0.0,
+        low_inclusive=False,
+        high=1.0,
+        doc=RESIDUAL_TOLERANCE_DOC,
+    )
     port_options["triangulation"] = OptionSpec(
         "min_degree",
         str,
