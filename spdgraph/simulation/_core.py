@@ -15,7 +15,7 @@ from spdgraph._version import __version__
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs import related_graphs
 from spdgraph.sampling import adapt_graph, sample
-from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
+from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence, sub_root
 from spdgraph.simulation._data import data_marginals, describe_data
 from spdgraph.simulation._families import canonical_family, family_graph, split_family_options
 
@@ -28,9 +28,7 @@ STREAMS: dict[str, int] = {"graph": 0x67727068, "matrix": 0x6D747278, "data": 0x
 
 def stream_seed(root: np.random.SeedSequence, stream: str) -> np.random.SeedSequence:
     """The sub-stream ``stream`` (``"graph"``, ``"matrix"`` or ``"data"``) of a call's root."""
-    return np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, STREAMS[stream]), pool_size=root.pool_size
-    )
+    return sub_root(root, STREAMS[stream])
 
 
 def _graphs(
@@ -73,9 +71,7 @@ def _graphs(
                 f"related takes n_graphs (required), n_add, n_remove and mode, got "
                 f"{sorted(related)}."
             )
-        seed = np.random.SeedSequence(
-            root.entropy, spawn_key=(*root.spawn_key, STREAMS["graph"], 1)
-        )
+        seed = sub_root(root, STREAMS["graph"], 1)
         graph = related_graphs(base, **dict(related), seed=seed)
         attrs["related"] = json.dumps(dict(related))
     return graph, options, attrs

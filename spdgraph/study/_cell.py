@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from spdgraph.seeds import sub_root
 from spdgraph.study._config import Study, import_object
 
 __all__ = ["LEARNER_DOMAIN", "cell_key", "cell_seed", "compute_cell"]
@@ -111,16 +112,14 @@ def _simulation(study: Study, coords: Mapping[str, Any], seed: np.random.SeedSeq
 def _score_repeat(study: Study, coords: Mapping[str, Any], r: int, root: Any) -> tuple[list, list]:
     from spdgraph.validation import curve_areas, path_table, score_selection, select_edges
 
-    seed = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, r))
+    seed = sub_root(root, r)
     sim = _simulation(study, coords, seed)
     x = np.asarray(sim["data"].values, dtype=float)
     truth = np.asarray(sim["adjacency"].values, dtype=bool)
     records: list[dict[str, Any]] = []
     curves: list[dict[str, Any]] = []
     for entry in study.learners:
-        learner_seed = np.random.SeedSequence(
-            root.entropy, spawn_key=(*root.spawn_key, r, LEARNER_DOMAIN)
-        )
+        learner_seed = sub_root(root, r, LEARNER_DOMAIN)
         estimate, rule = _estimate(entry, x, learner_seed)
         selected = select_edges(estimate, rule, float(entry.get("cutoff", 0.2)))
         metrics = score_selection(selected, truth, entry["name"]).metrics()
