@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from spdgraph import __version__
+from spdgraph.cli import _simulate, _study
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser, _add_warmup_parser
 from spdgraph.cli._data import _add_draw_parser
 from spdgraph.cli._graph import _add_graph_parser
@@ -58,6 +59,8 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_score_parser,
     _add_graph_parser,
     _add_warmup_parser,
+    _simulate._add_simulate_parser,
+    _study._add_study_parser,
 ]
 
 

@@ -384,6 +384,8 @@ def test_the_core_cli_names_no_plugin_command(monkeypatch):
         "_add_score_parser",
         "_add_graph_parser",
         "_add_warmup_parser",
+        "_add_simulate_parser",
+        "_add_study_parser",
     ]
 
 
