@@ -70,6 +70,7 @@ def sample(
     chunks: int | None = None,
     portable: bool = False,
     progress: bool | None = None,
+    complete: bool = False,
     **method_options: Any,
 ) -> xr.DataArray:
     """Sample SPD matrices whose off-diagonal zeros are exactly the non-edges of a graph.
@@ -86,7 +87,8 @@ def sample(
         :func:`spdgraph.graphs.related_graphs`) gives one array with a leading
         ``group`` dimension: group ``k`` is sampled from its own seed stream
         and keeps its graph in the ``adjacency`` coordinate, dims ``("group",
-        "node", "node_2")``.
+        "node", "node_2")``; so a list of ``(u, v)`` pairs is no edge list (it
+        is refused saying so: pass ``networkx.Graph(edges)``).
         A DAG-capable method (``method="dag"``) takes a directed acyclic
         graph instead: a ``networkx.DiGraph``, a directed ``igraph.Graph``,
         ``spdgraph.DAG(path)`` (a graph file read as directed) or
@@ -159,6 +161,11 @@ def sample(
         estimated above 2 s. The bits do not depend on it. Lazy (``chunks``)
         work shows progress when computed, e.g. under
         ``dask.diagnostics.ProgressBar()`` or a distributed dashboard.
+    complete
+        Take a dense weighted array given as ``graph`` (no zero off its
+        diagonal, values other than 1, e.g. ``np.cov(X)``) as the complete
+        graph it encodes. By default such an array is refused with a
+        ``GraphError`` saying to threshold it: it is rarely meant as a graph.
     **method_options
         Options of the chosen method (e.g. ``residual_tolerance`` for
         ``"po"``); unknown names are an error.
@@ -219,6 +226,7 @@ def sample(
         portable=portable,
         progress=progress,
         method_options=method_options,
+        complete=complete,
     )
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
         from spdgraph.sampling._groups import sample_groups

@@ -45,6 +45,7 @@ class SampleCall:
     portable: object = False
     progress: object = None
     method_options: Mapping[str, Any] = field(default_factory=dict)
+    complete: object = False
 
 
 @dataclass(frozen=True)
