@@ -72,6 +72,7 @@ def sample(
     progress: bool | None = None,
     uncertified: str = "redraw",
     max_redraws: int = 20,
+    complete: bool = False,
     **method_options: Any,
 ) -> xr.DataArray:
     """Sample SPD matrices whose off-diagonal zeros are exactly the non-edges of a graph.
@@ -88,7 +89,8 @@ def sample(
         :func:`spdgraph.graphs.related_graphs`) gives one array with a leading
         ``group`` dimension: group ``k`` is sampled from its own seed stream
         and keeps its graph in the ``adjacency`` coordinate, dims ``("group",
-        "node", "node_2")``.
+        "node", "node_2")``; so a list of ``(u, v)`` pairs is no edge list (it
+        is refused saying so: pass ``networkx.Graph(edges)``).
         A DAG-capable method (``method="dag"``) takes a directed acyclic
         graph instead: a ``networkx.DiGraph``, a directed ``igraph.Graph``,
         ``spdgraph.DAG(path)`` (a graph file read as directed) or
@@ -174,6 +176,11 @@ def sample(
     max_redraws
         The redraws allowed per matrix before the graph is declared
         uncertifiable (a :class:`~spdgraph.errors.GeneratorOutputError`).
+    complete
+        Take a dense weighted array given as ``graph`` (no zero off its
+        diagonal, values other than 1, e.g. ``np.cov(X)``) as the complete
+        graph it encodes. By default such an array is refused with a
+        ``GraphError`` saying to threshold it: it is rarely meant as a graph.
     **method_options
         Options of the chosen method (e.g. ``residual_tolerance`` for
         ``"po"``); unknown names are an error.
@@ -236,6 +243,7 @@ def sample(
         uncertified=uncertified,
         max_redraws=max_redraws,
         method_options=method_options,
+        complete=complete,
     )
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
         from spdgraph.sampling._groups import sample_groups

@@ -74,7 +74,7 @@ def build_request(graph: object, call: SampleCall) -> SampleRequest:
         refuse_dag(
             graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag)
         )
-        graph_data = adapt_graph(found, gen.name)
+        graph_data = adapt_graph(found, gen.name, complete=call.complete)
     p = graph_data.adjacency.shape[0]
     if counted != p:  # no count (a backend without count_nodes), or a plugin
         memory.check(p)  # adapting a type differently: check right after adapting
