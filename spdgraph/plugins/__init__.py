@@ -16,7 +16,9 @@ from spdgraph.plugins._manager import (
     find_generator,
     generators,
     get_plugin_manager,
+    load_entry_points,
     mark_broken,
+    mark_skipped,
     reset_plugin_manager,
 )
 
@@ -28,6 +30,8 @@ __all__ = [
     "find_generator",
     "generators",
     "get_plugin_manager",
+    "load_entry_points",
     "mark_broken",
+    "mark_skipped",
     "reset_plugin_manager",
 ]

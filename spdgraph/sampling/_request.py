@@ -276,9 +276,12 @@ def _check_normalize(normalize: object) -> bool:
 def _check_factor(factor: object, p: int, size: int | None) -> tuple[np.ndarray, int, bool]:
     """Validate ``factor``; return it as (n, p, p) float64, n and whether a stack."""
     try:
-        f = np.asarray(factor, dtype=np.float64)
+        f = np.asarray(factor)
+        if f.dtype.kind not in "biuf":  # complex parts would be dropped, strings parsed
+            raise TypeError(f"dtype {f.dtype}")
+        f = f.astype(np.float64, copy=False)
     except (TypeError, ValueError) as exc:
-        raise FactorError("factor must be a real numeric array.") from exc
+        raise FactorError(f"factor must be a real numeric array, got {exc}.") from exc
     if f.ndim == 2:
         if size is not None:
             raise FactorError(
