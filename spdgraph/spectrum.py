@@ -84,9 +84,12 @@ def _as_target(value: object, name: str) -> float:
         raise InvalidOptionError(
             f"{name} must be a real number (or None for no control), got {value!r}."
         )
-    out = float(value)
+    try:
+        out = float(value)
+    except OverflowError:  # an int of 400 digits
+        out = math.inf
     if not math.isfinite(out):
-        raise InvalidOptionError(f"{name} must be finite, got {value!r}.")
+        raise InvalidOptionError(f"{name} must be finite, got {written(value)}.")
     return out
 
 

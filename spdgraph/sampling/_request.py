@@ -19,7 +19,7 @@ import numpy as np
 
 from spdgraph._kernels.numerics import canonical_kind
 from spdgraph._version import __version__
-from spdgraph.errors import FactorError, InvalidOptionError, written
+from spdgraph.errors import FactorError, InvalidOptionError, TooLargeError, written
 from spdgraph.plugins import find_generator, generators
 from spdgraph.plugins.options import check_options
 from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
@@ -263,7 +263,12 @@ def _check_size(size: object) -> int | None:
             f"got {written(size)}."
         )
     if size < 0:
-        raise InvalidOptionError(f"size must be non-negative, got {size}.")
+        raise InvalidOptionError(f"size must be non-negative, got {written(size)}.")
+    if int(size) > 2**53:  # decided on the integer: 10**400 never reaches float arithmetic
+        raise TooLargeError(
+            f"size = {written(size)} matrices is beyond any machine's memory; use a smaller "
+            "size (the memory guard says how many fit)."
+        )
     return int(size)
 
 
