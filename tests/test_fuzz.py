@@ -376,6 +376,10 @@ GUARD_CATALOGUE = [
     ("factor strings", lambda: spdgraph.sample(G, factor=np.full((3, 3), "1")), E.FactorError, 1),
     ("factor ragged", lambda: spdgraph.sample(G, factor=[[1.0], [1.0, 2.0]]), E.FactorError, 1),
     ("method int", lambda: spdgraph.sample(G, 3), E.UnknownMethodError, 1),
+    # paths (the file checks of issue 32 / h32-formats; long names and lone surrogates: theirs)
+    ("save NUL path", lambda: spdgraph.save(_saved_da(), "x\0y.nc"), E.FileError, 1),
+    ("save int path", lambda: spdgraph.save(_saved_da(), 3), E.FileError, 1),
+    ("open int path", lambda: spdgraph.open(3), E.FileError, 1),
     # labels: an int beyond 64 bits samples (as a Python int) but cannot be stored
     (
         "label 2**70 saved",
