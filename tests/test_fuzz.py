@@ -512,3 +512,9 @@ def test_band_wider_than_the_graph_on_the_command_line(tmp_path, capsys):
     assert main(["graph", "band", "--p", "10", "--bandwidth", str(10**12), "-o", str(out)]) == 0
     assert time.perf_counter() - start < 5
     assert spdgraph.read_graph(out).number_of_edges() == 45
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _kernels_loaded():
+    """Load the compiled kernels once (seconds under load): the bounds time refusals."""
+    spdgraph.sample(G, seed=0)
