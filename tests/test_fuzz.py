@@ -518,3 +518,18 @@ def test_band_wider_than_the_graph_on_the_command_line(tmp_path, capsys):
 def _kernels_loaded():
     """Load the compiled kernels once (seconds under load): the bounds time refusals."""
     spdgraph.sample(G, seed=0)
+
+
+@pytest.mark.parametrize("progress", [False, True])
+def test_dd_estimate_covers_the_batch_with_and_without_progress(progress, capsys):
+    """The estimate bounds the traced peak (the progress path once held the stack twice)."""
+    from spdgraph.sampling import estimate_need
+
+    g = nx.erdos_renyi_graph(150, 0.3, seed=1)
+    tracemalloc.start()
+    try:
+        spdgraph.sample(g, "dd", size=400, seed=0, progress=progress)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= estimate_need(g, "dd", size=400).bytes
