@@ -256,7 +256,10 @@ def check_unique_labels(labels: Sequence[Hashable]) -> None:
 
 def label_array(labels: Sequence[Hashable]) -> np.ndarray:
     """Labels as a 1-D coordinate array: int64, str, or object as a last resort."""
-    if all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in labels):
+    if all(
+        isinstance(x, numbers.Integral) and not isinstance(x, bool) and -(2**63) <= x < 2**63
+        for x in labels
+    ):  # beyond 64 bits (2**70): kept exactly as Python ints, in an object array
         return np.asarray(labels, dtype=np.int64)
     if all(isinstance(x, str) for x in labels):
         return np.asarray(labels, dtype=str)

@@ -23,6 +23,7 @@ from spdgraph.validation._lasso import (
     _Moments,
     kfold,
     lasso_path,
+    require_sklearn,
 )
 from spdgraph.validation._shrink import precision_to_pcor, shrink_pcor, standardize
 
@@ -97,6 +98,7 @@ def pls_coefficients(z: np.ndarray, y: np.ndarray, max_components: int) -> np.nd
     ``x_rotations_[:, :k] @ y_loadings_[:, :k].T`` (tested against separate
     fits in the test suite).
     """
+    require_sklearn("the pls learner")
     from sklearn.cross_decomposition import PLSRegression
 
     pls = PLSRegression(n_components=max_components, scale=False)
