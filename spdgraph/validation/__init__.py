@@ -33,9 +33,15 @@ from spdgraph.validation._glasso import (
     graphical_lasso,
     graphical_lasso_path,
 )
-from spdgraph.validation._glasso_select import GlassoSelection, glasso_penalties, select_glasso
+from spdgraph.validation._glasso_select import (
+    CRITERIA,
+    GlassoSelection,
+    glasso_penalties,
+    select_glasso,
+)
 from spdgraph.validation._learners import (
     BUILTIN_LEARNERS,
+    LEARNER_GRAPHS,
     SELECTION_RULES,
     coefficients_to_pcor,
     fit_learners,
@@ -58,6 +64,8 @@ from spdgraph.validation._tables import truth_for as truth_for  # for the CLI
 
 __all__ = [
     "BUILTIN_LEARNERS",
+    "CRITERIA",
+    "LEARNER_GRAPHS",
     "METRICS",
     "SELECTION_RULES",
     "GlassoFit",
