@@ -41,18 +41,18 @@ def _graph(family: str, p: int, seed: int):
     return hub(p, mode="bdgraph", seed=seed)
 
 
-def _case(args: tuple[int, int, str, int]) -> list[dict]:
+def _case(args: tuple[int, int, str, int, tuple[str, ...]]) -> list[dict]:
     import spdgraph
     from spdgraph.validation import draw_gaussian, score
 
-    p, ratio, family, rep = args
+    p, ratio, family, rep, criteria = args
     index = (FAMILIES.index(family) * 10 + rep) * 1000 + p * 7 + ratio
     seed = SEED0 + index
     g = _graph(family, p, seed)
     prec = spdgraph.sample(g, "po", seed=seed, kind="precision")
     x = draw_gaussian(prec.values, ratio * p, seed=seed + 1)
     rows = []
-    for criterion in CRITERIA:
+    for criterion in criteria:
         t0 = time.perf_counter()
         s = score(x, prec, "glasso", seed=seed + 2, criterion=criterion)
         m = s.metrics()
@@ -79,8 +79,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--from-csv", default=None, help="print the table of a CSV written before (no fits)"
     )
+    parser.add_argument(
+        "--reuse", default=None, help="a CSV of an earlier run: its (case, criterion) rows are kept"
+    )
     args = parser.parse_args(argv)
     cases = list(itertools.product(args.p, args.ratios, FAMILIES, range(args.reps)))
+    kept: list[dict] = []
+    if args.reuse:
+        import pandas as pd
+
+        kept = pd.read_csv(args.reuse).to_dict("records")
+    done = {(r["p"], r["ratio"], r["family"], r["rep"], r["criterion"]) for r in kept}
+    todo = [
+        (*case, tuple(c for c in CRITERIA if (*case, c) not in done)) for case in cases
+    ]
     t0 = time.perf_counter()
     if args.from_csv:
         import pandas as pd
@@ -88,10 +100,11 @@ def main(argv: list[str] | None = None) -> None:
         rows = pd.read_csv(args.from_csv).to_dict("records")
         args.p = sorted({int(r["p"]) for r in rows})
         cases = sorted({(r["p"], r["ratio"], r["family"], r["rep"]) for r in rows})
+        args.ratios = sorted({int(r["ratio"]) for r in rows})
     else:
-        rows = []
+        rows = [r for r in kept if (r["p"], r["ratio"], r["family"], r["rep"]) in set(cases)]
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            for part in pool.map(_case, cases):
+            for part in pool.map(_case, [t for t in todo if t[-1]]):
                 rows.extend(part)
                 if args.csv:  # written as cases finish: a long run can be read midway
                     import pandas as pd

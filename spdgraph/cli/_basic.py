@@ -49,14 +49,23 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _save_demo_picture(firsts: list[tuple[str, Any]], path: str) -> None:
-    """One heatmap of partial correlations per method, side by side, saved to ``path``."""
+def _demo_figure(firsts: list[tuple[str, Any]]) -> Any:
+    """One heatmap per method of the matrix whose zeros are the graph (the covariance)."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(firsts), figsize=(5.5 * len(firsts), 4.6), squeeze=False)
     for ax, (method, one) in zip(axes[0], firsts, strict=True):
         one.spd.plot(ax=ax)
-        ax.set_title(f"{method}: partial correlations")
+        what = ax.get_title()
+        ax.set_title(f"{method}: {what} (white: exact zeros, the non-edges)")
+    return fig
+
+
+def _save_demo_picture(firsts: list[tuple[str, Any]], path: str) -> None:
+    """The :func:`_demo_figure`, saved to ``path``."""
+    import matplotlib.pyplot as plt
+
+    fig = _demo_figure(firsts)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     print(f"picture: {path}")
@@ -74,7 +83,7 @@ def _add_demo_parser(sub: Any) -> None:
     demo.add_argument(
         "--plot",
         metavar="OUT.png",
-        help="also save each method's first matrix as a heatmap of partial correlations",
+        help="also save each method's first matrix as a heatmap (its zeros, the graph, white)",
     )
     demo.set_defaults(func=_cmd_demo)
 

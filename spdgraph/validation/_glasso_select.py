@@ -32,7 +32,7 @@ __all__ = ["CRITERIA", "GlassoSelection", "glasso_penalties", "select_glasso"]
 #: Penalty selection criteria of :func:`select_glasso`.
 CRITERIA = ("cv", "ebic", "stars")
 #: The learner ``"glasso"``'s default criterion (chosen by the table in docs/validation.md).
-GLASSO_CRITERION = "cv"
+GLASSO_CRITERION = "stars"
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def select_glasso(
     eps: float | None = None,
     gamma: float = 0.5,
     stars_rep: int = 20,
-    stars_beta: float = 0.1,
+    stars_beta: float = 0.05,
     penalize_diagonal: bool = True,
     kkt_tol: float = KKT_TOL,
     cv_kkt_tol: float = 1e-4,
@@ -189,8 +189,8 @@ def select_glasso(
     full = _Solver(s, bool(penalize_diagonal), max_iter, 2)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     if criterion == "stars":
-        scores, best = stars_instability(
-            x, grid, rep=stars_rep, beta=stars_beta, rng=rng,
+        grid, scores, best = stars_instability(
+            x, grid, own_top=rhos is None, rep=stars_rep, beta=stars_beta, rng=rng,
             penalize_diagonal=bool(penalize_diagonal), kkt_tol=cv_kkt_tol, max_iter=max_iter,
         )  # fmt: skip
         for rho in grid[:best]:

@@ -29,14 +29,21 @@ def stars_instability(
     x: np.ndarray,
     grid: np.ndarray,
     *,
+    own_top: bool,
     rep: int,
     beta: float,
     rng: np.random.Generator,
     penalize_diagonal: bool,
     kkt_tol: float,
     max_iter: int,
-) -> tuple[np.ndarray, int]:
-    """Monotone instability per penalty (``inf`` past the stopping point) and the chosen index."""
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The grid, its monotone instability (``inf`` past the stop) and the chosen index.
+
+    With ``own_top`` the grid is rescaled to start at the largest off-diagonal
+    ``|S_ij|`` over the subsamples (and the full data), where no subsample
+    selects anything: otherwise one strongly correlated pair can make the
+    first penalty unstable already and StARS would return the empty graph.
+    """
     from spdgraph.validation._glasso import _Solver
 
     if isinstance(rep, bool) or not isinstance(rep, (int, np.integer)) or rep < 2:
@@ -46,12 +53,16 @@ def stars_instability(
     n, p = x.shape
     b = stars_subsample_size(n)
     solvers = []
+    top = float(grid[0])
     for _ in range(int(rep)):
         rows = np.sort(rng.choice(n, size=b, replace=False))
         xs = x[rows] - x[rows].mean(axis=0)
         s = xs.T @ xs / b
         np.fill_diagonal(s, np.maximum(np.diag(s), 1e-12))
+        top = max(top, float(np.max(np.abs(s - np.diag(np.diag(s))))))
         solvers.append(_Solver(s, penalize_diagonal, max_iter, 2))
+    if own_top:
+        grid = grid * (top / float(grid[0]))
     iu = np.triu_indices(p, 1)
     inst = np.full(grid.size, np.inf)
     worst, best = 0.0, 0
@@ -65,4 +76,4 @@ def stars_instability(
         if worst > beta:
             break
         best = k
-    return inst, best
+    return grid, inst, best
