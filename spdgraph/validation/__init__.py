@@ -60,6 +60,7 @@ from spdgraph.validation._shrink import (
     standardize,
 )
 from spdgraph.validation._tables import score_table
+from spdgraph.validation._warmup import validation_warmup_steps
 from spdgraph.validation._tables import truth_for as truth_for  # for the CLI
 
 __all__ = [
@@ -103,4 +104,5 @@ __all__ = [
     "shrink_pcor",
     "shrinkage_intensity",
     "standardize",
+    "validation_warmup_steps",
 ]
