@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
         "--from-csv", default=None, help="print the table of a CSV written before (no fits)"
     )
     parser.add_argument(
-        "--reuse", default=None, help="a CSV of an earlier run: its (case, criterion) rows are kept"
+        "--reuse", default=None, help="CSV of an earlier run: its (case, criterion) rows are kept"
     )
     args = parser.parse_args(argv)
     cases = list(itertools.product(args.p, args.ratios, FAMILIES, range(args.reps)))

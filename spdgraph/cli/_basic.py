@@ -91,11 +91,27 @@ def _add_demo_parser(sub: Any) -> None:
 def _cmd_methods(args: argparse.Namespace) -> int:
     import spdgraph
 
-    for name, description in spdgraph.methods().items():
-        print(f"{name:<20} {description}")
+    from spdgraph.plugins import find_generator
+
+    table = spdgraph.methods()
+    width = max((len(name) for name in table), default=0) + 2  # survives long names
+    for name, description in table.items():
+        print(f"{name:<{width}}{description}")
+        spec, _plugin = find_generator(name)
+        options = ", ".join(f"{opt}={_default(o)}" for opt, o in spec.options.items())
+        notes = [f"options: {options}" if options else "no options"]
+        if spec.intended_kind:
+            notes.append(f"intended kind: {spec.intended_kind}")
+        if spec.portable:
+            notes.append("portable")
+        print(f"{'':<{width}}{'; '.join(notes)}")
     for plugin, reason in spdgraph.plugins.broken_plugins().items():
         print(f"broken plugin {plugin!r}: {reason}")
     return 0
+
+
+def _default(option: Any) -> str:
+    return repr(getattr(option, "default", option))
 
 
 def _add_methods_parser(sub: Any) -> None:

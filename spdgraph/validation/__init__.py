@@ -60,8 +60,8 @@ from spdgraph.validation._shrink import (
     standardize,
 )
 from spdgraph.validation._tables import score_table
-from spdgraph.validation._warmup import validation_warmup_steps
 from spdgraph.validation._tables import truth_for as truth_for  # for the CLI
+from spdgraph.validation._warmup import validation_warmup_steps
 
 __all__ = [
     "BUILTIN_LEARNERS",
