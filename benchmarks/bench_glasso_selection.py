@@ -90,9 +90,7 @@ def main(argv: list[str] | None = None) -> None:
 
         kept = pd.read_csv(args.reuse).to_dict("records")
     done = {(r["p"], r["ratio"], r["family"], r["rep"], r["criterion"]) for r in kept}
-    todo = [
-        (*case, tuple(c for c in CRITERIA if (*case, c) not in done)) for case in cases
-    ]
+    todo = [(*case, tuple(c for c in CRITERIA if (*case, c) not in done)) for case in cases]
     t0 = time.perf_counter()
     if args.from_csv:
         import pandas as pd

@@ -90,7 +90,6 @@ def _add_demo_parser(sub: Any) -> None:
 
 def _cmd_methods(args: argparse.Namespace) -> int:
     import spdgraph
-
     from spdgraph.plugins import find_generator
 
     table = spdgraph.methods()
