@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,7 @@ import numpy as np
 
 import spdgraph
 from spdgraph.errors import InvalidOptionError
+from spdgraph.validation._curves import confusion, edge_metrics
 from spdgraph.validation._glasso_select import GLASSO_CRITERION
 from spdgraph.validation._kind import check_graph_of, refuse_matrix_data, truth_graph_of
 from spdgraph.validation._learners import LEARNER_GRAPHS, SELECTION_RULES, fit_learners
@@ -314,16 +314,15 @@ def _learner_graph(learner: object, graph_of: str | None) -> tuple[str, str]:
 def score_selection(
     selected: np.ndarray, truth: np.ndarray, learner: str = "", graph_of: str = "precision"
 ) -> Score:
-    """TPR, TDR and counts of a symmetric boolean selection against a true adjacency."""
-    iu = np.triu_indices(truth.shape[0], 1)
-    sel, tru = selected[iu], truth[iu]
-    n_sel, n_true = int(sel.sum()), int(tru.sum())
-    tp = int(np.sum(sel & tru))
+    """TPR, TDR and counts of a symmetric boolean selection against a true adjacency
+    (:func:`~spdgraph.validation.confusion` and :func:`~spdgraph.validation.edge_metrics`)."""
+    tp, fp, fn, _ = counts = confusion(selected, truth)
+    metrics = edge_metrics(*counts)
     return Score(
-        tpr=tp / n_true if n_true else math.nan,
-        tdr=tp / n_sel if n_sel else math.nan,
-        n_selected=n_sel,
-        n_true=n_true,
+        tpr=metrics["tpr"],
+        tdr=metrics["tdr"],
+        n_selected=tp + fp,
+        n_true=tp + fn,
         true_positives=tp,
         selected=selected,
         learner=learner,
