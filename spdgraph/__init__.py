@@ -25,12 +25,13 @@ from spdgraph.errors import (
     PluginWarning,
     SpdgraphError,
     TooLargeError,
+    UncertifiedMatrixError,
     UnknownMethodError,
     UnknownOptionError,
 )
 from spdgraph.io import FileFormat, read_graph, save
 from spdgraph.io import open as open  # public, but not in __all__ (see below)
-from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
+from spdgraph.plugins import GraphBackend, get_plugin_manager, reset_plugin_manager
 from spdgraph.plugins.hookspecs import hookimpl, hookspec
 from spdgraph.plugins.options import OptionSpec
 from spdgraph.plugins.types import (
@@ -42,6 +43,7 @@ from spdgraph.plugins.types import (
     WarmupStep,
 )
 from spdgraph.sampling import adapt_graph, methods, sample, warmup
+from spdgraph.simulation import simulate
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
@@ -54,6 +56,7 @@ __all__ = [
     "Generator",
     "GeneratorOutputError",
     "GeneratorSpec",
+    "GraphBackend",
     "GraphData",
     "GraphError",
     "GraphTypeError",
@@ -66,6 +69,7 @@ __all__ = [
     "PluginWarning",
     "SpdgraphError",
     "TooLargeError",
+    "UncertifiedMatrixError",
     "UnknownMethodError",
     "UnknownOptionError",
     "WarmupStep",
@@ -81,6 +85,7 @@ __all__ = [
     "reset_plugin_manager",
     "sample",
     "save",
+    "simulate",
     "spectrum",
     "warmup",
 ]

@@ -6,13 +6,14 @@ format found through the format table), :class:`FileFormat` and
 ``spdgraph_file_formats`` hook; the built-in netCDF, Zarr and CSV formats are
 the plugin modules ``_netcdf``, ``_zarr`` and ``_tables``), :func:`save_csv`
 (tidy tables, read back by :func:`read_tables`), :func:`read_graph`
-(``_graph_files``: edge lists, CSV, GraphML, GML, ``.npy``).
+(``_graph_files``: edge lists, CSV, GraphML, GML, ``.npy``, ``.npz``).
 
 Interface for the rest of the package and the command line: ``write_array``
 (``save`` with a hook that computes a dask write, for progress bars and
 clients), ``read_array`` (``open``, optionally leaving the values on disk),
 ``format_for_reading`` / ``format_for_writing`` (which format a path is),
-``check_writable`` (refuse an output path before any work), ``write_table``
+``check_writable`` (refuse an output path before any work), ``count_graph_file`` (a
+graph file's node count from its header, for the memory guard), ``write_table``
 (one tidy CSV table), ``netcdf_engine``, and the atomic-write helpers
 ``atomic_path`` (write anything to a temporary renamed into place),
 ``writes_abandoned`` / ``exit_now`` (an interrupted write still ending).
@@ -34,7 +35,7 @@ from spdgraph.io._format import (
     format_for_reading,
     format_for_writing,
 )
-from spdgraph.io._graph_files import read_graph
+from spdgraph.io._graph_files import count_graph_file, read_graph
 from spdgraph.io._netcdf import netcdf_engine
 from spdgraph.io._tables import read_tables, save_csv, write_table
 
@@ -43,6 +44,7 @@ __all__ = [
     "as_path",
     "atomic_path",
     "check_writable",
+    "count_graph_file",
     "describe_formats",
     "exit_now",
     "file_formats",

@@ -52,7 +52,7 @@ def standard_normal_entries(rng: np.random.Generator, shape: tuple[int, ...]) ->
 
 @dataclass(frozen=True)
 class GraphData:
-    """Canonical form of an undirected graph, as returned by adapters.
+    """Canonical form of a graph, as a graph backend's ``to_graph`` returns it.
 
     Parameters
     ----------
@@ -62,16 +62,20 @@ class GraphData:
     labels
         The ``p`` node labels, in the order of the rows of ``adjacency``.
     directed
-        For a directed acyclic graph (what ``spdgraph_adapt_dag`` returns):
+        For a directed graph (a backend's ``to_graph`` of a directed type):
         the boolean ``(p, p)`` array with ``directed[i, j]`` True for the edge
-        ``i -> j``; then ``adjacency`` is its skeleton as returned by an
-        adapter, and the zero pattern of the matrices once the core has
+        ``i -> j``; then ``adjacency`` is its skeleton as returned by the
+        backend, and the zero pattern of the matrices once the core has
         adapted it for a ``kind``. None for an undirected graph.
+    attrs
+        Graph attributes a backend's ``from_graph`` stores where its type has
+        room (``{"kind": "precision"}`` from ``da.spd.graph``); empty by default.
     """
 
     adjacency: np.ndarray
     labels: Sequence[Hashable]
     directed: np.ndarray | None = None
+    attrs: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,8 @@ class DAG:
     Parameters
     ----------
     graph
-        A directed graph object some ``spdgraph_adapt_dag`` adapter recognises.
+        A directed graph object, an adjacency array or a graph file path that a graph
+        backend (:class:`spdgraph.GraphBackend`) recognises.
 
     Examples
     --------
@@ -182,8 +187,8 @@ class GeneratorSpec:
         batch size. When absent, the core calls ``function`` once per matrix.
     accepts_dag
         Whether the generator takes a directed acyclic graph instead of an
-        undirected one. The core then adapts the graph with the
-        ``spdgraph_adapt_dag`` hook and passes ``dag=`` (the boolean
+        undirected one. The core then takes the directed graph a backend
+        reads (``GraphData.directed``) and passes ``dag=`` (the boolean
         ``directed`` array, ``dag[i, j]`` for ``i -> j``) and ``kind=``
         (``"covariance"`` or ``"precision"``) to the generator; the
         ``adjacency`` it gets, and that its matrices are checked against, is
