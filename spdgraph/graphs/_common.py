@@ -100,11 +100,17 @@ def check_graph_memory(
             low = mid
         else:
             high = mid - 1
+    graph_gib = (need - per_pair * p * (p - 1) / 2) / 2**30
+    what = f"a networkx graph of {p:,} nodes and about {int(edges):,} edges: {graph_gib:,.1f} GiB"
+    if pairs:  # name the real cost: the draw over every node pair, not the graph
+        what = (
+            f"the draw over all {p * (p - 1) // 2:,} node pairs at {per_pair:.0f} bytes each: "
+            f"{per_pair * p * (p - 1) / 2 / 2**30:,.1f} GiB, plus {what}"
+        )
     raise TooLargeError(
         f"graph family {family!r} with p={p:,} needs about {need / 2**30:,.1f} GiB to build "
-        f"(a networkx graph of {p:,} nodes and about {int(edges):,} edges) but only "
-        f"{available / 2**30:,.1f} GiB is available; use fewer nodes (at most about "
-        f"{low:,} here)."
+        f"({what}) but only {available / 2**30:,.1f} GiB is available; use fewer nodes (at "
+        f"most about {low:,} here)."
     )
 
 

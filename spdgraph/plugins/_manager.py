@@ -332,8 +332,9 @@ def _check_generator(
 def find_generator(method: object) -> tuple[GeneratorSpec, str]:
     """The registered generator called ``method`` and the name of its plugin.
 
-    Raises :class:`~spdgraph.errors.UnknownMethodError` listing the known
-    methods when there is none.
+    Names are case-insensitive (``"PO"`` finds ``"po"``). Raises
+    :class:`~spdgraph.errors.UnknownMethodError` listing the known methods,
+    with a "did you mean" for a near miss, when there is none.
     """
     table = generators()
     if not isinstance(method, str):
@@ -342,10 +343,17 @@ def find_generator(method: object) -> tuple[GeneratorSpec, str]:
             f"known methods: {', '.join(sorted(table))}."
         )
     if method not in table:
+        folded = {name.casefold(): name for name in table}
+        if method.casefold() in folded:  # method names are case-insensitive ("PO" is "po")
+            return table[folded[method.casefold()]]
+        import difflib
+
+        near = difflib.get_close_matches(method.casefold(), list(folded), n=1, cutoff=0.5)
+        hint = f" Did you mean {folded[near[0]]!r}?" if near else ""
         skipped = {**_load_failures, **_broken}
         broken = "".join(f"; plugin {name!r} was skipped: {why}" for name, why in skipped.items())
         raise UnknownMethodError(
-            f"unknown method {method!r}; known methods: {', '.join(sorted(table))} "
+            f"unknown method {method!r};{hint} known methods: {', '.join(sorted(table))} "
             f"(plugins add more; see spdgraph.methods()){broken}."
         )
     return table[method]

@@ -253,6 +253,7 @@ def spdgraph_register_generators() -> list[spdgraph.Generator]:
             "rgwish; algorithm='chordal' exact on decomposable graphs); for the draw itself "
             "call with kind='precision', normalize=False",
             options=dict(OPTIONS),
+            intended_kind="precision",  # a draw of the precision K ~ W_G(b, D)
             # K0, Sigma, W, K, D^-1 and the solves' identities (fitted to the measured
             # peak: benchmarks/bench_memory_guard.py in spdgraph's repository)
             work_per_matrix=0.4,
