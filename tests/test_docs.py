@@ -63,7 +63,7 @@ def _guide_sections() -> dict[str, str]:
 
 def test_hookspecs_are_found():
     assert HOOKS, "no hook specifications found in spdgraph.plugins.hookspecs"
-    assert {"spdgraph_adapt_graph", "spdgraph_register_generators"} <= set(HOOKS)
+    assert {"spdgraph_graph_backends", "spdgraph_register_generators"} <= set(HOOKS)
 
 
 @pytest.mark.parametrize("hook", HOOKS)

@@ -41,7 +41,7 @@ from spdgraph._kernels.numerics import (
     partial_correlation,
     unit_diagonal,
 )
-from spdgraph.accessor._draw import DRAW_STREAM_DOMAIN, draw_data
+from spdgraph.accessor._draw import draw_data
 from spdgraph.accessor._layout import MATRIX_DIMS, SpdArrayView
 from spdgraph.accessor._plot import PlotMixin
 from spdgraph.errors import MatrixError
@@ -50,7 +50,7 @@ from spdgraph.seeds import SeedLike
 if TYPE_CHECKING:  # pragma: no cover
     pass
 
-__all__ = ["DRAW_STREAM_DOMAIN", "SpdAccessor"]
+__all__ = ["SpdAccessor"]
 
 
 def _plain_label(label: Any) -> Any:
@@ -268,11 +268,14 @@ class SpdAccessor(PlotMixin, SpdArrayView):
     def graph(self, backend: str = "networkx") -> Any:
         """The true graph with the original node labels, in the graph library you use.
 
-        ``backend``: ``"networkx"`` (default, a :class:`networkx.Graph`),
+        ``backend`` names a registered graph backend (:class:`spdgraph.GraphBackend`,
+        plugins' included): ``"networkx"`` (default, a :class:`networkx.Graph`),
         ``"igraph"``, ``"rustworkx"`` (``PyGraph``, labels as node payloads),
-        ``"networkit"`` (str or int labels in the node attribute ``name``) or
-        ``"scipy"`` (a ``csr_array`` in the array's node order). Nodes come in the array's node
-        order; the kind (covariance or concentration graph) is kept where the type
+        ``"networkit"`` (str or int labels in the node attribute ``name``),
+        ``"scipy"`` (a ``csr_array`` in the array's node order), ``"sparse"``
+        (PyData ``COO``), ``"numpy"`` (boolean array), ``"pandas"`` and
+        ``"xarray"`` (labelled adjacency). Nodes come in the array's node order;
+        the kind (covariance or concentration graph) is kept where the type
         has graph attributes. An array with a ``group`` dim gives a dict
         ``{group label: graph}``, one graph per related graph. See docs/graphs.md.
 

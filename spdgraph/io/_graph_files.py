@@ -1,4 +1,4 @@
-"""Graph files: edge lists, GraphML, GML and adjacency matrices (``.npy``, ``.csv``).
+"""Graph files: edge lists, GraphML, GML and adjacency matrices (``.npy``, ``.npz``, ``.csv``).
 
 :func:`read_graph` (public as ``spdgraph.read_graph`` and ``spdgraph.io.read_graph``)
 is what the command line and the built-in path adapter read graph files with.
@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import numpy as np
 
 from spdgraph.errors import FileError
 
-__all__ = ["read_graph"]
+__all__ = ["count_graph_file", "read_graph"]
 
 
 def _parse_token(token: str) -> int | str:
@@ -31,11 +33,8 @@ def _is_number(token: str) -> bool:
     return True
 
 
-def _read_edge_list(path: Path, directed: bool = False) -> Any:
-    import networkx as nx
-
-    nodes: dict[str, None] = {}
-    edges: list[tuple[str, str]] = []
+def _edge_lines(path: Path) -> Iterator[list[str]]:
+    """The tokens of each edge-list line (``u``, ``u v`` or ``u v weight``), comments skipped."""
     with open(path, encoding="utf-8") as fh:
         for lineno, raw in enumerate(fh, 1):
             line = raw.split("#", 1)[0].strip()
@@ -50,10 +49,19 @@ def _read_edge_list(path: Path, directed: bool = False) -> Any:
                     "line is 'u v' or 'u v weight' with a numeric weight (ignored), or a "
                     "single node."
                 )
-            nodes.setdefault(tokens[0])
-            if len(tokens) >= 2:
-                nodes.setdefault(tokens[1])
-                edges.append((tokens[0], tokens[1]))
+            yield tokens
+
+
+def _read_edge_list(path: Path, directed: bool = False) -> Any:
+    import networkx as nx
+
+    nodes: dict[str, None] = {}
+    edges: list[tuple[str, str]] = []
+    for tokens in _edge_lines(path):
+        nodes.setdefault(tokens[0])
+        if len(tokens) >= 2:
+            nodes.setdefault(tokens[1])
+            edges.append((tokens[0], tokens[1]))
     if not nodes:
         raise FileError(
             f"{path}: no nodes found; an edge list has one edge 'u v' per line (a line with "
@@ -93,14 +101,117 @@ def _read_csv(path: Path) -> Any:
     return frame
 
 
+def _read_npz(path: Path) -> Any:
+    """A ``scipy.sparse.save_npz`` file, or an ``np.savez`` of one array (or ``adjacency``)."""
+    with np.load(path, allow_pickle=False) as archive:
+        names = list(archive.files)
+        if {"format", "shape"} <= set(names):
+            import scipy.sparse
+
+            return scipy.sparse.load_npz(path)
+        if len(names) == 1 or "adjacency" in names:
+            return archive[names[0] if len(names) == 1 else "adjacency"]
+    raise FileError(
+        f"{path} holds the arrays {names}; a graph .npz holds one adjacency array (or one "
+        "named 'adjacency'), or a scipy.sparse matrix saved with scipy.sparse.save_npz."
+    )
+
+
+def _npy_shape(fh: Any) -> tuple[int, ...]:
+    """The shape an ``.npy`` header announces, read without loading the data."""
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        shape = np.lib.format.read_array_header_1_0(fh)[0]
+    elif version == (2, 0):
+        shape = np.lib.format.read_array_header_2_0(fh)[0]
+    else:
+        raise ValueError(f"npy format version {version}")
+    return tuple(int(x) for x in shape)
+
+
+def _npz_shape(path: Path) -> tuple[int, ...]:
+    """The shape of the adjacency in a ``.npz`` (see :func:`_read_npz`), data not loaded."""
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        if {"format.npy", "shape.npy"} <= set(names):  # scipy.sparse.save_npz
+            with archive.open("shape.npy") as fh:
+                return tuple(int(x) for x in np.lib.format.read_array(fh, allow_pickle=False))
+        name = names[0] if len(names) == 1 else "adjacency.npy"
+        with archive.open(name) as fh:
+            return _npy_shape(fh)
+
+
+def _count_edge_list(path: Path) -> int:
+    """The distinct names in the first two fields of each line (read_graph checks the rest)."""
+    separators = str.maketrans(",;", "  ")
+    nodes: set[str] = set()
+    with open(path, encoding="utf-8") as fh:
+        for raw in fh:
+            line = raw.split("#", 1)[0] if "#" in raw else raw
+            nodes.update(line.translate(separators).split()[:2])
+    return len(nodes)
+
+
+def _count_graphml(path: Path) -> int:
+    count = 0
+    for _, element in ElementTree.iterparse(path, events=("end",)):
+        if element.tag.rpartition("}")[2] == "node":
+            count += 1
+        element.clear()
+    return count
+
+
+def count_graph_file(path: str | os.PathLike[str]) -> int | None:
+    """The node count of a graph file, from its header or a streaming pass, no ``p x p`` array.
+
+    ``.npy``/``.npz``: the shape in the header (the data is not read);
+    ``.csv``: the fields of the first row; GraphML: its ``node`` elements;
+    an edge list: its distinct node names (one pass, memory in the nodes).
+    None for GML or a file that cannot be read (:func:`read_graph` says why).
+    What the memory guard counts before anything is allocated.
+
+    Examples
+    --------
+    >>> import io, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "huge.npy"
+    ...     with open(path, "wb") as fh:  # a header claiming 10^7 x 10^7, no data
+    ...         np.lib.format.write_array_header_1_0(
+    ...             fh, {"descr": "|b1", "fortran_order": False, "shape": (10**7, 10**7)})
+    ...     count_graph_file(path)
+    10000000
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".npy", ".npz"):
+            if suffix == ".npy":
+                with open(path, "rb") as fh:
+                    shape = _npy_shape(fh)
+            else:
+                shape = _npz_shape(path)
+            return shape[0] if len(shape) == 2 else None
+        if suffix == ".csv":
+            with open(path, encoding="utf-8") as fh:
+                tokens = [t.strip() for t in fh.readline().strip().split(",")]
+            return len(tokens) - (tokens[0] == "")
+        if suffix == ".graphml":
+            return _count_graphml(path)
+        if suffix == ".gml":
+            return None
+        return _count_edge_list(path)
+    except (OSError, ValueError, KeyError, SyntaxError, zipfile.BadZipFile, FileError):
+        return None  # unreadable: read_graph reports it
+
+
 def _read_directed(path: Path, suffix: str) -> Any:
     """A directed reading of an edge list or adjacency file."""
     import networkx as nx
 
     from spdgraph.plugins.types import DAG
 
-    if suffix == ".npy":
-        return DAG(np.load(path, allow_pickle=False))
+    if suffix in (".npy", ".npz"):
+        return DAG(np.load(path, allow_pickle=False) if suffix == ".npy" else _read_npz(path))
     if suffix == ".csv":
         content = _read_csv(path)
         if isinstance(content, np.ndarray):
@@ -113,6 +224,7 @@ def read_graph(path: str | os.PathLike[str], *, directed: bool = False) -> Any:
     r"""Read a graph file: what ``spdgraph sample GRAPH`` and ``spdgraph.sample(path)`` read.
 
     By suffix: ``.graphml``; ``.gml``; ``.npy`` (square adjacency array);
+    ``.npz`` (one adjacency array, or a ``scipy.sparse.save_npz`` matrix);
     ``.csv`` (square adjacency, optionally with node labels as a header row
     and first column); anything else is an edge list (one ``u v`` pair per
     line, whitespace or comma separated, extra columns ignored, ``#``
@@ -133,8 +245,8 @@ def read_graph(path: str | os.PathLike[str], *, directed: bool = False) -> Any:
 
     Returns
     -------
-    networkx.Graph, numpy.ndarray or pandas.DataFrame
-        A graph object every built-in adapter accepts (``spdgraph.adapt_graph``);
+    networkx.Graph, numpy.ndarray, scipy.sparse matrix or pandas.DataFrame
+        A graph object a built-in graph backend reads (``spdgraph.adapt_graph``);
         with ``directed=True`` a ``networkx.DiGraph`` or a ``spdgraph.DAG``.
 
     Raises
@@ -173,6 +285,8 @@ def read_graph(path: str | os.PathLike[str], *, directed: bool = False) -> Any:
                 return nx.read_gml(path, label="id")
         if suffix == ".npy":
             return np.load(path, allow_pickle=False)
+        if suffix == ".npz":
+            return _read_npz(path)
         if suffix == ".csv":
             return _read_csv(path)
         return _read_edge_list(path)

@@ -2,10 +2,11 @@
 
 Public (through :mod:`spdgraph`): ``get_plugin_manager``, ``reset_plugin_manager``,
 ``hookimpl``/``hookspec``, ``Generator`` (alias of ``GeneratorSpec``), ``OptionSpec``,
-``GraphData``, ``DAG``. Internal interface: ``find_generator`` and ``generators``
-(the cached generator table), ``DEFAULT_PLUGINS`` (the built-in adapters and
-generators under :mod:`spdgraph.plugins.builtin`, registered exactly as third-party
-plugins are), ``check_options`` (:mod:`~spdgraph.plugins.options`).
+``GraphData``, ``DAG``, ``GraphBackend``. Internal interface: ``find_generator`` and
+``generators`` (the cached generator table), ``graph_backends``, ``graph_backend`` and
+``find_backend`` (the cached graph backend table), ``DEFAULT_PLUGINS`` (the built-in
+graph backends and generators under :mod:`spdgraph.plugins.builtin`, registered
+exactly as third-party plugins are), ``check_options`` (:mod:`~spdgraph.plugins.options`).
 """
 
 from spdgraph.plugins._manager import (
@@ -19,15 +20,20 @@ from spdgraph.plugins._manager import (
     mark_broken,
     reset_plugin_manager,
 )
+from spdgraph.plugins.backends import GraphBackend as GraphBackend  # spdgraph.GraphBackend
+from spdgraph.plugins.backends import find_backend, graph_backend, graph_backends
 
 __all__ = [
     "AUTOLOAD_ENV",
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
     "broken_plugins",
+    "find_backend",
     "find_generator",
     "generators",
     "get_plugin_manager",
+    "graph_backend",
+    "graph_backends",
     "mark_broken",
     "reset_plugin_manager",
 ]

@@ -1,7 +1,7 @@
 """The plugin manager: built-in plugins first, then the ``spdgraph`` entry points.
 
-The manager is built on first use and cached. Built-in adapters and
-generators are registered from :data:`DEFAULT_PLUGINS` exactly as third-party
+The manager is built on first use and cached. Built-in graph backends
+and generators are registered from :data:`DEFAULT_PLUGINS` exactly as third-party
 plugins are; then, unless the environment variable
 ``SPDGRAPH_DISABLE_PLUGIN_AUTOLOAD`` is set to a non-empty value, every entry
 point of group ``spdgraph`` is loaded.
@@ -55,6 +55,9 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph.plugins._builtin.gen_uniform",
     "spdgraph.plugins._builtin.gen_dag",
     "spdgraph.plugins._builtin.gen_huge",
+    "spdgraph.io._netcdf",
+    "spdgraph.io._zarr",
+    "spdgraph.io._tables",
 )
 
 #: Entry point group searched for third-party plugins.
@@ -173,7 +176,7 @@ def broken_plugins() -> dict[str, str]:
     A plugin whose ``spdgraph_register_generators`` raises, returns something
     that is not a :class:`~spdgraph.GeneratorSpec`, declares an option its own
     declaration refuses (or whose check raises), reuses a registered name, or
-    whose adapter raises an error that is not spdgraph's, is skipped with one
+    whose graph backend raises an error that is not spdgraph's, is skipped with one
     warning naming it; built-in methods and other plugins keep working.
     """
     generators()  # registration faults are found when the table is built

@@ -1,70 +1,133 @@
 """Graph adaptation: any graph object to canonical adjacency plus node labels.
 
-The ``spdgraph_adapt_graph`` hook finds the adapter; this module validates
-what it returns and turns labels into a coordinate array.
+The registered graph backends (:class:`spdgraph.GraphBackend`, hook
+``spdgraph_graph_backends``) are asked once which one recognises the object
+(:func:`recognise`); that backend alone counts its nodes for the memory guard
+and reads it. This module checks what it returns and turns labels into a
+coordinate array; :mod:`spdgraph.sampling._adapt_dag` does the same for DAGs.
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Hashable, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from spdgraph.errors import GraphError, GraphTypeError, PluginError, SpdgraphError
-from spdgraph.plugins import broken_plugins as broken_plugins_now
-from spdgraph.plugins import get_plugin_manager, mark_broken
+from spdgraph.errors import GraphError, GraphTypeError
+from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
 from spdgraph.plugins.types import GraphData
 
-__all__ = ["adapt_graph", "count_nodes", "label_array"]
+__all__ = [
+    "Recognised",
+    "adapt_graph",
+    "check_adapted_matrix",
+    "check_unique_labels",
+    "count_nodes",
+    "label_array",
+    "recognise",
+]
+
+#: What the built-in backends take, for the message when none recognises an object.
+KNOWN = (
+    "a networkx, igraph, rustworkx or NetworKit graph, a square numpy/scipy.sparse/PyData "
+    "sparse adjacency matrix, an adjacency pandas.DataFrame or xarray.DataArray, the path "
+    "of a graph file"
+)
 
 
-def call_adapters(hook: str, graph: object) -> Any:
-    """The first non-None answer of ``hook``'s implementations (pluggy's order), each alone.
+@dataclass(frozen=True)
+class Recognised:
+    """A graph object and the one backend that recognised it (asked once per object).
 
-    An implementation raising an error that is not spdgraph's (a bug in an
-    adapter plugin) marks its plugin broken with one warning and is skipped, so
-    the other adapters still see the graph; when none of them takes it, the
-    faulty plugin's error is raised as a :class:`~spdgraph.errors.PluginError`
-    naming it, the original chained.
+    ``obj`` is what the backend recognised: the object given, or the graph
+    inside a :class:`spdgraph.DAG` that no backend recognised as such.
     """
-    impls = getattr(get_plugin_manager().hook, hook).get_hookimpls()
-    failure: PluginError | None = None
-    for impl in reversed(impls):  # pluggy calls the last registered first
-        if impl.plugin_name in broken_plugins_now():
-            continue
-        try:
-            result = impl.function(graph=graph)
-        except SpdgraphError:
-            raise  # a deliberate refusal (a directed graph, a bad array, ...)
-        except Exception as exc:
-            mark_broken(impl.plugin_name, f"its {hook} raised {type(exc).__name__}: {exc}")
-            failure = failure or PluginError(
-                f"the graph adapter of plugin {impl.plugin_name!r} raised "
-                f"{type(exc).__name__}: {exc}"
+
+    backend: GraphBackend
+    plugin: str
+    obj: object
+
+    def count_nodes(self) -> int | None:
+        """The backend's node count (None without one), checked to be a count."""
+        if self.backend.count_nodes is None:
+            return None
+        count = call_backend(self.backend, self.plugin, "count_nodes", self.obj)
+        if count is None:
+            return None
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
+            raise GraphTypeError(
+                f"the count_nodes of graph backend {self.backend.name!r} (plugin "
+                f"{self.plugin!r}) returned {count!r}, not a node count; it must return a "
+                "non-negative int or None."
             )
-            failure.__cause__ = failure.__cause__ or exc
-            continue
-        if result is not None:
-            return result
-    if failure is not None:
-        raise failure
-    return None
+        return int(count)
+
+    def to_graph(self) -> GraphData:
+        """The backend's GraphData, its shapes and labels checked (undirected or directed)."""
+        result = call_backend(self.backend, self.plugin, "to_graph", self.obj)
+        what = f"graph backend {self.backend.name!r} (plugin {self.plugin!r})"
+        if not isinstance(result, GraphData):
+            raise GraphTypeError(
+                f"{what} returned {type(result).__name__} from to_graph instead of "
+                "spdgraph.GraphData."
+            )
+        matrix = result.adjacency if result.directed is None else result.directed
+        p = check_adapted_matrix(np.asarray(matrix), f"{what} returned an adjacency")
+        labels = list(result.labels)
+        if len(labels) != p:
+            raise GraphError(f"{what} returned {len(labels)} labels for {p} nodes.")
+        check_unique_labels(labels)
+        return result
 
 
-def adapt_graph(graph: object) -> GraphData:
+def recognise(graph: object, dag_method: str | None = None) -> Recognised:
+    """The backend that recognises ``graph``, asked once; a GraphTypeError when none does.
+
+    ``dag_method`` names a DAG-capable method the graph is for (the message
+    then says which directed inputs it takes).
+    """
+    if isinstance(graph, Recognised):
+        return graph
+    found = find_backend(graph)
+    if found is None:
+        given = f"{type(graph).__module__}.{type(graph).__qualname__}"
+        if dag_method is not None:
+            raise GraphTypeError(needs_dag(dag_method, given))
+        raise GraphTypeError(
+            f"no graph backend recognises a graph of type {given}; pass {KNOWN}, or "
+            "install/register a graph backend plugin for this type (spdgraph.GraphBackend)."
+        )
+    return Recognised(*found)
+
+
+def needs_dag(method: str, given: str) -> str:
+    """The message for a DAG-capable method given something that is not directed."""
+    return (
+        f"method {method!r} needs a directed acyclic graph: a networkx.DiGraph, a directed "
+        "igraph.Graph or NetworKit graph, a rustworkx.PyDiGraph, spdgraph.DAG(path) for a "
+        "graph file read as directed, or spdgraph.DAG(array) for an adjacency array (numpy, "
+        f"scipy.sparse or PyData sparse; array[i, j] != 0 for an edge i -> j); got {given}. "
+        "An undirected graph has no direction to follow: orient its edges first."
+    )
+
+
+def adapt_graph(graph: object, method: str | None = None) -> GraphData:
     """Turn any supported graph object into canonical adjacency plus labels.
 
-    Dispatches to the ``spdgraph_adapt_graph`` hook (built-in adapters handle
-    networkx, igraph, rustworkx, NetworKit, numpy, scipy.sparse, PyData sparse,
-    pandas and xarray inputs) and
-    validates the result.
+    Asks the registered graph backends (:class:`spdgraph.GraphBackend`: the
+    built-in ones read networkx, igraph, rustworkx, NetworKit, numpy,
+    scipy.sparse, PyData sparse, pandas and xarray objects and graph files)
+    which one recognises the object, reads it with that one and validates the
+    result.
 
     Parameters
     ----------
     graph
-        A graph object some registered adapter recognises.
+        A graph object some registered backend recognises.
+    method
+        The method the graph is for, named in the refusal of a directed graph.
 
     Returns
     -------
@@ -74,7 +137,7 @@ def adapt_graph(graph: object) -> GraphData:
     Raises
     ------
     GraphTypeError
-        No adapter recognises the object.
+        No backend recognises the object.
     GraphError
         The object is recognised but invalid (directed, parallel edges, ...).
 
@@ -86,35 +149,38 @@ def adapt_graph(graph: object) -> GraphData:
     >>> g.labels, g.adjacency.sum()
     (['a', 'b', 'c'], np.int64(4))
     """
-    result = call_adapters("spdgraph_adapt_graph", graph)
-    if result is None:
-        raise GraphTypeError(
-            f"no adapter recognises a graph of type {type(graph).__module__}."
-            f"{type(graph).__qualname__}; pass a networkx, igraph, rustworkx or NetworKit "
-            "graph, a square numpy/scipy.sparse/PyData sparse adjacency matrix, an adjacency "
-            "pandas.DataFrame, or install/register an adapter plugin for this type."
-        )
-    if not isinstance(result, GraphData):
-        raise GraphTypeError(
-            f"a graph adapter returned {type(result).__name__} instead of spdgraph.GraphData."
-        )
+    found = recognise(graph)
+    result = found.to_graph()
+    if result.directed is not None:
+        raise GraphError(_directed_refusal(found, method))
     adjacency = np.asarray(result.adjacency)
-    p = check_adapted_matrix(adjacency, "a graph adapter returned an adjacency")
     if adjacency.diagonal().any() or not np.array_equal(adjacency, adjacency.T):
-        raise GraphError("a graph adapter returned a non-symmetric adjacency or self-loops.")
-    labels = list(result.labels)
-    if len(labels) != p:
-        raise GraphError(f"a graph adapter returned {len(labels)} labels for {p} nodes.")
-    _check_unique(labels)
-    return GraphData(adjacency=adjacency, labels=labels)
+        raise GraphError(
+            f"graph backend {found.backend.name!r} (plugin {found.plugin!r}) returned a "
+            "non-symmetric adjacency or self-loops."
+        )
+    return GraphData(adjacency=adjacency, labels=list(result.labels))
+
+
+def _directed_refusal(found: Recognised, method: str | None) -> str:
+    from spdgraph.plugins import generators
+
+    dag = sorted(name for name, (gen, _) in generators().items() if gen.accepts_dag)
+    given = f"{type(found.obj).__module__}.{type(found.obj).__qualname__}"
+    who = f"method {method!r} takes" if method else "spdgraph needs"
+    return (
+        f"got a directed graph ({given}); {who} an undirected graph. "
+        f"{found.backend.undirected_hint or 'Make it undirected first.'} A DAG-capable "
+        f"method ({', '.join(dag) or 'none installed'}) takes it as a directed acyclic graph."
+    )
 
 
 def count_nodes(graph: object) -> int | None:
     """The number of nodes of ``graph``, counted without building its adjacency.
 
-    Asks the ``spdgraph_count_nodes`` hook (every built-in adapter implements
-    it); None when no implementation recognises the object (a third-party
-    adapter without it), and then the graph must be adapted to know.
+    Asks the backend that recognises it (every built-in backend counts); None
+    when none recognises the object or its backend cannot count it, and then
+    the graph must be adapted to know.
 
     Examples
     --------
@@ -122,21 +188,16 @@ def count_nodes(graph: object) -> int | None:
     >>> count_nodes(scipy.sparse.eye(200_000, format="csr"))
     200000
     """
-    count = get_plugin_manager().hook.spdgraph_count_nodes(graph=graph)
-    if count is None:
+    found = graph if isinstance(graph, Recognised) else find_backend(graph)
+    if found is None:
         return None
-    if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
-        raise GraphTypeError(
-            f"a spdgraph_count_nodes implementation returned {count!r}, not a node count; "
-            "it must return a non-negative int or None."
-        )
-    return int(count)
+    return (found if isinstance(found, Recognised) else Recognised(*found)).count_nodes()
 
 
 def check_adapted_matrix(matrix: np.ndarray, what: str) -> int:
-    """The node count of an adapter's matrix, after checking it is square, boolean, non-empty.
+    """The node count of a backend's matrix, after checking it is square, boolean, non-empty.
 
-    ``what`` starts the message (``"a graph adapter returned an adjacency"``).
+    ``what`` starts the message (``"graph backend ... returned an adjacency"``).
     """
     if matrix.dtype != bool or matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise GraphError(
@@ -148,7 +209,7 @@ def check_adapted_matrix(matrix: np.ndarray, what: str) -> int:
     return int(matrix.shape[0])
 
 
-def _check_unique(labels: Sequence[Hashable]) -> None:
+def check_unique_labels(labels: Sequence[Hashable]) -> None:
     seen: set[Hashable] = set()
     for label in labels:
         try:

@@ -1,9 +1,9 @@
 """Directed acyclic graphs for the DAG-capable methods: adapted, checked, given a pattern.
 
-The ``spdgraph_adapt_dag`` hook finds the adapter (networkx ``DiGraph``,
+The graph backend that recognises the object reads it (networkx ``DiGraph``,
 directed igraph and NetworKit graphs, rustworkx ``PyDiGraph``,
-:class:`spdgraph.DAG` around an array or a graph file); this module checks
-what it returns and computes the zero pattern of the requested kind (moral
+:class:`spdgraph.DAG` around an array or a graph file) as a directed graph;
+this module checks it and computes the zero pattern of the requested kind (moral
 graph for a precision, common-ancestor pairs for a covariance), which the
 core's checks then enforce.
 """
@@ -15,7 +15,7 @@ import numpy as np
 from spdgraph._kernels.sem import ancestral_pairs, moral_graph, topological_order
 from spdgraph.errors import GraphError, GraphTypeError
 from spdgraph.plugins.types import DAG, GraphData
-from spdgraph.sampling._adapt import _check_unique, call_adapters, check_adapted_matrix
+from spdgraph.sampling._adapt import Recognised, needs_dag, recognise
 
 __all__ = ["adapt_dag", "refuse_dag"]
 
@@ -30,15 +30,16 @@ def refuse_dag(graph: object, method: str, dag_methods: list[str]) -> None:
         )
 
 
-def adapt_dag(graph: object, kind: str, method: str) -> GraphData:
+def adapt_dag(graph: object | Recognised, kind: str, method: str) -> GraphData:
     """Adapt a DAG; ``adjacency`` of the result is the zero pattern of ``kind``.
 
     Raises
     ------
     GraphTypeError
-        No DAG adapter recognises the object (an undirected graph, a bare array).
+        No backend recognises the object, or it is not directed (an undirected
+        graph, a bare array).
     GraphError
-        A cycle, a self-loop or an invalid adapter result.
+        A cycle, a self-loop or an invalid backend result.
 
     Examples
     --------
@@ -47,34 +48,26 @@ def adapt_dag(graph: object, kind: str, method: str) -> GraphData:
     >>> g.labels, g.adjacency.astype(int).tolist()  # a and b married
     (['a', 'c', 'b'], [[0, 1, 1], [1, 0, 1], [1, 1, 0]])
     """
-    result = call_adapters("spdgraph_adapt_dag", graph)
-    if result is None:
-        raise GraphTypeError(
-            f"method {method!r} needs a directed acyclic graph: a networkx.DiGraph, a "
-            "directed igraph.Graph or NetworKit graph, a rustworkx.PyDiGraph, a graph file "
-            "read as directed, or spdgraph.DAG(array) for an adjacency array (numpy, "
-            "scipy.sparse or PyData sparse; array[i, j] != 0 for an edge i -> j); got "
-            f"{type(graph).__module__}.{type(graph).__qualname__}. An undirected graph "
-            "has no direction to follow: orient its edges first."
-        )
-    if not isinstance(result, GraphData) or result.directed is None:
-        raise GraphTypeError(
-            "a DAG adapter returned no directed adjacency; spdgraph_adapt_dag must return "
-            "a spdgraph.GraphData with `directed` set."
-        )
+    found = recognise(graph, method)
+    given = f"{type(found.obj).__module__}.{type(found.obj).__qualname__}"
+    if not isinstance(found.obj, DAG) and found.backend.recognises(DAG(found.obj)):
+        # an array or a file: its backend reads it as directed only when wrapped
+        raise GraphTypeError(needs_dag(method, f"{given}, not wrapped in spdgraph.DAG"))
+    result = found.to_graph()  # shapes and labels checked
+    if result.directed is None:
+        raise GraphTypeError(needs_dag(method, f"an undirected graph ({given})"))
     directed = np.asarray(result.directed)
-    p = check_adapted_matrix(directed, "a DAG adapter returned a directed adjacency")
-    if directed.diagonal().any():
-        raise GraphError("a DAG adapter returned self-loops; a DAG has none.")
+    labels = list(result.labels)
+    loops = np.flatnonzero(directed.diagonal())
+    if loops.size:
+        raise GraphError(
+            f"the directed graph has a self-loop at {labels[loops[0]]!r}; a DAG has none."
+        )
     order = topological_order(directed)
     if order is None:
         raise GraphError(
             "the directed graph has a cycle; a structural equation model needs a directed "
             "acyclic graph (networkx.find_cycle(G) shows one cycle)."
         )
-    labels = list(result.labels)
-    if len(labels) != p:
-        raise GraphError(f"a DAG adapter returned {len(labels)} labels for {p} nodes.")
-    _check_unique(labels)
     pattern = moral_graph(directed) if kind == "precision" else ancestral_pairs(directed, order)
     return GraphData(adjacency=pattern, labels=labels, directed=directed)

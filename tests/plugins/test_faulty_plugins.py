@@ -62,15 +62,22 @@ def test_a_registration_hook_that_raises_skips_only_its_plugin(register):
     spdgraph.sample(nx.path_graph(3), "dd", seed=0)
 
 
-def test_an_adapter_that_raises_harms_only_itself(register):
-    mod = types.ModuleType("bad-adapter")
+def _backends(*backends):
+    mod = types.ModuleType("backends")
 
     @spdgraph.hookimpl
-    def spdgraph_adapt_graph(graph):
+    def spdgraph_graph_backends():
+        return list(backends)
+
+    mod.spdgraph_graph_backends = spdgraph_graph_backends
+    return mod
+
+
+def test_an_adapter_that_raises_harms_only_itself(register):
+    def buggy(graph):
         raise ValueError("adapter bug")
 
-    mod.spdgraph_adapt_graph = spdgraph_adapt_graph
-    register(mod, "bad-adapter-plugin")
+    register(_backends(spdgraph.GraphBackend("bad", buggy, buggy)), "bad-adapter-plugin")
     with pytest.warns(spdgraph.PluginWarning, match="bad-adapter-plugin.*adapter bug"):
         da = spdgraph.sample(nx.path_graph(4), seed=0)  # networkx's adapter still works
     assert da.shape == (4, 4)
@@ -88,21 +95,30 @@ def test_an_adapter_failure_for_its_own_type_is_a_plugin_error(register):
     class Special:
         pass
 
-    mod = types.ModuleType("special-adapter")
+    def to_graph(graph):
+        raise KeyError("missing field")
 
-    @spdgraph.hookimpl
-    def spdgraph_adapt_graph(graph):
-        if isinstance(graph, Special):
-            raise KeyError("missing field")
-        return None
-
-    mod.spdgraph_adapt_graph = spdgraph_adapt_graph
-    register(mod, "special-plugin")
+    backend = spdgraph.GraphBackend("special", lambda obj: isinstance(obj, Special), to_graph)
+    register(_backends(backend), "special-plugin")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", spdgraph.PluginWarning)
         with pytest.raises(spdgraph.PluginError, match=r"special-plugin.*KeyError") as info:
             spdgraph.sample(Special(), seed=0)
     assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_a_backend_hook_returning_junk_or_a_taken_name_harms_only_itself(register):
+    register(_backends("not a backend"), "junk-plugin")
+    copy = spdgraph.GraphBackend("networkx", lambda obj: False, lambda obj: None)
+    register(_backends(copy), "copycat-plugin")
+    with pytest.warns(spdgraph.PluginWarning) as caught:
+        names = [(b.name, plugin) for b, plugin in spdgraph.plugins.graph_backends()]
+    text = " ".join(str(w.message) for w in caught)
+    assert "junk-plugin" in text and "not a spdgraph.GraphBackend" in text
+    assert "copycat-plugin" in text and "registered twice" in text
+    assert ("networkx", "spdgraph.plugins._builtin.adapt_networkx") in names
+    assert all(plugin not in ("junk-plugin", "copycat-plugin") for _, plugin in names)
+    assert spdgraph.sample(nx.path_graph(3), seed=0).shape == (3, 3)
 
 
 def test_a_generator_that_raises_is_a_plugin_error_naming_it(register):

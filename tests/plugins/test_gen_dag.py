@@ -226,11 +226,18 @@ def test_cli_reads_an_edge_list_as_directed(tmp_path):
     np.testing.assert_array_equal(da.values, ref.values)
     assert da.node.values.tolist() == ["a", "c", "b", "d", "e"]
     np.save(tmp_path / "dag.npy", np.triu(np.ones((3, 3)), 1))
-    assert spdgraph.sample(str(tmp_path / "dag.npy"), "dag", seed=1)["dag"].values.sum() == 3
+    dag_file = spdgraph.DAG(str(tmp_path / "dag.npy"))  # a file is read as directed when wrapped
+    assert spdgraph.sample(dag_file, "dag", seed=1)["dag"].values.sum() == 3
+    from_text = spdgraph.sample(
+        spdgraph.DAG(tmp_path / "dag.txt"), "dag", kind="precision", seed=4
+    )
+    np.testing.assert_array_equal(from_text.values, ref.values)
+    with pytest.raises(GraphTypeError, match=r"not wrapped in spdgraph.DAG.*|DAG\(path\)"):
+        spdgraph.sample(tmp_path / "dag.txt", "dag", seed=4)
 
 
 def test_a_third_party_dag_adapter_and_generator(request):
-    """A plugin adapting its own DAG type and a DAG-capable generator of its own."""
+    """A plugin with a backend for its own DAG type and a DAG-capable generator of its own."""
 
     class Parents:  # a toy DAG type: node -> list of parents
         def __init__(self, parents):
@@ -239,16 +246,17 @@ def test_a_third_party_dag_adapter_and_generator(request):
     mod = types.ModuleType("toy-dag")
     seen = {}
 
-    @spdgraph.hookimpl
-    def spdgraph_adapt_dag(graph):
-        if not isinstance(graph, Parents):
-            return None
+    def to_graph(graph):
         labels = list(graph.parents)
         directed = np.zeros((len(labels), len(labels)), dtype=bool)
         for child, parents in graph.parents.items():
             for parent in parents:
                 directed[labels.index(parent), labels.index(child)] = True
         return spdgraph.GraphData(directed | directed.T, labels, directed=directed)
+
+    @spdgraph.hookimpl
+    def spdgraph_graph_backends():
+        return [spdgraph.GraphBackend("parents", lambda obj: isinstance(obj, Parents), to_graph)]
 
     def identity_plus(adjacency, *, rng, entries, dag, kind):
         seen["dag"], seen["kind"] = dag.copy(), kind
@@ -262,7 +270,7 @@ def test_a_third_party_dag_adapter_and_generator(request):
             )
         ]
 
-    mod.spdgraph_adapt_dag = spdgraph_adapt_dag
+    mod.spdgraph_graph_backends = spdgraph_graph_backends
     mod.spdgraph_register_generators = spdgraph_register_generators
     pm = spdgraph.get_plugin_manager()
     pm.register(mod, name="toy-dag")
@@ -273,8 +281,8 @@ def test_a_third_party_dag_adapter_and_generator(request):
     assert da.node.values.tolist() == ["x", "y", "z"]
     m = spdgraph.sample(toy, "dag", seed=0).values  # the built-in method takes it too
     assert m[0, 1] != 0 and m[0, 2] == 0
-    with pytest.raises(GraphTypeError, match="no adapter recognises"):
-        spdgraph.sample(toy, "po", seed=0)  # not a DAG-capable method: no DAG adapter asked
+    with pytest.raises(GraphError, match=r"directed graph.*Parents.*toy-sem"):
+        spdgraph.sample(toy, "po", seed=0)  # not a DAG-capable method: refused
 
 
 GMAT_DAG_R = os.environ.get("SPDGRAPH_GMAT_DAG_R", "")

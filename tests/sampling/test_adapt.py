@@ -203,19 +203,23 @@ def test_unsupported_type_names_alternatives():
 
 def test_duplicate_labels_rejected():
     class DuplicateLabels:
-        @spdgraph.hookimpl(tryfirst=True)
-        def spdgraph_adapt_graph(self, graph):
-            if isinstance(graph, str) and graph == "dup":
-                return spdgraph.GraphData(adjacency=np.zeros((2, 2), bool), labels=["a", "a"])
-            return None
+        @spdgraph.hookimpl
+        def spdgraph_graph_backends(self):
+            return [
+                spdgraph.GraphBackend(
+                    "dup",
+                    recognises=lambda graph: graph == "dup",
+                    to_graph=lambda graph: spdgraph.GraphData(np.zeros((2, 2), bool), ["a", "a"]),
+                )
+            ]
 
     pm = spdgraph.get_plugin_manager()
-    pm.register(DuplicateLabels(), name="dup-adapter")
-    try:
+    pm.register(DuplicateLabels(), name="dup-backend")
+    try:  # registered last, asked first: takes the string over from the file backend
         with pytest.raises(spdgraph.GraphError, match="appears twice"):
             spdgraph.sample("dup")
     finally:
-        pm.unregister(name="dup-adapter")
+        pm.unregister(name="dup-backend")
 
 
 def test_p1_empty_and_complete_graphs_work():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 import time
 import tracemalloc
@@ -205,38 +206,80 @@ def test_count_equals_the_adapted_node_count(p, density, seed):
         assert count_nodes(graph) == spdgraph.adapt_graph(graph).adjacency.shape[0] == p
 
 
-def test_a_path_is_counted_and_read_once(tmp_path, monkeypatch):
+def test_a_path_is_counted_from_its_header_and_read_once(tmp_path, monkeypatch):
     import spdgraph.io as _graph_files
 
     path = tmp_path / "g.txt"
     path.write_text("a b\nb c\nd\n")
     reads = []
     real = _graph_files.read_graph
-    monkeypatch.setattr(_graph_files, "read_graph", lambda p: reads.append(p) or real(p))
-    assert count_nodes(path) == 4
+    monkeypatch.setattr(
+        _graph_files, "read_graph", lambda p, **kw: reads.append(p) or real(p, **kw)
+    )
+    assert count_nodes(path) == 4 and not reads  # counted in a streaming pass
     da = spdgraph.sample(str(path), seed=0)
-    assert da.shape == (4, 4) and len(reads) == 1  # counted, then adapted, from one read
-    spdgraph.sample(str(path), seed=0)
-    assert len(reads) == 2  # the next call reads the file again (nothing stale is kept)
-    assert count_nodes(tmp_path / "missing.txt") is None  # the adapter reports it
+    assert da.shape == (4, 4) and len(reads) == 1  # read once, by the one backend
+    assert count_nodes(tmp_path / "missing.txt") is None  # to_graph reports it
     with pytest.raises(spdgraph.FileError, match="no such file"):
         spdgraph.sample(tmp_path / "missing.txt")
 
 
-def test_an_adapter_without_a_count_is_checked_after_adapting(monkeypatch):
+def _huge_npy(path, p):
+    with open(path, "wb") as fh:  # a header claiming p x p, and no data
+        np.lib.format.write_array_header_1_0(
+            fh, {"descr": "<f8", "fortran_order": False, "shape": (p, p)}
+        )
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".npz", ".txt", ".csv", ".graphml"])
+def test_a_graph_file_claiming_a_huge_size_is_refused_before_reading(
+    tmp_path, suffix, monkeypatch
+):
+    import zipfile
+
+    import spdgraph.io as _graph_files
+
+    path = tmp_path / f"huge{suffix}"
+    if suffix == ".npy":  # the header claims 10^7 x 10^7 (800 TB of float64)
+        _huge_npy(path, 10**7)
+    elif suffix == ".npz":
+        _huge_npy(tmp_path / "adjacency.npy", 10**7)
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.write(tmp_path / "adjacency.npy", "adjacency.npy")
+    elif suffix == ".csv":  # a header row of 10^6 labels
+        path.write_text("," + ",".join(map(str, range(10**6))) + "\n")
+    else:  # 5,000 nodes against a guard set to 10 MB: counted in one streaming pass
+        monkeypatch.setattr(_memory, "available_memory", lambda: 10**7)
+        if suffix == ".txt":
+            path.write_text("\n".join(f"{i} {i + 1}" for i in range(5_000)))
+        else:
+            nx.write_graphml(nx.path_graph(5_000), path)
+    monkeypatch.setattr(_graph_files, "read_graph", lambda *a, **k: pytest.fail("file read"))
+    for graph in (path, str(path), spdgraph.DAG(path)):
+        start = time.perf_counter()
+        with pytest.raises(spdgraph.TooLargeError):
+            spdgraph.sample(graph, "dag" if isinstance(graph, spdgraph.DAG) else "po", seed=0)
+        assert time.perf_counter() - start < 1.0, suffix
+
+
+def test_a_backend_without_a_count_is_checked_after_adapting(monkeypatch):
     class Box:
         def __init__(self, p):
             self.p = p
 
+    box = spdgraph.GraphBackend(
+        "box",
+        recognises=lambda obj: isinstance(obj, Box),
+        to_graph=lambda g: spdgraph.GraphData(np.zeros((g.p, g.p), bool), list(range(g.p))),
+    )
+
     class Plugin:
         @spdgraph.hookimpl
-        def spdgraph_adapt_graph(self, graph):
-            if not isinstance(graph, Box):
-                return None
-            return spdgraph.GraphData(np.zeros((graph.p, graph.p), bool), list(range(graph.p)))
+        def spdgraph_graph_backends(self):
+            return [box]
 
     pm = spdgraph.get_plugin_manager()
-    pm.register(Plugin(), name="box-adapter")
+    pm.register(Plugin(), name="box-backend")
     try:
         assert count_nodes(Box(3)) is None
         assert spdgraph.sample(Box(3), seed=0).shape == (3, 3)
@@ -244,19 +287,22 @@ def test_an_adapter_without_a_count_is_checked_after_adapting(monkeypatch):
         with pytest.raises(spdgraph.TooLargeError):
             spdgraph.sample(Box(50), seed=0)
     finally:
-        pm.unregister(name="box-adapter")
+        pm.unregister(name="box-backend")
 
 
 def test_a_bad_count_is_named():
+    numpy_backend, _ = spdgraph.plugins.graph_backend("numpy")
+    bad = dataclasses.replace(numpy_backend, name="bad-count", count_nodes=lambda obj: "many")
+
     class Plugin:
-        @spdgraph.hookimpl(tryfirst=True)
-        def spdgraph_count_nodes(self, graph):
-            return "many" if isinstance(graph, np.ndarray) else None
+        @spdgraph.hookimpl
+        def spdgraph_graph_backends(self):
+            return [bad]
 
     pm = spdgraph.get_plugin_manager()
     pm.register(Plugin(), name="bad-count")
     try:
-        with pytest.raises(spdgraph.GraphTypeError, match="not a node count"):
+        with pytest.raises(spdgraph.GraphTypeError, match=r"'bad-count'.*not a node count"):
             spdgraph.sample(np.zeros((2, 2)))
     finally:
         pm.unregister(name="bad-count")

@@ -36,6 +36,13 @@ def test_adapter_feeds_builtin_generators():
     assert da["adjacency"].values.sum() == 4
 
 
+def test_backend_builds_the_graph_back():
+    g = EdgeList(nodes=["a", "b", "c"], edges=[("c", "b"), ("a", "b")])
+    back = spdgraph.sample(g, seed=0).spd.graph("example-edgelist")
+    assert isinstance(back, EdgeList)
+    assert back.nodes == ["a", "b", "c"] and back.edges == [("a", "b"), ("b", "c")]
+
+
 def test_adapter_rejects_unknown_node():
     with pytest.raises(spdgraph.GraphError, match="not in nodes"):
         spdgraph.sample(EdgeList(nodes=[1, 2], edges=[(1, 5)]), seed=0)

@@ -1,11 +1,13 @@
-"""Helpers of the built-in graph-library adapters (rustworkx, NetworKit, PyData sparse).
+"""Helpers of the built-in graph backends (``adapt_*`` modules).
 
 :func:`library_of` tells which optional library an object comes from without
-importing it; the others turn a library's edge list into spdgraph's adjacency.
+importing it, :func:`require` imports one for ``from_graph``; the others turn a
+library's edge list into spdgraph's adjacency and back.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -13,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.errors import GraphError
+from spdgraph.errors import GraphError, MissingDependencyError
 from spdgraph.plugins.types import DAG, GraphData
 
 __all__ = [
@@ -21,11 +23,14 @@ __all__ = [
     "dag_from_array",
     "directed_data",
     "first_parallel",
+    "from_directed",
     "hashable_unique",
     "library_of",
     "positions",
+    "require",
     "undirected_data",
     "unwrap",
+    "upper_edges",
 ]
 
 
@@ -48,6 +53,39 @@ def library_of(obj: object, name: str) -> ModuleType | None:
         if str(getattr(cls, "__module__", "")).partition(".")[0] == name:
             return sys.modules.get(name)
     return None
+
+
+def require(module: str, extra: str) -> ModuleType:
+    """Import ``module`` for a backend's ``from_graph``; a MissingDependencyError naming the extra.
+
+    Examples
+    --------
+    >>> require("numpy", "numpy").__name__
+    'numpy'
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(
+            f"this graph backend needs the {module.split('.')[0]} package; install it with "
+            f'pip install "spdgraph[{extra}]".'
+        ) from None
+
+
+def upper_edges(data: GraphData) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of the edges of ``data``: ``i -> j`` of a DAG, ``i < j`` otherwise.
+
+    Examples
+    --------
+    >>> a = np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=bool)
+    >>> [x.tolist() for x in upper_edges(GraphData(a, [0, 1, 2]))]
+    [[0, 0], [1, 2]]
+    """
+    if data.directed is not None:
+        rows, cols = np.nonzero(data.directed)
+    else:
+        rows, cols = np.nonzero(np.triu(data.adjacency, 1))
+    return rows.astype(np.int64), cols.astype(np.int64)
 
 
 def unwrap(graph: object) -> object:
@@ -152,21 +190,31 @@ def undirected_data(labels: list[Any], edges: np.ndarray, what: str, fix: str) -
 
 
 def directed_data(labels: list[Any], edges: np.ndarray, what: str, fix: str) -> GraphData:
-    """The GraphData of a directed edge list; self-loops and parallel edges are refused.
+    """The GraphData of a directed edge list; parallel edges are refused.
 
-    Cycles are left to the core (``spdgraph._adapt_dag``).
+    Self-loops stay in ``directed`` and cycles in the graph: the core refuses
+    them for the DAG methods (and any directed graph for the others).
     """
-    loops = edges[:, 0] == edges[:, 1]
-    if loops.any():
-        node = labels[edges[loops][0, 0]]
-        raise GraphError(f"{what} has a self-loop at {node!r}; a DAG has none.")
     pair = first_parallel(edges, directed=True)
     if pair is not None:
         raise GraphError(
             f"{what} has parallel edges {labels[pair[0]]!r} -> {labels[pair[1]]!r}. {fix}"
         )
-    directed = adjacency_from_edges(edges, len(labels), directed=True)
-    return GraphData(adjacency=directed | directed.T, labels=labels, directed=directed)
+    return from_directed(adjacency_from_edges(edges, len(labels), directed=True), labels)
+
+
+def from_directed(directed: np.ndarray, labels: Sequence[Any]) -> GraphData:
+    """The GraphData of a boolean directed adjacency: ``adjacency`` its loop-free skeleton.
+
+    Examples
+    --------
+    >>> d = from_directed(np.array([[1, 1], [0, 0]], dtype=bool), ["a", "b"])
+    >>> d.adjacency.astype(int).tolist(), d.directed.astype(int).tolist()
+    ([[0, 1], [1, 0]], [[1, 1], [0, 0]])
+    """
+    skeleton = directed | directed.T
+    np.fill_diagonal(skeleton, False)
+    return GraphData(adjacency=skeleton, labels=list(labels), directed=directed)
 
 
 def dag_from_array(array: np.ndarray, what: str) -> GraphData:
@@ -182,6 +230,4 @@ def dag_from_array(array: np.ndarray, what: str) -> GraphData:
     directed = array != 0
     if directed.diagonal().any():
         raise GraphError(f"the {what} has a non-zero diagonal (self-loops).")
-    return GraphData(
-        adjacency=directed | directed.T, labels=list(range(array.shape[0])), directed=directed
-    )
+    return from_directed(directed, range(array.shape[0]))

@@ -1,11 +1,13 @@
-"""Built-in adapter plugin: NetworKit graphs (labels from the ``name`` node attribute).
+"""Built-in graph backend: NetworKit graphs (labels from the ``name`` node attribute), both ways.
 
-NetworKit is never imported here: an object is recognised by the module its
-type comes from, so a user who has not imported NetworKit pays nothing.
+NetworKit is never imported to recognise a graph: an object is recognised by
+the module its type comes from, so a user who has not imported NetworKit pays
+nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,23 +18,27 @@ from spdgraph.plugins._builtin._library import (
     hashable_unique,
     library_of,
     positions,
+    require,
     undirected_data,
-    unwrap,
+    upper_edges,
 )
+from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import hookimpl
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.types import GraphData
 
 #: The node attribute read as node labels (NetworKit node attributes are int, float or str).
 NAME_ATTRIBUTE = "name"
 
 
-def _graph(graph: object) -> Any:
-    """``graph`` (or the graph in a DAG) when it is a ``networkit.Graph``."""
-    inner = unwrap(graph)
-    nk = library_of(inner, "networkit")
-    if nk is None or not isinstance(inner, nk.Graph):
-        return None
-    return inner
+def recognises(graph: object) -> bool:
+    """A ``networkit.Graph``."""
+    nk = library_of(graph, "networkit")
+    return nk is not None and isinstance(graph, nk.Graph)
+
+
+def count_nodes(graph: Any) -> int:
+    """``G.numberOfNodes()``."""
+    return int(graph.numberOfNodes())
 
 
 def _names(graph: Any, nodes: list[int]) -> list[Any] | None:
@@ -50,58 +56,68 @@ def _names(graph: Any, nodes: list[int]) -> list[Any] | None:
     return None
 
 
-def _nodes(graph: Any) -> tuple[list[Any], np.ndarray]:
-    """Node labels (names, else node ids) and edge rows."""
-    nodes = list(graph.iterNodes())
-    if not nodes:
-        raise GraphError("the NetworKit graph has no nodes; a graph needs at least one node.")
-    labels = _names(graph, nodes) or nodes
-    edges = np.fromiter((x for edge in graph.iterEdges() for x in edge), dtype=np.int64)
-    return labels, positions(nodes)[edges.reshape(-1, 2)]
-
-
-@hookimpl
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt an undirected ``networkit.Graph`` without multi-edges.
+def to_graph(graph: Any) -> GraphData:
+    """A ``networkit.Graph`` without multi-edges (directed ones give ``directed``).
 
     Node order is ``graph.iterNodes()`` (ascending ids; removed nodes are
     skipped). The labels are the string or integer node attribute ``name``
     when it is set for every node and unique, else the node ids. Edge weights
-    and self-loops are ignored.
+    are ignored, and self-loops of an undirected graph.
     """
-    inner = _graph(graph)
-    if inner is None or isinstance(graph, DAG):
-        return None  # not NetworKit (a DAG wrapper is for the DAG methods only)
-    if inner.isDirected():
-        raise GraphError(
-            "got a directed NetworKit graph; spdgraph needs an undirected graph. Use "
-            "networkit.graphtools.toUndirected(G), or a DAG-capable method such as "
-            "method='dag'."
+    nodes = list(graph.iterNodes())
+    if not nodes:
+        raise GraphError("the NetworKit graph has no nodes; a graph needs at least one node.")
+    labels = _names(graph, nodes) or nodes
+    flat = np.fromiter((x for edge in graph.iterEdges() for x in edge), dtype=np.int64)
+    edges = positions(nodes)[flat.reshape(-1, 2)]
+    if graph.isDirected():
+        return directed_data(
+            labels, edges, "the directed NetworKit graph", "Use G.removeMultiEdges()."
         )
-    labels, edges = _nodes(inner)
     return undirected_data(
         labels, edges, "the NetworKit graph", "Use G.removeMultiEdges() to merge them."
     )
 
 
-@hookimpl
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a NetworKit graph (bare or in a DAG): ``G.numberOfNodes()``."""
-    inner = _graph(graph)
-    return None if inner is None else int(inner.numberOfNodes())
+def from_graph(data: GraphData) -> Any:
+    """A NetworKit graph on nodes ``0..p-1`` (directed for a DAG).
 
-
-@hookimpl
-def spdgraph_adapt_dag(graph: object) -> GraphData | None:
-    """Adapt a directed ``networkit.Graph`` (bare or in :class:`spdgraph.DAG`) for DAG methods.
-
-    An edge ``u -> v`` sets ``directed[u, v]``; labels as for undirected
-    graphs. Self-loops and multi-edges are refused; cycles are left to the core.
+    Str or int labels other than ``0..p-1`` go to the node attribute
+    ``name`` (what :func:`to_graph` reads back); NetworKit has no graph
+    attributes, so ``attrs`` are not kept.
     """
-    inner = _graph(graph)
-    if inner is None or not inner.isDirected():
-        return None  # not NetworKit, or undirected
-    labels, edges = _nodes(inner)
-    return directed_data(
-        labels, edges, "the directed NetworKit graph", "Use G.removeMultiEdges()."
-    )
+    nk = require("networkit", "networkit")
+    p = len(data.labels)
+    out = nk.Graph(p, weighted=False, directed=data.directed is not None)
+    rows, cols = upper_edges(data)
+    if rows.size:
+        out.addEdges((rows, cols))
+    _set_names(out, list(data.labels))
+    return out
+
+
+def _set_names(graph: Any, labels: Sequence[Any]) -> None:
+    if labels == list(range(len(labels))):
+        return  # the node ids are the labels
+    for kind in (str, int):
+        if all(isinstance(x, kind) and not isinstance(x, bool) for x in labels):
+            names = graph.attachNodeAttribute(NAME_ATTRIBUTE, kind)
+            for u, label in enumerate(labels):
+                names[u] = label
+            return
+
+
+BACKEND = GraphBackend(
+    name="networkit",
+    recognises=recognises,
+    to_graph=to_graph,
+    from_graph=from_graph,
+    count_nodes=count_nodes,
+    undirected_hint="Use networkit.graphtools.toUndirected(G).",
+)
+
+
+@hookimpl
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The NetworKit backend."""
+    return [BACKEND]

@@ -1,36 +1,43 @@
-"""Built-in adapter plugin: networkx graphs (labels are the node names)."""
+"""Built-in graph backend: networkx graphs (labels are the node names), both ways."""
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import unwrap
+from spdgraph.plugins._builtin._library import from_directed, require, upper_edges
+from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import hookimpl
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.types import GraphData
 
 
-@hookimpl
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt an undirected ``networkx.Graph`` or ``MultiGraph`` without parallel edges.
-
-    Node order is ``list(graph.nodes)``; self-loops are ignored.
-    """
+def recognises(graph: object) -> bool:
+    """A ``networkx.Graph`` of any kind (networkx not imported: it cannot be one)."""
     nx = sys.modules.get("networkx")
-    if nx is None or not isinstance(graph, nx.Graph):
-        return None  # networkx not imported: graph cannot be a networkx graph
-    if graph.is_directed():
-        raise GraphError(
-            f"got a directed networkx graph ({type(graph).__name__}); spdgraph needs an "
-            "undirected graph. Use graph.to_undirected() (an edge in either direction "
-            "becomes an undirected edge)."
-        )
+    return nx is not None and isinstance(graph, nx.Graph)
+
+
+def count_nodes(graph: Any) -> int:
+    """``graph.number_of_nodes()``."""
+    return int(graph.number_of_nodes())
+
+
+def to_graph(graph: Any) -> GraphData:
+    """An undirected ``Graph``/``MultiGraph`` without parallel edges, or a ``DiGraph``.
+
+    Node order is ``list(graph.nodes)``; self-loops of an undirected graph are
+    ignored. A ``DiGraph`` (or ``MultiDiGraph`` without parallel edges) gives
+    ``directed[u, v]`` for every edge ``u -> v``, self-loops kept for the core
+    to refuse.
+    """
     labels = list(graph.nodes)
-    p = len(labels)
-    if p == 0:
+    if not labels:
         raise GraphError("the graph has no nodes; a graph needs at least one node.")
+    if graph.is_directed():
+        return _directed(graph, labels)
     if graph.is_multigraph():
         for u, v in graph.edges():
             if u != v and graph.number_of_edges(u, v) > 1:
@@ -42,7 +49,7 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     return GraphData(adjacency=_adjacency(graph, labels), labels=labels)
 
 
-def _adjacency(graph: object, labels: list[object]) -> np.ndarray:
+def _adjacency(graph: Any, labels: list[object]) -> np.ndarray:
     """The boolean adjacency in the order of ``labels``, one NumPy call per node.
 
     Reads the neighbour dicts (both directions of every undirected edge), so the
@@ -55,7 +62,7 @@ def _adjacency(graph: object, labels: list[object]) -> np.ndarray:
     adjacency = np.zeros((p, p), dtype=bool)
     in_order = all(type(node) is int and node == i for i, node in enumerate(labels))
     index = None if in_order else {node: i for i, node in enumerate(labels)}
-    for u, neighbours in graph.adjacency():  # type: ignore[attr-defined]
+    for u, neighbours in graph.adjacency():
         if not neighbours:
             continue
         if index is None:
@@ -66,37 +73,42 @@ def _adjacency(graph: object, labels: list[object]) -> np.ndarray:
     return adjacency
 
 
-@hookimpl
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a networkx graph (bare or in a DAG): ``graph.number_of_nodes()``."""
-    nx = sys.modules.get("networkx")
-    inner = unwrap(graph)
-    if nx is None or not isinstance(inner, nx.Graph):
-        return None
-    return int(inner.number_of_nodes())
-
-
-@hookimpl
-def spdgraph_adapt_dag(graph: object) -> GraphData | None:
-    """Adapt a ``networkx.DiGraph`` (bare or in :class:`spdgraph.DAG`) for the DAG methods.
-
-    Node order is ``list(graph.nodes)``; an edge ``u -> v`` sets
-    ``directed[u, v]``. Self-loops are refused (a DAG has none), as are
-    parallel edges of a ``MultiDiGraph``; cycles are left to the core.
-    """
-    nx = sys.modules.get("networkx")
-    inner = graph.graph if isinstance(graph, DAG) else graph
-    if nx is None or not isinstance(inner, nx.Graph) or not inner.is_directed():
-        return None
-    labels = list(inner.nodes)
+def _directed(graph: Any, labels: list[object]) -> GraphData:
     index = {node: i for i, node in enumerate(labels)}
     directed = np.zeros((len(labels), len(labels)), dtype=bool)
-    for u, v in inner.edges():
-        if u == v:
-            raise GraphError(f"the directed graph has a self-loop at {u!r}; a DAG has none.")
-        if inner.is_multigraph() and inner.number_of_edges(u, v) > 1:
+    for u, v in graph.edges():
+        if u != v and graph.is_multigraph() and graph.number_of_edges(u, v) > 1:
             raise GraphError(
                 f"the multigraph has parallel edges {u!r} -> {v!r}; use networkx.DiGraph(G)."
             )
         directed[index[u], index[v]] = True
-    return GraphData(adjacency=directed | directed.T, labels=labels, directed=directed)
+    return from_directed(directed, labels)
+
+
+def from_graph(data: GraphData) -> Any:
+    """A ``networkx.Graph`` (``DiGraph`` for a DAG), ``data.attrs`` in ``G.graph``."""
+    nx = require("networkx", "networkx")
+    out = nx.DiGraph(**data.attrs) if data.directed is not None else nx.Graph(**data.attrs)
+    labels = list(data.labels)
+    out.add_nodes_from(labels)
+    rows, cols = upper_edges(data)
+    out.add_edges_from((labels[i], labels[j]) for i, j in zip(rows, cols, strict=True))
+    return out
+
+
+BACKEND = GraphBackend(
+    name="networkx",
+    recognises=recognises,
+    to_graph=to_graph,
+    from_graph=from_graph,
+    count_nodes=count_nodes,
+    undirected_hint=(
+        "Use graph.to_undirected() (an edge in either direction becomes an undirected edge)."
+    ),
+)
+
+
+@hookimpl
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The networkx backend."""
+    return [BACKEND]

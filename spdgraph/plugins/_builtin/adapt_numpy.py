@@ -1,40 +1,62 @@
-"""Built-in adapter plugin: numpy adjacency arrays."""
+"""Built-in graph backend: numpy adjacency arrays, both ways.
+
+A bare array is read as an undirected adjacency (it must be symmetric);
+``spdgraph.DAG(array)`` reads ``array[i, j] != 0`` as the edge ``i -> j``.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.plugins._builtin._library import dag_from_array, unwrap
+from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import DAG, GraphData
 
 
-@hookimpl(trylast=True)
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt a square numpy array; nodes are labelled ``0..p-1``."""
-    if not isinstance(graph, np.ndarray):
-        return None
-    adjacency = adjacency_from_array(graph, what="adjacency array")
+def recognises(graph: object) -> bool:
+    """A numpy array, bare or in a :class:`spdgraph.DAG`."""
+    return isinstance(unwrap(graph), np.ndarray)
+
+
+def count_nodes(graph: object) -> int | None:
+    """Its number of rows (no copy); None for an array that is not 2-D."""
+    inner: Any = unwrap(graph)
+    return int(inner.shape[0]) if inner.ndim == 2 else None
+
+
+def to_graph(graph: object) -> GraphData:
+    """A square array (non-zero off the diagonal is an edge); nodes are ``0..p-1``.
+
+    A bare array is never read as directed (it would be ambiguous with a
+    symmetric adjacency): ``spdgraph.DAG(array)`` is.
+    """
+    if isinstance(graph, DAG):
+        return dag_from_array(np.asarray(graph.graph), "DAG adjacency array")
+    adjacency = adjacency_from_array(np.asarray(graph), what="adjacency array")
     return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))
 
 
-@hookimpl(trylast=True)
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a numpy adjacency (bare or in a DAG): its number of rows (no copy)."""
-    inner = unwrap(graph)
-    if not isinstance(inner, np.ndarray) or inner.ndim != 2:
-        return None
-    return int(inner.shape[0])
+def from_graph(data: GraphData) -> Any:
+    """The boolean adjacency (labels dropped); ``spdgraph.DAG(directed)`` for a DAG."""
+    if data.directed is not None:
+        return DAG(np.array(data.directed, dtype=bool))
+    return np.array(data.adjacency, dtype=bool)
+
+
+BACKEND = GraphBackend(
+    name="numpy",
+    recognises=recognises,
+    to_graph=to_graph,
+    from_graph=from_graph,
+    count_nodes=count_nodes,
+)
 
 
 @hookimpl(trylast=True)
-def spdgraph_adapt_dag(graph: object) -> GraphData | None:
-    """Adapt ``spdgraph.DAG(array)``: ``array[i, j] != 0`` is the edge ``i -> j``.
-
-    A bare array is never read as directed (it would be ambiguous with a
-    symmetric adjacency); nodes are labelled ``0..p-1``.
-    """
-    if not isinstance(graph, DAG) or not isinstance(graph.graph, np.ndarray):
-        return None
-    return dag_from_array(graph.graph, "DAG adjacency array")
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The numpy backend (asked last: any library's array subclass goes first)."""
+    return [BACKEND]

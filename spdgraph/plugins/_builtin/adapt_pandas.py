@@ -1,22 +1,33 @@
-"""Built-in adapter plugin: pandas adjacency DataFrames (labels from the index)."""
+"""Built-in graph backend: pandas adjacency DataFrames (labels from the index), both ways."""
 
 from __future__ import annotations
 
 import sys
 from typing import Any
 
+import numpy as np
+
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError, written
+from spdgraph.plugins._builtin._library import require
+from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import GraphData
 
 
-@hookimpl
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt a square DataFrame whose index and columns hold the same labels."""
+def recognises(graph: object) -> bool:
+    """A ``pandas.DataFrame`` (pandas imported)."""
     pd = sys.modules.get("pandas")
-    if pd is None or not isinstance(graph, pd.DataFrame):
-        return None
+    return pd is not None and isinstance(graph, pd.DataFrame)
+
+
+def count_nodes(graph: Any) -> int:
+    """Its number of rows."""
+    return len(graph.index)
+
+
+def to_graph(graph: Any) -> GraphData:
+    """A square DataFrame whose index and columns hold the same labels (any order)."""
     index, columns = graph.index, graph.columns
     if not index.is_unique:
         raise GraphError(
@@ -37,13 +48,33 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     return GraphData(adjacency=adjacency, labels=list(index))
 
 
+def from_graph(data: GraphData) -> Any:
+    """A boolean adjacency DataFrame labelled on both axes; ``attrs`` in ``frame.attrs``."""
+    pd = require("pandas", "pandas")
+    if data.directed is not None:
+        raise GraphError(
+            "the pandas backend holds undirected adjacency DataFrames; ask for the graph of "
+            "a DAG with backend='networkx' (a DiGraph)."
+        )
+    labels = pd.Index(list(data.labels), tupleize_cols=False)
+    frame = pd.DataFrame(np.array(data.adjacency, dtype=bool), index=labels, columns=labels)
+    frame.attrs.update(data.attrs)
+    return frame
+
+
+BACKEND = GraphBackend(
+    name="pandas",
+    recognises=recognises,
+    to_graph=to_graph,
+    from_graph=from_graph,
+    count_nodes=count_nodes,
+)
+
+
 @hookimpl
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of an adjacency DataFrame: its number of rows."""
-    pd = sys.modules.get("pandas")
-    if pd is None or not isinstance(graph, pd.DataFrame):
-        return None
-    return len(graph.index)
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The pandas backend."""
+    return [BACKEND]
 
 
 def _difference(index: Any, columns: Any, shown: int = 5) -> str:

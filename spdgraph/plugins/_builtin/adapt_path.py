@@ -1,103 +1,91 @@
-"""Built-in adapter plugin: a path to a graph file (``str`` or ``os.PathLike``).
+"""Built-in graph backend: a path to a graph file (``str`` or ``os.PathLike``).
 
 ``spdgraph.sample("graph.txt")`` reads the file with :func:`spdgraph.read_graph`
-(edge list, GraphML, GML, ``.npy`` or ``.csv`` adjacency), exactly as
-``spdgraph sample graph.txt`` does, and adapts what it read with the other
-adapters. A plain string is no graph type of its own, so a string that names no
-existing file is an error naming the path.
+(edge list, GraphML, GML, ``.npy``/``.npz`` or ``.csv`` adjacency), exactly as
+``spdgraph sample graph.txt`` does, and turns what it read into a graph with
+the backend that recognises it. ``spdgraph.DAG(path)`` reads the file as
+directed (for the DAG-capable methods). A plain string is no graph type of its
+own, so a string that names no existing file is an error naming the path. The
+node count comes from the file's header or a streaming pass, never from a
+``p x p`` array, so the memory guard refuses a file too large to sample before
+reading it whole.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
-from typing import Any
 
-from spdgraph.errors import FileError
+from spdgraph.errors import FileError, GraphTypeError
+from spdgraph.plugins._builtin._library import unwrap
+from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import DAG, GraphData
 
 
-@hookimpl
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt ``str``/``os.PathLike`` paths by reading the graph file they name.
+def recognises(graph: object) -> bool:
+    """A ``str`` or ``os.PathLike``, bare or in a :class:`spdgraph.DAG`."""
+    return isinstance(unwrap(graph), str | os.PathLike)
+
+
+def count_nodes(graph: object) -> int | None:
+    """The node count the file announces (``.npy``/``.npz`` header, first ``.csv`` row,
+    GraphML nodes, edge-list nodes counted in one pass); None when it cannot tell.
+
+    Examples
+    --------
+    >>> import tempfile, numpy as np
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     np.save(f"{tmp}/g.npy", np.zeros((3, 3)))
+    ...     count_nodes(f"{tmp}/g.npy")
+    3
+    """
+    from spdgraph.io import count_graph_file
+
+    path = Path(unwrap(graph))  # type: ignore[arg-type]
+    if not path.is_file():
+        return None  # to_graph names the path
+    return count_graph_file(path)
+
+
+def to_graph(graph: object) -> GraphData:
+    """The graph in the file, read as directed when wrapped in :class:`spdgraph.DAG`.
 
     Raises :class:`spdgraph.FileError` naming the path when it is not an
     existing file or cannot be read as a graph file.
     """
-    if not isinstance(graph, str | os.PathLike):
-        return None
-    from spdgraph.plugins import get_plugin_manager
-
-    content = _read(graph, keep=False)
-    result: GraphData | None = get_plugin_manager().hook.spdgraph_adapt_graph(graph=content)
-    return result
-
-
-@hookimpl
-def spdgraph_adapt_dag(graph: object) -> GraphData | None:
-    """Adapt a path for the DAG methods: the file read with ``read_graph(path, directed=True)``."""
-    inner = graph.graph if isinstance(graph, DAG) else graph
-    if not isinstance(inner, str | os.PathLike):
-        return None
-    path = Path(inner)
-    if not path.is_file():
-        _read(inner, keep=False)  # raises the FileError naming the path
     from spdgraph.io import read_graph
-    from spdgraph.plugins import get_plugin_manager
 
-    content = read_graph(path, directed=True)
-    with _lock:
-        _last.clear()  # the undirected reading kept by spdgraph_count_nodes is not needed
-    result: GraphData | None = get_plugin_manager().hook.spdgraph_adapt_dag(graph=content)
-    return result
-
-
-@hookimpl
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of the graph a path names: the file is read (edge lists stay sparse).
-
-    What was read is kept for the adapter that runs next, so the file is read
-    once per call.
-    """
-    if not isinstance(graph, str | os.PathLike) or not Path(graph).is_file():
-        return None  # not a file: the adapters report it (or a plugin's adapts it)
-    from spdgraph.plugins import get_plugin_manager
-
-    try:
-        content = _read(graph, keep=True)
-    except FileError:
-        return None  # unreadable: the adapter reports it
-    count: int | None = get_plugin_manager().hook.spdgraph_count_nodes(graph=content)
-    return count
-
-
-#: The file counted last: (path, size, mtime) -> content, so counting and adapting read once.
-_last: dict[tuple[str, int, int], Any] = {}
-_lock = threading.Lock()
-
-
-def _read(graph: str | os.PathLike[str], *, keep: bool) -> Any:
-    """The file's content; ``keep`` it for the next read (count, then adapt) or not."""
-    path = Path(graph)
+    inner = unwrap(graph)
+    path = Path(inner)  # type: ignore[arg-type]
     if not path.is_file():
         raise FileError(
             f"graph {os.fspath(path)!r} is a path, but no such file exists; pass the path of "
-            "a graph file (edge list, .graphml, .gml, .npy or .csv adjacency) or a graph "
-            "object (networkx, igraph, numpy, scipy.sparse, pandas)."
+            "a graph file (edge list, .graphml, .gml, .npy, .npz or .csv adjacency) or a "
+            "graph object (networkx, igraph, numpy, scipy.sparse, pandas)."
         )
-    from spdgraph.io import read_graph
+    content = read_graph(path, directed=isinstance(graph, DAG))
+    found = find_backend(content)
+    if found is None:
+        raise GraphTypeError(f"no graph backend reads what {os.fspath(path)!r} holds.")
+    backend, plugin, obj = found
+    result: GraphData = call_backend(backend, plugin, "to_graph", obj)
+    return result
 
-    stat = path.stat()
-    key = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    with _lock:
-        content = _last.pop(key, None) if not keep else _last.get(key)
-        if content is not None:
-            return content
-    content = read_graph(path)
-    if keep:
-        with _lock:
-            _last.clear()
-            _last[key] = content
-    return content
+
+BACKEND = GraphBackend(
+    name="file",
+    recognises=recognises,
+    to_graph=to_graph,
+    count_nodes=count_nodes,
+    undirected_hint=(
+        "The file says it is directed (GraphML/GML): make it undirected, or use a "
+        "DAG-capable method."
+    ),
+)
+
+
+@hookimpl
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The graph-file backend."""
+    return [BACKEND]

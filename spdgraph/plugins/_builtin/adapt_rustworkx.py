@@ -1,7 +1,8 @@
-"""Built-in adapter plugin: rustworkx graphs (labels from the node payloads).
+"""Built-in graph backend: rustworkx graphs (labels from the node payloads), both ways.
 
-rustworkx is never imported here: an object is recognised by the module its
-type comes from, so a user who has not imported rustworkx pays nothing.
+rustworkx is never imported to recognise a graph: an object is recognised by
+the module its type comes from, so a user who has not imported rustworkx pays
+nothing.
 """
 
 from __future__ import annotations
@@ -16,20 +17,24 @@ from spdgraph.plugins._builtin._library import (
     hashable_unique,
     library_of,
     positions,
+    require,
     undirected_data,
-    unwrap,
+    upper_edges,
 )
+from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import hookimpl
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.types import GraphData
 
 
-def _graph(graph: object) -> tuple[Any, bool] | None:
-    """(the graph, whether directed) when ``graph`` is (or a DAG wraps) a rustworkx graph."""
-    inner = unwrap(graph)
-    rx = library_of(inner, "rustworkx")
-    if rx is None or not isinstance(inner, rx.PyGraph | rx.PyDiGraph):
-        return None
-    return inner, isinstance(inner, rx.PyDiGraph)
+def recognises(graph: object) -> bool:
+    """A ``rustworkx.PyGraph`` or ``PyDiGraph``."""
+    rx = library_of(graph, "rustworkx")
+    return rx is not None and isinstance(graph, rx.PyGraph | rx.PyDiGraph)
+
+
+def count_nodes(graph: Any) -> int:
+    """``graph.num_nodes()``."""
+    return int(graph.num_nodes())
 
 
 def _nodes(graph: Any) -> tuple[list[Any], np.ndarray]:
@@ -43,25 +48,22 @@ def _nodes(graph: Any) -> tuple[list[Any], np.ndarray]:
     return labels, positions(indices)[edges]
 
 
-@hookimpl
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt a ``rustworkx.PyGraph`` without parallel edges.
+def to_graph(graph: Any) -> GraphData:
+    """A ``PyGraph`` or ``PyDiGraph`` without parallel edges.
 
     Node order is ``graph.node_indices()``. The labels are the node payloads
     (``graph[i]``) when none is None and all are hashable and distinct, else
-    the node indices. Edge payloads (weights) and self-loops are ignored.
+    the node indices. Edge payloads (weights) are ignored; self-loops of a
+    ``PyGraph`` too.
     """
-    found = _graph(graph)
-    if found is None or isinstance(graph, DAG):
-        return None  # not rustworkx (a DAG wrapper is for the DAG methods only)
-    inner, directed = found
-    if directed:
-        raise GraphError(
-            "got a rustworkx PyDiGraph; spdgraph needs an undirected graph. Use "
-            "graph.to_undirected(multigraph=False) (an edge in either direction becomes an "
-            "undirected edge), or a DAG-capable method such as method='dag'."
+    labels, edges = _nodes(graph)
+    if isinstance(graph, library_of(graph, "rustworkx").PyDiGraph):  # type: ignore[union-attr]
+        return directed_data(
+            labels,
+            edges,
+            "the rustworkx PyDiGraph",
+            "Build it as rustworkx.PyDiGraph(multigraph=False).",
         )
-    labels, edges = _nodes(inner)
     return undirected_data(
         labels,
         edges,
@@ -70,29 +72,31 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     )
 
 
-@hookimpl
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a rustworkx graph (bare or in a DAG): ``graph.num_nodes()``."""
-    found = _graph(graph)
-    return None if found is None else int(found[0].num_nodes())
+def from_graph(data: GraphData) -> Any:
+    """A ``PyGraph`` (``PyDiGraph`` for a DAG): labels as payloads, ``attrs`` as graph attrs."""
+    rx = require("rustworkx", "rustworkx")
+    kind = rx.PyDiGraph if data.directed is not None else rx.PyGraph
+    out = kind(multigraph=False, attrs=dict(data.attrs))
+    out.add_nodes_from(list(data.labels))
+    rows, cols = upper_edges(data)
+    out.add_edges_from_no_data(list(zip(rows.tolist(), cols.tolist(), strict=True)))
+    return out
+
+
+BACKEND = GraphBackend(
+    name="rustworkx",
+    recognises=recognises,
+    to_graph=to_graph,
+    from_graph=from_graph,
+    count_nodes=count_nodes,
+    undirected_hint=(
+        "Use graph.to_undirected(multigraph=False) (an edge in either direction becomes an "
+        "undirected edge)."
+    ),
+)
 
 
 @hookimpl
-def spdgraph_adapt_dag(graph: object) -> GraphData | None:
-    """Adapt a ``rustworkx.PyDiGraph`` (bare or in :class:`spdgraph.DAG`) for the DAG methods.
-
-    An edge ``u -> v`` sets ``directed[u, v]``; labels as for undirected
-    graphs. Self-loops and parallel edges are refused; cycles are left to the
-    core.
-    """
-    found = _graph(graph)
-    if found is None or not found[1]:
-        return None  # not rustworkx, or an undirected PyGraph
-    inner = found[0]
-    labels, edges = _nodes(inner)
-    return directed_data(
-        labels,
-        edges,
-        "the rustworkx PyDiGraph",
-        "Build it as rustworkx.PyDiGraph(multigraph=False).",
-    )
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The rustworkx backend."""
+    return [BACKEND]

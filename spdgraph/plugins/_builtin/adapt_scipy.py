@@ -1,4 +1,9 @@
-"""Built-in adapter plugin: scipy.sparse matrices and arrays."""
+"""Built-in graph backend: scipy.sparse matrices and arrays, both ways.
+
+A bare matrix is read as an undirected adjacency; ``spdgraph.DAG(matrix)``
+reads ``matrix[i, j] != 0`` as the edge ``i -> j``. The node count is the
+shape, so the memory guard refuses before anything is densified.
+"""
 
 from __future__ import annotations
 
@@ -8,43 +13,55 @@ from typing import Any
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.plugins._builtin._library import dag_from_array, unwrap
+from spdgraph.plugins._builtin._library import dag_from_array, require, unwrap, upper_edges
+from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import DAG, GraphData
 
 
-def _sparse(graph: object) -> Any:
-    """``graph`` when it is a scipy.sparse matrix or array (scipy.sparse imported), else None."""
+def recognises(graph: object) -> bool:
+    """A scipy.sparse matrix or array, bare or in a DAG (scipy.sparse imported)."""
     sparse = sys.modules.get("scipy.sparse")
-    if sparse is None or not sparse.issparse(graph):
-        return None  # scipy.sparse not imported: graph cannot be one of its objects
-    return graph
+    return sparse is not None and bool(sparse.issparse(unwrap(graph)))
 
 
-@hookimpl
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt a scipy.sparse adjacency; nodes are labelled ``0..p-1``."""
-    matrix = _sparse(graph)
-    if matrix is None:
-        return None
-    adjacency = adjacency_from_array(matrix.toarray(), what="sparse adjacency matrix")
-    return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))
-
-
-@hookimpl
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a scipy.sparse adjacency (bare or in a DAG): its rows, never densified."""
-    matrix = _sparse(unwrap(graph))
-    if matrix is None:
-        return None
-    shape: Any = getattr(matrix, "shape", ())
+def count_nodes(graph: object) -> int | None:
+    """Its rows, never densified."""
+    shape: Any = getattr(unwrap(graph), "shape", ())
     return int(shape[0]) if len(shape) == 2 else None
 
 
+def to_graph(graph: object) -> GraphData:
+    """The adjacency (nodes ``0..p-1``); a DAG-wrapped matrix gives ``directed``."""
+    if isinstance(graph, DAG):
+        matrix: Any = graph.graph
+        return dag_from_array(np.asarray(matrix.toarray()), "DAG sparse adjacency matrix")
+    dense = np.asarray(graph.toarray())  # type: ignore[attr-defined]
+    adjacency = adjacency_from_array(dense, what="sparse adjacency matrix")
+    return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))
+
+
+def from_graph(data: GraphData) -> Any:
+    """A ``csr_array`` (int64 0/1) in node order; ``spdgraph.DAG(csr)`` for a DAG."""
+    sparse = require("scipy.sparse", "scipy")
+    p = len(data.labels)
+    rows, cols = upper_edges(data)
+    if data.directed is None:
+        rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+    out = sparse.csr_array((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(p, p))
+    return DAG(out) if data.directed is not None else out
+
+
+BACKEND = GraphBackend(
+    name="scipy",
+    recognises=recognises,
+    to_graph=to_graph,
+    from_graph=from_graph,
+    count_nodes=count_nodes,
+)
+
+
 @hookimpl
-def spdgraph_adapt_dag(graph: object) -> GraphData | None:
-    """Adapt ``spdgraph.DAG(matrix)`` of a scipy.sparse matrix: ``[i, j] != 0`` is ``i -> j``."""
-    matrix = _sparse(graph.graph) if isinstance(graph, DAG) else None
-    if matrix is None:
-        return None  # a bare matrix is never read as directed
-    return dag_from_array(np.asarray(matrix.toarray()), "DAG sparse adjacency matrix")
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The scipy.sparse backend."""
+    return [BACKEND]

@@ -1,8 +1,9 @@
-"""Built-in adapter plugin: PyData ``sparse`` arrays (COO, GCXS, DOK).
+"""Built-in graph backend: PyData ``sparse`` arrays (COO, GCXS, DOK), both ways.
 
-The ``sparse`` package is never imported here: an object is recognised by the
-module its type comes from. The node count is the array's shape, so the
-memory guard refuses a request that cannot fit before anything is densified.
+The ``sparse`` package is never imported to recognise an array: an object is
+recognised by the module its type comes from. The node count is the array's
+shape, so the memory guard refuses a request that cannot fit before anything
+is densified.
 """
 
 from __future__ import annotations
@@ -13,20 +14,25 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import dag_from_array, library_of, unwrap
+from spdgraph.plugins._builtin._library import dag_from_array, library_of, require, unwrap
+from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import DAG, GraphData
 
 _WHAT = "PyData sparse adjacency array"
 
 
-def _array(graph: object) -> Any:
-    """``graph`` (or the array in a DAG) when it is a PyData ``sparse.SparseArray``."""
+def recognises(graph: object) -> bool:
+    """A ``sparse.SparseArray``, bare or in a :class:`spdgraph.DAG`."""
     inner = unwrap(graph)
     sparse = library_of(inner, "sparse")
-    if sparse is None or not isinstance(inner, sparse.SparseArray):
-        return None
-    return inner
+    return sparse is not None and isinstance(inner, sparse.SparseArray)
+
+
+def count_nodes(graph: object) -> int | None:
+    """Its rows, never densified."""
+    shape = tuple(unwrap(graph).shape)  # type: ignore[attr-defined]
+    return int(shape[0]) if len(shape) == 2 else None
 
 
 def _dense(array: Any, what: str) -> np.ndarray:
@@ -40,34 +46,37 @@ def _dense(array: Any, what: str) -> np.ndarray:
     return np.asarray(array.todense())
 
 
-@hookimpl
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt a square PyData sparse array; nodes are labelled ``0..p-1``.
+def to_graph(graph: object) -> GraphData:
+    """A square array read as a numpy adjacency is; nodes are ``0..p-1``.
 
-    Read as a numpy adjacency is: any non-zero off-diagonal entry is an edge
-    (weights allowed, a non-zero ``fill_value`` included), the diagonal is
-    ignored, the array must be exactly symmetric.
+    Any non-zero off-diagonal entry is an edge (weights allowed, a non-zero
+    ``fill_value`` included), the diagonal is ignored, the array must be
+    exactly symmetric. ``spdgraph.DAG(array)``: ``[i, j] != 0`` is ``i -> j``.
     """
-    array = _array(graph)
-    if array is None or isinstance(graph, DAG):
-        return None  # not PyData sparse (a DAG wrapper is for the DAG methods only)
-    adjacency = adjacency_from_array(_dense(array, _WHAT), what=_WHAT)
+    if isinstance(graph, DAG):
+        return dag_from_array(_dense(graph.graph, "DAG " + _WHAT), "DAG " + _WHAT)
+    adjacency = adjacency_from_array(_dense(graph, _WHAT), what=_WHAT)
     return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))
 
 
-@hookimpl
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a PyData sparse adjacency (bare or in a DAG): its rows, never densified."""
-    array = _array(graph)
-    if array is None or len(array.shape) != 2:
-        return None
-    return int(array.shape[0])
+def from_graph(data: GraphData) -> Any:
+    """A boolean ``sparse.COO`` in node order; ``spdgraph.DAG(coo)`` for a DAG."""
+    sparse = require("sparse", "sparse")
+    if data.directed is not None:
+        return DAG(sparse.COO.from_numpy(np.asarray(data.directed, dtype=bool)))
+    return sparse.COO.from_numpy(np.asarray(data.adjacency, dtype=bool))
+
+
+BACKEND = GraphBackend(
+    name="sparse",
+    recognises=recognises,
+    to_graph=to_graph,
+    from_graph=from_graph,
+    count_nodes=count_nodes,
+)
 
 
 @hookimpl
-def spdgraph_adapt_dag(graph: object) -> GraphData | None:
-    """Adapt ``spdgraph.DAG(array)`` of a PyData sparse array: ``[i, j] != 0`` is ``i -> j``."""
-    array = _array(graph)
-    if array is None or not isinstance(graph, DAG):
-        return None  # a bare array is never read as directed
-    return dag_from_array(_dense(array, "DAG " + _WHAT), "DAG " + _WHAT)
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The PyData sparse backend."""
+    return [BACKEND]

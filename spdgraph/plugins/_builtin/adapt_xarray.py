@@ -1,20 +1,34 @@
-"""Built-in adapter plugin: xarray DataArrays (e.g. a matrix spdgraph returned)."""
+"""Built-in graph backend: xarray DataArrays (e.g. a matrix spdgraph returned), both ways."""
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
+from spdgraph.plugins._builtin._library import require
+from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import GraphData
 
 
-@hookimpl
-def spdgraph_adapt_graph(graph: object) -> GraphData | None:
-    """Adapt a DataArray.
+def recognises(graph: object) -> bool:
+    """An ``xarray.DataArray`` (xarray imported)."""
+    xr = sys.modules.get("xarray")
+    return xr is not None and isinstance(graph, xr.DataArray)
+
+
+def count_nodes(graph: Any) -> int | None:
+    """The size of its ``adjacency`` coordinate or first dim; None when not 2-D."""
+    shape = graph.coords["adjacency"].shape if "adjacency" in graph.coords else graph.shape
+    return int(shape[0]) if len(shape) == 2 else None
+
+
+def to_graph(graph: Any) -> GraphData:
+    """A DataArray read as a graph.
 
     An array carrying an ``adjacency`` coordinate (every matrix spdgraph
     returns) gives back that graph with its node labels, so
@@ -22,9 +36,6 @@ def spdgraph_adapt_graph(graph: object) -> GraphData | None:
     2-D DataArray is read as an adjacency matrix labelled by its first
     dimension's coordinate (backed by numpy or by a PyData sparse array).
     """
-    xr = sys.modules.get("xarray")
-    if xr is None or not isinstance(graph, xr.DataArray):
-        return None
     if "adjacency" in graph.coords:
         adj = graph.coords["adjacency"]
         if adj.ndim != 2:
@@ -57,11 +68,40 @@ def _values(graph: object) -> np.ndarray:
     return np.asarray(graph.values)  # type: ignore[attr-defined]
 
 
+def from_graph(data: GraphData) -> Any:
+    """The boolean ``(node, node_2)`` adjacency DataArray (as ``da.spd.adjacency()``).
+
+    Labels on both dims; ``attrs`` in ``.attrs``.
+    """
+    xr = require("xarray", "xarray")
+    if data.directed is not None:
+        raise GraphError(
+            "the xarray backend holds undirected adjacency arrays; ask for the graph of a "
+            "DAG with backend='networkx' (a DiGraph)."
+        )
+    labels = np.empty(len(data.labels), dtype=object)
+    labels[:] = list(data.labels)  # tuples stay labels (no second dimension)
+    if all(isinstance(x, str) for x in labels) or all(type(x) is int for x in labels):
+        labels = np.asarray(list(data.labels))
+    return xr.DataArray(
+        np.array(data.adjacency, dtype=bool),
+        dims=("node", "node_2"),
+        coords={"node": labels, "node_2": labels},
+        name="adjacency",
+        attrs=dict(data.attrs),
+    )
+
+
+BACKEND = GraphBackend(
+    name="xarray",
+    recognises=recognises,
+    to_graph=to_graph,
+    from_graph=from_graph,
+    count_nodes=count_nodes,
+)
+
+
 @hookimpl
-def spdgraph_count_nodes(graph: object) -> int | None:
-    """Nodes of a DataArray graph: the size of its ``adjacency`` coordinate or first dim."""
-    xr = sys.modules.get("xarray")
-    if xr is None or not isinstance(graph, xr.DataArray):
-        return None
-    shape = graph.coords["adjacency"].shape if "adjacency" in graph.coords else graph.shape
-    return int(shape[0]) if len(shape) == 2 else None
+def spdgraph_graph_backends() -> list[GraphBackend]:
+    """The xarray backend."""
+    return [BACKEND]

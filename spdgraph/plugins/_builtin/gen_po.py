@@ -16,7 +16,12 @@ import numpy as np
 from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, RESIDUAL_TOLERANCE_DOC, po_batch
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec, standard_normal_entries
+from spdgraph.plugins.types import (
+    EntrySampler,
+    GeneratorSpec,
+    WarmupStep,
+    standard_normal_entries,
+)
 
 #: The declared ``residual_tolerance`` option.
 RESIDUAL_TOLERANCE_OPTION = OptionSpec(
@@ -84,6 +89,35 @@ def generate_po_batch(
     )
 
 
+def po_kernels_cached() -> bool | None:
+    """Whether the PO row kernel is in Numba's on-disk cache (None when unknown)."""
+    from spdgraph._kernels.cache import on_disk
+    from spdgraph._kernels.po import fast as po_fast
+
+    return on_disk(po_fast.process_rows)
+
+
+def _gnp(p: int, d: float) -> np.ndarray:
+    """A seeded Erdos-Renyi adjacency for the warmup steps."""
+    upper = np.triu(np.random.default_rng(1).random((p, p)) < d, 1)
+    return upper | upper.T
+
+
+#: seeded: a warmup must not depend on chance (a dense PO matrix is refused as
+#: numerically singular about once in several hundred draws)
+PO_WARMUP = (
+    WarmupStep("po, small matrices", lambda sample: sample(_gnp(30, 0.2), size=2, seed=1)),
+    WarmupStep("po, sparse (blocked kernel)", lambda sample: sample(_gnp(300, 0.01), seed=1)),
+    WarmupStep("po, medium (inverse-Gram)", lambda sample: sample(_gnp(300, 0.1), seed=1)),
+    WarmupStep("po, dense (row kernel)", lambda sample: sample(_gnp(300, 0.7), seed=1)),
+    WarmupStep(
+        "po, portable kernels",
+        lambda sample: sample(_gnp(8, 0.4), seed=1, portable=True),
+        portable=True,
+    ),
+)
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``po``."""
@@ -103,5 +137,8 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             work_per_matrix=0.5,
             work_per_call=0.4,
             portable=True,
+            compiles=True,
+            kernels_cached=po_kernels_cached,
+            warmup=PO_WARMUP,
         )
     ]

@@ -29,7 +29,7 @@ from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, RESIDUAL_TOLE
 from spdgraph.errors import GraphError, InvalidOptionError
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec, WarmupStep
 
 #: Metropolis-Hastings steps per row before the state is kept (gmat's ``h`` is 100).
 DEFAULT_BURN_IN = 500
@@ -250,6 +250,18 @@ def _chain_options(samplers: tuple[str, ...]) -> dict[str, OptionSpec]:
     }
 
 
+def _uniform_kernels_cached() -> bool | None:
+    """Whether the Metropolis-Hastings kernel is in Numba's disk cache (None when unknown)."""
+    from spdgraph._kernels.cache import on_disk
+
+    return on_disk(ku.mh_hemisphere)
+
+
+#: The warmup steps' graphs: a path and a cycle on 6 nodes.
+_PATH_6 = np.eye(6, k=1, dtype=bool) | np.eye(6, k=-1, dtype=bool)
+_CYCLE_6 = _PATH_6 | np.eye(6, k=5, dtype=bool) | np.eye(6, k=-5, dtype=bool)
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``uniform`` and ``port_chol``."""
@@ -279,6 +291,9 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             # peak: benchmarks/bench_memory_guard.py)
             work_per_matrix=0.3,
             work_per_call=3.4,
+            compiles=True,
+            kernels_cached=_uniform_kernels_cached,
+            warmup=(WarmupStep("uniform", lambda sample: sample(_PATH_6, "uniform", seed=1)),),
         ),
         GeneratorSpec(
             name="port_chol",
@@ -290,5 +305,10 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             # to the measured peak: benchmarks/bench_memory_guard.py)
             work_per_matrix=1.2,
             work_per_call=0.3,
+            compiles=True,
+            kernels_cached=_uniform_kernels_cached,
+            warmup=(
+                WarmupStep("port_chol", lambda sample: sample(_CYCLE_6, "port_chol", seed=1)),
+            ),
         ),
     ]

@@ -3,7 +3,8 @@
 It implements two hooks, exactly as spdgraph's built-in plugins do:
 
 * ``spdgraph_register_generators``: adds ``"example-scaled-identity"``;
-* ``spdgraph_adapt_graph``: teaches spdgraph the :class:`EdgeList` type.
+* ``spdgraph_graph_backends``: teaches spdgraph the :class:`EdgeList` type, both
+  ways (``spdgraph.sample(edge_list)`` and ``da.spd.graph("example-edgelist")``).
 """
 
 from __future__ import annotations
@@ -55,11 +56,8 @@ def spdgraph_register_generators() -> list[spdgraph.Generator]:
     ]
 
 
-@spdgraph.hookimpl
-def spdgraph_adapt_graph(graph: object) -> spdgraph.GraphData | None:
-    """Adapt an :class:`EdgeList`; return None for anything else."""
-    if not isinstance(graph, EdgeList):
-        return None
+def edge_list_to_graph(graph: EdgeList) -> spdgraph.GraphData:
+    """Read an :class:`EdgeList`: labels in node order, self-loops skipped."""
     labels = list(graph.nodes)
     index = {node: i for i, node in enumerate(labels)}
     adjacency = np.zeros((len(labels), len(labels)), dtype=bool)
@@ -72,3 +70,27 @@ def spdgraph_adapt_graph(graph: object) -> spdgraph.GraphData | None:
         if u != v:
             adjacency[index[u], index[v]] = adjacency[index[v], index[u]] = True
     return spdgraph.GraphData(adjacency=adjacency, labels=labels)
+
+
+def edge_list_from_graph(data: spdgraph.GraphData) -> EdgeList:
+    """Build an :class:`EdgeList` back: each edge once, in row order."""
+    labels = list(data.labels)
+    rows, cols = np.nonzero(np.triu(data.adjacency, 1))
+    return EdgeList(
+        nodes=labels, edges=[(labels[i], labels[j]) for i, j in zip(rows, cols, strict=True)]
+    )
+
+
+@spdgraph.hookimpl
+def spdgraph_graph_backends() -> list[spdgraph.GraphBackend]:
+    """Register the EdgeList backend."""
+    return [
+        spdgraph.GraphBackend(
+            name="example-edgelist",
+            recognises=lambda obj: isinstance(obj, EdgeList),
+            to_graph=edge_list_to_graph,
+            from_graph=edge_list_from_graph,
+            # the node count without building the p x p adjacency (memory guard)
+            count_nodes=lambda graph: len(graph.nodes),
+        )
+    ]
