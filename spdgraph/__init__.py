@@ -25,6 +25,7 @@ from spdgraph.errors import (
     PluginWarning,
     SpdgraphError,
     TooLargeError,
+    UncertifiedMatrixError,
     UnknownMethodError,
     UnknownOptionError,
 )
@@ -42,6 +43,7 @@ from spdgraph.plugins.types import (
     WarmupStep,
 )
 from spdgraph.sampling import adapt_graph, methods, sample, warmup
+from spdgraph.simulation import simulate
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
@@ -67,6 +69,7 @@ __all__ = [
     "PluginWarning",
     "SpdgraphError",
     "TooLargeError",
+    "UncertifiedMatrixError",
     "UnknownMethodError",
     "UnknownOptionError",
     "WarmupStep",
@@ -82,6 +85,7 @@ __all__ = [
     "reset_plugin_manager",
     "sample",
     "save",
+    "simulate",
     "spectrum",
     "warmup",
 ]

@@ -26,6 +26,7 @@ __all__ = [
     "PluginWarning",
     "SpdgraphError",
     "TooLargeError",
+    "UncertifiedMatrixError",
     "UnknownMethodError",
     "UnknownOptionError",
 ]
@@ -106,6 +107,16 @@ class GeneratorOutputError(PluginError):
     """A generator returned a matrix that is not a valid SPD graph matrix.
 
     The message names the generator and the plugin that registered it.
+    """
+
+
+class UncertifiedMatrixError(GeneratorOutputError):
+    """A generated matrix failed the positive-definiteness certificate.
+
+    Cholesky failed, a diagonal entry is not positive and normal, or the scaled
+    condition number is above the bound spdgraph certifies: a property of the
+    drawn matrix, not a bug of the generator, so ``sample(uncertified="redraw")``
+    (the default) draws that matrix again from its own redraw stream.
     """
 
 

@@ -234,19 +234,12 @@ def _plugin_modules() -> set[str]:
     }
 
 
-#: Plugin-to-plugin imports still waiting for their move (issue 37 moves PO's
-#: orchestration next to its kernels, after which ``uniform`` no longer imports ``po``).
-PENDING_PLUGIN_IMPORTS = {
-    ("spdgraph.plugins._builtin.gen_uniform", "spdgraph.plugins._builtin.gen_po"),
-}
-
-
 def test_no_plugin_module_imports_another():
     """A plugin is one module (plus kernels): what two plugins share lives in the core."""
     plugins = _plugin_modules()
     assert {"spdgraph.plugins._builtin.gen_po", "spdgraph_gwishart.plugin"} <= plugins
     crossing = {(name, dep) for name in plugins for dep in GRAPH[name] if dep in plugins - {name}}
-    assert crossing <= PENDING_PLUGIN_IMPORTS, sorted(crossing - PENDING_PLUGIN_IMPORTS)
+    assert not crossing, sorted(crossing)
 
 
 #: Rooms whose modules use no other module's private names (``from m import _x``, ``m._x``).

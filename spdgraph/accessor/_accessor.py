@@ -105,11 +105,9 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         True
         """
         kind = self._require_scale("inverse()")
-        values = cholesky_inverse(self._stack(), MatrixError)
+        values = cholesky_inverse(self._spd_stack("inverse()"), MatrixError)
         new_kind = "covariance" if kind == "precision" else "precision"
-        return self._derived(
-            values, name=new_kind, kind=new_kind, structural=False, step="inverse"
-        )
+        return self._derived(values, new_kind, structural=False, step="inverse")
 
     def correlation(self) -> xr.DataArray:
         """The correlation matrix of the distribution, with an exactly unit diagonal.
@@ -131,20 +129,8 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         >>> corr.values.diagonal().tolist(), float(corr[0, 2])
         ([1.0, 1.0, 1.0], 0.0)
         """
-        kind = self._require_scale("correlation()")
-        m = self._stack()
-        if kind == "precision":
-            sigma, structural = cholesky_inverse(m, MatrixError), False
-        else:
-            sigma, structural = m, self._structural()
-        values = unit_diagonal(sigma)
-        return self._derived(
-            values,
-            name="correlation",
-            kind="correlation",
-            structural=structural,
-            step="correlation",
-        )
+        sigma, structural = self._on_scale("correlation()", "covariance")
+        return self._derived(unit_diagonal(sigma), "correlation", structural=structural)
 
     def partial_correlation(self) -> xr.DataArray:
         """Partial correlations ``-omega_ij / sqrt(omega_ii omega_jj)``, unit diagonal.
@@ -168,20 +154,9 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         >>> bool(pc[0, 1] == -prec[0, 1])  # unit-diagonal precision: just the sign flips
         True
         """
-        kind = self._require_scale("partial_correlation()")
-        m = self._stack()
-        if kind == "precision":
-            omega, structural = m, self._structural()
-        else:
-            omega, structural = cholesky_inverse(m, MatrixError), False
+        omega, structural = self._on_scale("partial_correlation()", "precision")
         values = partial_correlation(omega)
-        return self._derived(
-            values,
-            name="partial_correlation",
-            kind="partial_correlation",
-            structural=structural,
-            step="partial_correlation",
-        )
+        return self._derived(values, "partial_correlation", structural=structural)
 
     # ------------------------------------------------------------------ data
 

@@ -85,7 +85,7 @@ def draw_data(
     nodes = _marginals.resolve(marginals, view._labels())
     rate = _marginals.check_missing(missing)
     root = seed_sequence(seed)
-    m = view._stack()
+    m = view._spd_stack("draw()")
     n, p = m.shape[0], m.shape[-1]
     _check_draw_memory(n, n_obs, p)
     factors = cholesky_factors(m, MatrixError) if n else m

@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from spdgraph._kernels.numerics import MATRIX_KIND_ALIASES, canonical_kind, plain
+from spdgraph._kernels.numerics import (
+    MATRIX_KIND_ALIASES,
+    canonical_kind,
+    cholesky_inverse,
+    find_violation,
+    plain,
+)
 from spdgraph.errors import MatrixError
 
 __all__ = ["MATRIX_DIMS", "STACK_DIMS", "SpdArrayView"]
@@ -76,6 +82,31 @@ class SpdArrayView:
         values = np.asarray(self._da.values, dtype=np.float64)
         return values if stacked else values[None]
 
+    def _spd_stack(self, what: str) -> np.ndarray:
+        """The ``(n, p, p)`` stack, verified finite, exactly symmetric and positive
+        definite (a Cholesky) before ``what`` computes on it; else a MatrixError."""
+        m = self._stack()
+        if m.shape[0] == 0:
+            return m
+        violation = find_violation(m, ~np.eye(m.shape[-1], dtype=bool), structural=False)
+        if violation is not None:
+            raise MatrixError(
+                f"{what} needs symmetric positive definite matrices, but "
+                f"{violation.describe(self._labels())} spdgraph.sample returns such matrices: "
+                "check what changed this array's values."
+            )
+        return m
+
+    def _on_scale(self, what: str, wanted: str) -> tuple[np.ndarray, bool]:
+        """The verified stack as a ``wanted`` (``"precision"`` or ``"covariance"``) matrix,
+        inverted by a Cholesky solve when it is the other one, and whether its zeros
+        are structural."""
+        kind = self._require_scale(what)
+        m = self._spd_stack(what)
+        if (kind == "precision") == (wanted == "precision"):
+            return m, self._structural()
+        return cholesky_inverse(m, MatrixError), False
+
     def _adjacency_values(self) -> np.ndarray:
         da = self._da
         if "adjacency" not in da.coords:
@@ -118,8 +149,11 @@ class SpdArrayView:
         return bool(int(self._da.attrs.get("structural_zeros", 1)))
 
     def _derived(
-        self, values: np.ndarray, *, name: str, kind: str, structural: bool, step: str
+        self, values: np.ndarray, kind: str, *, structural: bool, step: str | None = None
     ) -> xr.DataArray:
+        """``values`` as a new array of ``kind`` (also its name), the step (default:
+        the kind) appended to ``attrs["transform"]``."""
+        name, step = kind, step or kind
         source_kind = self._kind()
         stacked = self._stacked()
         out = self._da.copy(data=values if stacked else values[0])

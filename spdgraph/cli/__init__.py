@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from spdgraph import __version__
+from spdgraph.cli import _simulate, _study
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser, _add_warmup_parser
 from spdgraph.cli._data import _add_draw_parser
 from spdgraph.cli._graph import _add_graph_parser
@@ -58,6 +59,8 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_score_parser,
     _add_graph_parser,
     _add_warmup_parser,
+    _simulate._add_simulate_parser,
+    _study._add_study_parser,
 ]
 
 
@@ -107,7 +110,15 @@ WRITERS = ("sample", "draw", "related", "graph", "score")
 
 def _refuse_existing_output(args: argparse.Namespace) -> None:
     output = getattr(args, "output", None)
-    if args.command in WRITERS and output and not args.overwrite and Path(output).exists():
+    if args.command not in WRITERS or not output or args.overwrite:
+        return
+    try:
+        exists = Path(output).exists()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        raise FileError(
+            f"cannot write {output!r}: {getattr(exc, 'strerror', None) or exc}."
+        ) from exc
+    if exists:
         raise FileError(
             f"{output!r} exists; pass --overwrite to replace it (or choose another output)."
         )

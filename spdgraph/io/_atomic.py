@@ -52,6 +52,7 @@ __all__ = [
     "remove",
     "replace",
     "run_guarded",
+    "settle",
     "sweep_stale",
     "temporary_name",
     "writes_abandoned",
@@ -70,12 +71,20 @@ def temporary_name(path: Path, kind: str = "tmp") -> Path:
 
 
 def remove(path: Path) -> None:
-    """Remove a file, a link or a folder tree; nothing if it is gone."""
+    """Remove a file, a link or a folder tree; nothing if it is gone.
+
+    A file is truncated first: a storage library that failed mid-write may still
+    hold it open (HDF5 after a full disk), and a removed file keeps its blocks as
+    long as it is open, so the disk would stay full.
+    """
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+        return
+    if path.is_file() and not path.is_symlink():
+        with contextlib.suppress(OSError):
+            os.truncate(path, 0)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
 
 
 def _alive(pid: int) -> bool:
@@ -193,6 +202,38 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     finally:
         if tmp.exists() or tmp.is_symlink():
             remove(tmp)
+
+
+#: How long a failed write may take to let its writes in flight end (seconds).
+SETTLE_SECONDS = 5.0
+
+
+def _listing(path: Path) -> set[tuple[str, int]]:
+    found = set()
+    for folder, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                found.add(
+                    (os.path.join(folder, name), os.stat(os.path.join(folder, name)).st_size)
+                )
+    return found
+
+
+def settle(path: Path) -> None:
+    """Wait until a failed folder write's writes still in flight have ended.
+
+    Zarr writes chunks concurrently: when one fails (a full disk) the call raises
+    while others still run, and they would recreate the temporary after it was
+    removed. Returns once ``path`` has not changed for 0.2 s (at most
+    :data:`SETTLE_SECONDS`); at once for a path that is no folder.
+    """
+    deadline = time.monotonic() + SETTLE_SECONDS
+    last, stable = _listing(path), 0
+    while path.is_dir() and stable < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = _listing(path)
+        stable = stable + 1 if now == last else 0
+        last = now
 
 
 class _Terminated(BaseException):

@@ -21,124 +21,33 @@ when used.
 
 from __future__ import annotations
 
-import numbers
+import math
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import xarray as xr
 
-from spdgraph.errors import FileError, InvalidOptionError
+from spdgraph.errors import FileError, SpdgraphError, TooLargeError
 from spdgraph.io._atomic import (
     compute_unless,
     in_slabs,
     remove,
     replace,
     run_guarded,
+    settle,
     sweep_stale,
     temporary_name,
 )
+from spdgraph.io._content import prepare, restore
+from spdgraph.io._digests import DIGESTS, verify
 from spdgraph.io._format import FileFormat, format_for_reading, format_for_writing
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
+from spdgraph.io._paths import as_path, check_target, write_error
 
 __all__ = ["check_writable", "open", "read_array", "save", "write_array"]
-
-#: Attribute (in files only) naming the attrs that were Python lists.
-LIST_ATTRS = "spdgraph_list_attrs"
-
-
-def _check_attr(name: str, value: object) -> None:
-    ok_scalar = (str, numbers.Number, np.number)
-    if isinstance(value, bool | np.bool_) or value is None or isinstance(value, dict):
-        bad = True
-    elif isinstance(value, ok_scalar):
-        bad = False
-    elif isinstance(value, np.ndarray):
-        bad = value.ndim > 1 or value.dtype.kind not in "iufU"
-    elif isinstance(value, list | tuple):
-        bad = not all(
-            isinstance(x, ok_scalar) and not isinstance(x, bool | np.bool_) for x in value
-        )
-    else:
-        bad = True
-    if bad:
-        raise InvalidOptionError(
-            f"attribute {name!r} = {value!r} cannot be stored in a file; attrs must be "
-            "strings, numbers or 1-D lists/arrays of them (no bool, None or dict)."
-        )
-
-
-def _prepare(da: object) -> xr.DataArray:
-    """Check that ``da`` can be stored and return a copy with clean encodings."""
-    if not isinstance(da, xr.DataArray):
-        raise InvalidOptionError(
-            f"spdgraph.save stores an xarray.DataArray, got {type(da).__name__}."
-        )
-    for name, value in da.attrs.items():
-        _check_attr(str(name), value)
-    out = da.copy(deep=False)
-    out.encoding = {}
-    # netCDF turns lists into arrays (and one-element lists into scalars): note which
-    # attrs were lists so that open() gives them back as lists
-    lists = [str(k) for k, v in da.attrs.items() if isinstance(v, list | tuple)]
-    if lists:
-        out.attrs[LIST_ATTRS] = ",".join(lists)
-    if out.dtype.kind == "f":
-        out.encoding["_FillValue"] = None  # no NaN masking: values come back bit for bit
-    for name in list(out.coords):
-        coord = out.coords[name]
-        if coord.dtype == object:
-            values = coord.values.ravel()
-            if not all(isinstance(x, str) for x in values):
-                example = next(x for x in values if not isinstance(x, str))
-                raise InvalidOptionError(
-                    f"coordinate {name!r} holds {type(example).__name__} values such as "
-                    f"{example!r}, which files cannot store; relabel the nodes with strings "
-                    "or integers first."
-                )
-        coord.variable.encoding = {}
-        if coord.dtype.kind == "f":
-            coord.variable.encoding["_FillValue"] = None
-        for key, value in coord.attrs.items():
-            _check_attr(f"{name}.{key}", value)
-    return out
-
-
-def as_path(path: object) -> Path:
-    """``path`` as a :class:`~pathlib.Path`; a :class:`FileError` for what is no path."""
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if not isinstance(path, str | os.PathLike):
-        raise FileError(
-            f"a file path must be a string or os.PathLike, got {type(path).__name__} {path!r:.60}."
-        )
-    text = os.fspath(path)
-    if not text or "\0" in str(text):
-        raise FileError(f"{text!r} is not a valid file path (empty, or holds a NUL character).")
-    return Path(text)
-
-
-def _check_target(path: Path, fmt: FileFormat, overwrite: bool) -> None:
-    parent = path.parent
-    if not parent.is_dir():
-        raise FileError(
-            f"cannot write {os.fspath(path)!r}: folder {os.fspath(parent)!r} does not exist."
-        )
-    if not (path.exists() or path.is_symlink()):
-        return
-    if not overwrite:
-        raise FileError(f"{os.fspath(path)!r} exists; pass overwrite=True to replace it.")
-    if fmt.recognises(path):
-        return
-    if not fmt.folder and path.is_dir():
-        raise FileError(f"{os.fspath(path)!r} is a directory; it will not be replaced by a file.")
-    if fmt.folder:
-        raise FileError(
-            f"{os.fspath(path)!r} exists and is not a {fmt.title} store; it will not be replaced."
-        )
 
 
 def check_writable(
@@ -155,7 +64,7 @@ def check_writable(
     """
     target = as_path(path)
     fmt = format_for_writing(target, format)
-    _check_target(target, fmt, overwrite)
+    check_target(target, fmt, overwrite)
     fmt.requires()
     return fmt
 
@@ -236,7 +145,7 @@ def write_array(
     """
     path = as_path(path)
     fmt = check_writable(path, overwrite=overwrite, format=format)
-    prepared = _prepare(da)
+    prepared = prepare(da)
     lazy = prepared.chunks is not None
     sweep_stale(path.parent)
     tmp = temporary_name(path)
@@ -244,44 +153,55 @@ def write_array(
     def write(abandoned: threading.Event) -> None:
         if fmt.save_delayed is None or not (lazy or _has_dask()):
             fmt.save(prepared.load() if lazy else prepared, tmp)
-            return
-        source = prepared if lazy else in_slabs(prepared)
-        if source.chunks is None:  # small: one plain write
-            fmt.save(source, tmp)
-        elif lazy and compute is not None:
-            compute(fmt.save_delayed(source, tmp))
-        else:  # computed slab by slab: an interrupt stops it between two
-            compute_unless(fmt.save_delayed(source, tmp), abandoned)
+        else:
+            source = prepared if lazy else in_slabs(prepared)
+            if source.chunks is None:  # small: one plain write
+                fmt.save(source, tmp)
+            elif lazy and compute is not None:
+                compute(fmt.save_delayed(source, tmp))
+            else:  # computed slab by slab: an interrupt stops it between two
+                compute_unless(fmt.save_delayed(source, tmp), abandoned)
+        if not abandoned.is_set():
+            _read_back(fmt, tmp, path)
 
-    run_guarded(write, tmp)
     try:
+        run_guarded(write, tmp)
         replace(tmp, path)
+    except (SpdgraphError, KeyboardInterrupt):
+        remove(tmp)
+        raise
+    except (OSError, RuntimeError) as exc:
+        settle(tmp)  # writes of a folder format still in flight
+        remove(tmp)
+        error = write_error(path, exc)
+        if error is None:
+            raise
+        raise error from exc
     except BaseException:
         remove(tmp)
         raise
     return path
 
 
-def _restore(da: xr.DataArray) -> xr.DataArray:
-    """Undo what files change: string coords as str arrays, numpy scalar attrs as Python."""
-    for name in list(da.coords):
-        coord = da.coords[name]
-        if coord.dtype.kind in "OT" and all(isinstance(x, str) for x in coord.values.ravel()):
-            values = np.array(coord.values.tolist(), dtype=str).reshape(coord.shape)
-            da = da.assign_coords({name: (coord.dims, values, coord.attrs)})
-    attrs = dict(da.attrs)
-    lists = set(str(attrs.pop(LIST_ATTRS, "")).split(",")) - {""}
-    da.attrs = {
-        k: (
-            np.atleast_1d(v).tolist()
-            if k in lists
-            else v.item()
-            if isinstance(v, np.generic)
-            else v
-        )
-        for k, v in attrs.items()
-    }
-    return da
+def _read_back(fmt: FileFormat, tmp: Path, path: Path) -> None:
+    """Verify what was written before it is renamed into place (a full disk can be silent).
+
+    The temporary is opened again: every coordinate (labels, graph) and the attrs
+    must match their digests and, in a Zarr store, every chunk must be there. The
+    values are not read again: the storage's checksums cover them chunk by chunk.
+    """
+    try:
+        da = fmt.open(tmp)
+        try:
+            verify(restore(da), os.fspath(path), values=False)
+        finally:
+            da.close()
+    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+        raise FileError(
+            f"cannot write {os.fspath(path)!r}: what was written does not read back "
+            f"({exc}); the disk may be full. Nothing was written (an existing file of that "
+            "name is untouched)."
+        ) from exc
 
 
 def open(
@@ -334,7 +254,7 @@ def read_array(
 ) -> xr.DataArray:
     """``open``; with ``load=False`` and no chunks the values stay on disk until indexed."""
     path = as_path(path)
-    if not (path.exists() or path.is_symlink()):
+    if not _exists(path):
         raise FileError(f"cannot open {os.fspath(path)!r}: no such file or directory.")
     fmt = format_for_reading(path, format)
     fmt.requires()
@@ -345,13 +265,17 @@ def read_array(
 
         require_dask("spdgraph.open(..., chunks=...)")
     try:
+        if chunks is None and fmt.header is not None:
+            _check_claim(fmt.header(path), path)
         da = fmt.open(path)
         if chunks is not None:
             da = da.chunk(chunks)
-        elif load:
-            da = da.load()
-            da.close()
-    except FileError:
+        else:
+            _check_fits(da, path)
+            if load:
+                da = da.load()
+                da.close()
+    except (FileError, TooLargeError):
         raise
     except (RuntimeError, ValueError) as exc:
         if isinstance(exc, ValueError) and not is_checksum_error(exc):
@@ -369,7 +293,43 @@ def read_array(
             f"the {fmt.name} format's open returned {type(da).__name__} for {os.fspath(path)!r}, "
             "not an xarray.DataArray."
         )
-    return _restore(da)
+    da = restore(da)
+    verify(da, os.fspath(path), values=chunks is None and load)
+    da.attrs.pop(DIGESTS, None)
+    return da
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists() or path.is_symlink()
+    except OSError as exc:  # a name too long, a loop of links...
+        raise FileError(f"cannot open {os.fspath(path)!r}: {exc.strerror or exc}.") from exc
+
+
+def _check_claim(header: Any, path: Path) -> None:
+    """The memory guard on what a file's header claims, before anything is read."""
+    need = sum(math.prod(shape) * size for shape, size in header.values())
+    largest = max(header.items(), key=lambda kv: math.prod(kv[1][0]), default=None)
+    if largest is not None:
+        _refuse_beyond_memory(need, f"{largest[0]} of shape {largest[1][0]}", path)
+
+
+def _check_fits(da: xr.DataArray, path: Path) -> None:
+    """Refuse a file whose header claims more than memory holds, before reading it."""
+    need = da.variable.nbytes + sum(c.variable.nbytes for c in da.coords.values())
+    _refuse_beyond_memory(need, ", ".join(f"{d}: {n:,}" for d, n in da.sizes.items()), path)
+
+
+def _refuse_beyond_memory(need: int, dims: str, path: Path) -> None:
+    from spdgraph.sampling import available_memory
+
+    available = available_memory()
+    if available is not None and need > available:
+        raise TooLargeError(
+            f"{os.fspath(path)!r} claims {dims}: {need / 2**30:,.1f} GiB, but only "
+            f"{available / 2**30:,.1f} GiB of memory is available; open it lazily with "
+            "spdgraph.open(path, chunks=...) (needs dask) or check the file."
+        )
 
 
 def _unreadable(path: Path, fmt: FileFormat, exc: Exception) -> FileError:

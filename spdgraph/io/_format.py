@@ -14,7 +14,7 @@ files, a folder's tables) and else by the suffix.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,11 @@ class FileFormat:
         Optional ``requires()`` raising :class:`spdgraph.MissingDependencyError`
         (naming the ``pip install``) when a library the format needs is
         missing; called before any work.
+    header
+        Optional ``header(path)`` reading only the file's header: ``{variable:
+        (shape, itemsize)}``. The core's memory guard then refuses a file whose
+        header claims more than memory holds before ``open`` reads anything
+        (``open`` may already load index coordinates).
 
     Examples
     --------
@@ -98,6 +103,7 @@ class FileFormat:
     description: str = ""
     save_delayed: Callable[[xr.DataArray, Path], Any] | None = None
     requires: Callable[[], None] = _nothing
+    header: Callable[[Path], Mapping[str, tuple[tuple[int, ...], int]]] | None = None
 
     @property
     def title(self) -> str:

@@ -9,7 +9,9 @@ one plain ``to_netcdf`` call (no dask needed); a dask-backed one chunk by chunk
 
 from __future__ import annotations
 
+import gc
 import os
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -90,9 +92,28 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+def _release(exc: BaseException) -> None:
+    """Let a failed write's HDF5 handle go now (not at some later garbage collection).
+
+    After a failure (a full disk) the netCDF4 dataset stays open, referenced from the
+    traceback's frames; when it is finally collected it flushes its buffers into the
+    removed temporary and fills the disk again. Clearing the frames and collecting
+    closes it before the core truncates and removes the temporary.
+    """
+    seen: BaseException | None = exc
+    while seen is not None:
+        traceback.clear_frames(seen.__traceback__)
+        seen = seen.__cause__ or seen.__context__
+    gc.collect()
+
+
 def save(da: xr.DataArray, path: Path) -> None:
     """Write ``da`` (in memory) to the netCDF file ``path`` and flush it to disk."""
-    _encoded(da).to_netcdf(path, engine=netcdf_engine())
+    try:
+        _encoded(da).to_netcdf(path, engine=netcdf_engine())
+    except BaseException as exc:
+        _release(exc)
+        raise
     _fsync(path)
 
 
@@ -109,6 +130,30 @@ def open(path: Path) -> xr.DataArray:
     return xr.open_dataarray(path, engine=netcdf_engine())
 
 
+def header(path: Path) -> dict[str, tuple[tuple[int, ...], int]]:
+    """Every variable's shape and item size, from the header only (nothing is read)."""
+    if netcdf_engine() == "netcdf4":
+        import netCDF4
+
+        with netCDF4.Dataset(path) as nc:
+            return {
+                name: (tuple(var.shape), getattr(var.dtype, "itemsize", 8))
+                for name, var in nc.variables.items()
+            }
+    import h5py
+
+    found: dict[str, tuple[tuple[int, ...], int]] = {}
+    with h5py.File(path, "r") as handle:
+        handle.visititems(
+            lambda name, obj: (
+                found.__setitem__(name, (tuple(obj.shape), obj.dtype.itemsize))
+                if isinstance(obj, h5py.Dataset)
+                else None
+            )
+        )
+    return found
+
+
 NETCDF = FileFormat(
     name="netcdf",
     suffixes=(".nc", ".nc4"),
@@ -118,6 +163,7 @@ NETCDF = FileFormat(
     description="netCDF",
     save_delayed=save_delayed,
     requires=_requires,
+    header=header,
 )
 
 

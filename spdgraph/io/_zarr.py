@@ -2,19 +2,24 @@
 
 Written with zarr (``pip install "spdgraph[zarr]"``), unconsolidated. Each
 chunk of the values carries a CRC32C (Zarr v3's ``crc32c`` codec after the
-compressor). String labels are stored as variable-length strings (which have
+compressor), every chunk is written (none left out as "empty") and counted on
+open, and every variable is covered by the digests of ``_digests``. String labels
+are stored as variable-length strings (which have
 a Zarr v3 specification; fixed-width ones have none).
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import xarray as xr
 
-from spdgraph.errors import MissingDependencyError
+from spdgraph.errors import FileError, MissingDependencyError
+from spdgraph.io._atomic import settle
 from spdgraph.io._format import FileFormat
 from spdgraph.plugins.hookspecs import hookimpl
 
@@ -39,7 +44,13 @@ def recognises(path: Path) -> bool:
     return path.is_dir() and any((path / name).is_file() for name in METADATA)
 
 
-def _encoded(da: xr.DataArray) -> xr.DataArray:
+#: Group attribute of a store spdgraph wrote: the names of all its arrays.
+ARRAYS = "spdgraph_arrays"
+#: xarray's name for the variable of a DataArray without a name.
+UNNAMED = "__xarray_dataarray_variable__"
+
+
+def _encoded(da: xr.DataArray) -> xr.Dataset:
     from zarr.codecs import Crc32cCodec, ZstdCodec
 
     out = da.copy(deep=False)
@@ -50,25 +61,70 @@ def _encoded(da: xr.DataArray) -> xr.DataArray:
             out.coords[name].variable.encoding = dict(coord.variable.encoding)
     if out.ndim:
         out.encoding["compressors"] = [ZstdCodec(), Crc32cCodec()]
-    return out
+    name = UNNAMED if out.name is None else str(out.name)
+    ds = out.to_dataset(name=name)
+    ds[name].encoding = dict(out.encoding)
+    ds.attrs[ARRAYS] = ",".join(sorted([name, *map(str, ds.coords)]))
+    return ds
 
 
 def save(da: xr.DataArray, path: Path) -> None:
     """Write ``da`` (in memory) as the Zarr store ``path``."""
     _requires()
-    _encoded(da).to_zarr(path, mode="w-", consolidated=False)
+    try:
+        _encoded(da).to_zarr(path, mode="w-", consolidated=False, write_empty_chunks=True)
+    except BaseException:
+        settle(path)
+        raise
 
 
 def save_delayed(da: xr.DataArray, path: Path) -> Any:
     """The delayed write of a dask-backed ``da`` (computed by the core)."""
     _requires()
-    return _encoded(da).to_zarr(path, mode="w-", consolidated=False, compute=False)
+    return _encoded(da).to_zarr(
+        path, mode="w-", consolidated=False, compute=False, write_empty_chunks=True
+    )
+
+
+def check_chunks(path: Path) -> None:
+    """Every chunk of every array of a store spdgraph wrote is there (none deleted or lost).
+
+    spdgraph writes every chunk (``write_empty_chunks=True``), so a missing one is
+    damage (a deleted file, a full disk), never a chunk of fill values: without this
+    check Zarr would read it as NaN, an empty graph or labels ``0``.
+    """
+    import zarr
+
+    group = zarr.open_group(path, mode="r")
+    expected = str(group.attrs.get(ARRAYS, ""))
+    if not expected:
+        return  # not written by spdgraph: chunks may be legitimately absent
+    with warnings.catch_warnings():  # a damaged member: reported below, by name
+        warnings.simplefilter("ignore")
+        arrays = dict(group.arrays())
+    for name in expected.split(","):
+        if name not in arrays:
+            raise FileError(
+                f"cannot read {os.fspath(path)!r}: variable {name!r} is missing (its metadata "
+                "is gone); the store is damaged. Write it again."
+            )
+    for name, arr in arrays.items():
+        present = arr.nchunks_initialized
+        if present < arr.nchunks:
+            raise FileError(
+                f"cannot read {os.fspath(path)!r}: variable {name!r} is missing "
+                f"{arr.nchunks - present} of its {arr.nchunks} chunks; the store is damaged "
+                "or was cut short. Write it again."
+            )
 
 
 def open(path: Path) -> xr.DataArray:
-    """The one DataArray of the Zarr store ``path`` (values left on disk)."""
+    """The one DataArray of the Zarr store ``path`` (values left on disk), chunks counted."""
     _requires()
-    return xr.open_dataarray(path, engine="zarr", consolidated=False)
+    check_chunks(path)
+    da = xr.open_dataarray(path, engine="zarr", consolidated=False)
+    da.attrs.pop(ARRAYS, None)
+    return da
 
 
 ZARR = FileFormat(

@@ -70,6 +70,9 @@ def sample(
     chunks: int | None = None,
     portable: bool = False,
     progress: bool | None = None,
+    uncertified: str = "redraw",
+    max_redraws: int = 20,
+    complete: bool = False,
     **method_options: Any,
 ) -> xr.DataArray:
     """Sample SPD matrices whose off-diagonal zeros are exactly the non-edges of a graph.
@@ -86,7 +89,8 @@ def sample(
         :func:`spdgraph.graphs.related_graphs`) gives one array with a leading
         ``group`` dimension: group ``k`` is sampled from its own seed stream
         and keeps its graph in the ``adjacency`` coordinate, dims ``("group",
-        "node", "node_2")``.
+        "node", "node_2")``; so a list of ``(u, v)`` pairs is no edge list (it
+        is refused saying so: pass ``networkx.Graph(edges)``).
         A DAG-capable method (``method="dag"``) takes a directed acyclic
         graph instead: a ``networkx.DiGraph``, a directed ``igraph.Graph``,
         ``spdgraph.DAG(path)`` (a graph file read as directed) or
@@ -159,6 +163,24 @@ def sample(
         estimated above 2 s. The bits do not depend on it. Lazy (``chunks``)
         work shows progress when computed, e.g. under
         ``dask.diagnostics.ProgressBar()`` or a distributed dashboard.
+    uncertified
+        What happens when one matrix fails its positive-definiteness certificate
+        (Cholesky, a positive normal diagonal, a scaled condition number at most
+        1e12), e.g. about one dense PO matrix in a thousand at p = 200:
+        ``"redraw"`` (default) draws that matrix again from its own redraw
+        stream (matrix ``k`` still depends on ``k`` alone) and records the
+        number of redraws per matrix in ``attrs["redraws"]`` (eager results);
+        the law is then the generator's law conditioned on the certificate (see
+        ``docs/generators.md``). ``"raise"``: a
+        :class:`~spdgraph.errors.UncertifiedMatrixError`.
+    max_redraws
+        The redraws allowed per matrix before the graph is declared
+        uncertifiable (a :class:`~spdgraph.errors.GeneratorOutputError`).
+    complete
+        Take a dense weighted array given as ``graph`` (no zero off its
+        diagonal, values other than 1, e.g. ``np.cov(X)``) as the complete
+        graph it encodes. By default such an array is refused with a
+        ``GraphError`` saying to threshold it: it is rarely meant as a graph.
     **method_options
         Options of the chosen method (e.g. ``residual_tolerance`` for
         ``"po"``); unknown names are an error.
@@ -218,7 +240,10 @@ def sample(
         chunks=chunks,
         portable=portable,
         progress=progress,
+        uncertified=uncertified,
+        max_redraws=max_redraws,
         method_options=method_options,
+        complete=complete,
     )
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
         from spdgraph.sampling._groups import sample_groups
@@ -250,10 +275,19 @@ def _sample_eager(request: SampleRequest) -> xr.DataArray:
         block = _blocks_with_progress(request)
     else:
         block = generate_block(request, rngs=request.rngs(), factors=request.factors)
+    attrs = {**request.attrs, **_redraw_attrs(request, block)}
     if block.lmin is None or block.lmax is None:
-        return _label(request, block.values, request.attrs)
+        return _label(request, block.values, attrs)
     spectrum = spectrum_attrs(block.lmin, block.lmax, stacked=request.stacked)
-    return _label(request, block.values, {**request.attrs, **spectrum})
+    return _label(request, block.values, {**attrs, **spectrum})
+
+
+def _redraw_attrs(request: SampleRequest, block: Block) -> dict[str, Any]:
+    """``redraws``: how many times each matrix was redrawn (a list for a stack)."""
+    if request.root is None or block.redraws is None:
+        return {}
+    counts = [int(r) for r in block.redraws]
+    return {"redraws": counts if request.stacked else (counts or [0])[0]}
 
 
 def _blocks_with_progress(request: SampleRequest) -> Block:
@@ -272,16 +306,18 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
                 generate_block(
                     request,
                     rngs=request.rngs(k0, k1),
+                    first=k0,
                     factors=None if factors is None else factors[k0:k1],
                 )
             )
             bar.update(k1 - k0)
     values = np.concatenate([part.values for part in parts])
+    redraws = np.concatenate([part.redraws for part in parts if part.redraws is not None])
     if any(part.lmin is None or part.lmax is None for part in parts):
-        return Block(values)
+        return Block(values, redraws=redraws)
     lmin = np.concatenate([part.lmin for part in parts if part.lmin is not None])
     lmax = np.concatenate([part.lmax for part in parts if part.lmax is not None])
-    return Block(values, lmin, lmax)
+    return Block(values, lmin, lmax, redraws)
 
 
 def _label(request: SampleRequest, values: Any, attrs: dict[str, Any]) -> xr.DataArray:

@@ -2,10 +2,20 @@
 
 A block is the unit of work that an eager call, a chunk of a dask array or a
 worker process computes: ``(n, p, p)`` matrices from one generator, matrix
-``k`` from its own random stream (or its own explicit factor). Whoever wrote
-the generator, the engine checks every matrix it returns (shape, dtype,
-finiteness, exact symmetry, exact zeros, positive definiteness) and names the
-plugin when a check fails.
+``k`` from its own random stream (or its own explicit factor), made and checked
+by :mod:`spdgraph.sampling._make`.
+
+A drawn matrix can fail its certificate (Cholesky, a positive normal diagonal, a
+scaled condition number at most 1e12) by chance (a dense PO stack at p = 200
+about once in a thousand matrices): with ``sample(uncertified="redraw")`` (the
+default) that matrix alone is drawn again from :func:`spdgraph.seeds.redraw_stream`
+``(root, k, r)``, the ``r``-th redraw under matrix ``k``'s own node of the stream
+tree, so matrix ``k`` still depends on its index only (not on the stack size, the
+chunks or the scheduler). The law of the returned matrices is then the
+generator's law conditioned on the certificate. ``"raise"`` keeps the error. A
+generator error of the same nature (:class:`~spdgraph.errors.NumericalError`, e.g.
+PO's residual) is redrawn too; a batch raising it is made again matrix by matrix
+to find which.
 
 Both the eager path (:mod:`spdgraph.sampling._core`) and the lazy path
 (:mod:`spdgraph.sampling._lazy`) import this module; it imports neither of them.
@@ -13,171 +23,34 @@ Both the eager path (:mod:`spdgraph.sampling._core`) and the lazy path
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from spdgraph._kernels.blas import one_blas_thread
-from spdgraph._kernels.numerics import (
-    MAX_SCALED_CONDITION,
-    Violation,
-    find_violation,
-    unit_diagonal,
-)
-from spdgraph.errors import GeneratorOutputError, PluginError, SpdgraphError
-from spdgraph.plugins.types import GeneratorSpec, GraphData
+from spdgraph.errors import NumericalError, UncertifiedMatrixError
+from spdgraph.sampling._make import made_block
+from spdgraph.seeds import redraw_stream
 from spdgraph.spectrum import control_spectrum
 
 if TYPE_CHECKING:
     from spdgraph.sampling._record import SampleRequest
 
-__all__ = ["Block", "generate_block", "validate_matrix"]
-
-
-def validate_matrix(
-    m: object,
-    adjacency: np.ndarray,
-    k: int,
-    gen: GeneratorSpec,
-    plugin: str,
-    *,
-    check_pd: bool = True,
-) -> np.ndarray:
-    """Check matrix ``k`` a generator returned; raise GeneratorOutputError naming the plugin.
-
-    With ``check_pd`` the matrix must also be numerically positive definite:
-    Cholesky succeeds and its scaled condition number is at most
-    :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION` (the same verdict on every
-    machine for every matrix clearly on one side of that bound).
-    """
-    who = f"generator {gen.name!r} (plugin {plugin!r})"
-    p = adjacency.shape[0]
-    if not isinstance(m, np.ndarray):
-        raise GeneratorOutputError(f"{who} returned {type(m).__name__}, not a numpy array.")
-    if m.shape != (p, p):
-        raise GeneratorOutputError(
-            f"{who} returned shape {m.shape} for matrix {k}, expected ({p}, {p})."
-        )
-    if m.dtype != np.float64:
-        raise GeneratorOutputError(f"{who} returned dtype {m.dtype}, expected float64.")
-    violation = find_violation(
-        m, adjacency, check_pd=check_pd, condition_bound=MAX_SCALED_CONDITION
-    )
-    if violation is None and not check_pd:
-        # positive, normal-sized diagonal entries: the unit-diagonal scaling needs them
-        diag = np.diagonal(m)
-        small = np.flatnonzero(~(diag >= np.finfo(np.float64).tiny))
-        if small.size:
-            i = int(small[0])
-            violation = Violation("small_diagonal", 0, i, i, float(diag[i]))
-    if violation is None:
-        return m
-    described = replace(violation, k=k).describe()
-    raise GeneratorOutputError(f"{who}: {described}{_ADVICE.get(violation.problem, '')}")
-
-
-#: What to do about each kind of invalid output, after the violation's description.
-_ADVICE = {
-    "asymmetric": " Symmetrize with (M + M.T) / 2.",
-    "ill_conditioned": (" Use a sparser graph or options that give a better-conditioned matrix."),
-}
-
-
-def _check_block(
-    block: np.ndarray, adjacency: np.ndarray, gen: GeneratorSpec, plugin: str, *, check_pd: bool
-) -> None:
-    """Check every matrix of a block, a few at a time; name the first bad one."""
-    n, p = block.shape[0], adjacency.shape[0]
-    # checked a few matrices at a time (one call per group: small matrices are
-    # dominated by per-call overhead), groups of small matrices on the batch's
-    # threads (the checks release the GIL); a failing group is re-checked matrix by matrix for
-    # the message naming the first bad one
-    step = max(1, (1 << 18) // max(p * p, 1))  # ~2 MB: the check passes stay in cache
-    starts = range(0, n, step)
-
-    def passes(k0: int) -> bool:
-        group = block[k0 : k0 + step]
-        if group.dtype != np.float64:
-            return False
-        if check_pd:
-            found = find_violation(
-                group, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION
-            )
-        else:
-            found = find_violation(group, adjacency, check_pd=False)
-        return found is None and (check_pd or _diagonals_ok(group))
-
-    # small matrices on the batch's threads; from one matrix per group on, one at a
-    # time (each check holds a Cholesky copy: the memory guard counts one)
-    workers = min(len(starts), _check_threads()) if step > 1 else 1
-    if workers > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            verdicts = list(pool.map(passes, starts))
-    else:
-        verdicts = [passes(k0) for k0 in starts]
-    for k0, ok in zip(starts, verdicts, strict=True):
-        if not ok:
-            for k in range(k0, min(n, k0 + step)):
-                validate_matrix(block[k], adjacency, k, gen, plugin, check_pd=check_pd)
-
-
-def _check_threads() -> int:
-    """Threads for the output checks: Numba's thread count, as for the batches."""
-    import numba  # a dependency; imported on first use so that import spdgraph stays light
-
-    return int(numba.get_num_threads())
-
-
-def _diagonals_ok(group: np.ndarray) -> bool:
-    return bool(np.all(np.diagonal(group, axis1=-2, axis2=-1) >= np.finfo(np.float64).tiny))
-
-
-def _call(gen: GeneratorSpec, plugin: str, function: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call a generator; an error that is not spdgraph's becomes a PluginError naming it."""
-    try:
-        return function(*args, **kwargs)
-    except (SpdgraphError, MemoryError):
-        raise
-    except Exception as exc:
-        raise PluginError(
-            f"generator {gen.name!r} of plugin {plugin!r} raised {type(exc).__name__}: {exc}"
-            " (a bug in the plugin; the original error is chained below)."
-        ) from exc
-
-
-def _call_batch(
-    graph: GraphData,
-    gen: GeneratorSpec,
-    plugin: str,
-    n: int,
-    factor_kw: dict[str, Any],
-    check_pd: bool,
-    **kwargs: Any,
-) -> np.ndarray:
-    adjacency = graph.adjacency
-    p = adjacency.shape[0]
-    assert gen.batch_function is not None
-    out = _call(gen, plugin, gen.batch_function, adjacency.copy(), **factor_kw, **kwargs)
-    if not isinstance(out, np.ndarray) or out.shape != (n, p, p):
-        raise GeneratorOutputError(
-            f"generator {gen.name!r} (plugin {plugin!r}) batch function returned "
-            f"{getattr(out, 'shape', type(out).__name__)}, expected ({n}, {p}, {p})."
-        )
-    _check_block(out, adjacency, gen, plugin, check_pd=check_pd)
-    return out
+__all__ = ["UNCERTIFIED_MODES", "Block", "generate_block"]
 
 
 @dataclass(frozen=True)
 class Block:
-    """What :func:`generate_block` returns: ``(n, p, p)`` values, and with a spectrum
-    target the achieved extreme eigenvalues per matrix (else None)."""
+    """What :func:`generate_block` returns: ``(n, p, p)`` values, with a spectrum
+    target the achieved extreme eigenvalues per matrix (else None), and the number of
+    redraws of each matrix (``sample(uncertified="redraw")``)."""
 
     values: np.ndarray
     lmin: np.ndarray | None = None
     lmax: np.ndarray | None = None
+    redraws: np.ndarray | None = None
 
 
 def generate_block(
@@ -185,16 +58,21 @@ def generate_block(
     *,
     rngs: Sequence[np.random.Generator] | None,
     factors: np.ndarray | None,
+    first: int = 0,
 ) -> Block:
     """Generate, validate, (optionally) normalize and control an ``(n, p, p)`` block.
 
     ``request`` (:class:`~spdgraph.sampling._record.SampleRequest`) says what to
     make; ``rngs`` has one generator per matrix of this block (or ``factors`` one
-    factor per matrix), so that the eager path (the whole stack) and the lazy path
-    (one chunk) call the same function with the same request. The spectrum targets
-    are applied by :func:`spdgraph.spectrum.control_spectrum` after the
-    normalization, and the achieved extreme eigenvalues come back in the
-    :class:`Block` (computed once, however the block was made). A DAG-capable
+    factor per matrix), the block's matrices being ``first, first + 1, ...`` of the
+    call, so that the eager path (the whole stack) and the lazy path (one chunk)
+    call the same function with the same request. A matrix that fails its
+    certificate is redrawn from its own redraw stream
+    (:func:`spdgraph.seeds.redraw_stream`) when ``request.uncertified`` is
+    ``"redraw"``, at most ``request.max_redraws`` times . The
+    spectrum targets are applied by :func:`spdgraph.spectrum.control_spectrum`
+    after the normalization, and the achieved extreme eigenvalues come back in
+    the :class:`Block` (computed once, however the block was made). A DAG-capable
     generator also gets ``dag=`` (the directed adjacency) and ``kind=``.
 
     Every generator, built-in or plugin, runs with BLAS held at one thread, and
@@ -203,60 +81,76 @@ def generate_block(
     scaled condition number is at most
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION`.
     """
-    graph, gen, plugin, entries = request.graph, request.gen, request.plugin, request.entries
-    options: Mapping[str, Any] = request.generator_arguments()
-    normalize = request.normalize
-    min_eigenvalue, condition_number = request.min_eigenvalue, request.condition_number
-    adjacency = graph.adjacency
-    p = adjacency.shape[0]
-    n = len(factors) if factors is not None else len(rngs or ())
-    controlled = min_eigenvalue is not None or condition_number is not None
-    # the generator's own output is proved PD before a spectrum control changes it;
-    # otherwise once, on the final (normalized) form
-    pd_now = controlled or not normalize
     with one_blas_thread():  # the same bits whatever the user's BLAS thread settings
-        if gen.batch_function is not None:
-            factor_kw = {"factors": factors} if gen.accepts_factor else {}
-            block = _call_batch(
-                graph, gen, plugin, n, factor_kw, pd_now, rngs=rngs, entries=entries, **options
-            )
-        else:
-            block = np.empty((n, p, p), dtype=np.float64)
-            for k in range(n):
-                kw: dict[str, Any] = {}
-                if gen.accepts_factor:
-                    kw["factor"] = None if factors is None else factors[k].copy()
-                rng = None if rngs is None else rngs[k]
-                m = _call(
-                    gen,
-                    plugin,
-                    gen.function,
-                    adjacency.copy(),
-                    rng=rng,
-                    entries=entries,
-                    **kw,
-                    **options,
-                )
-                block[k] = validate_matrix(m, adjacency, k, gen, plugin, check_pd=False)
-            if pd_now:
-                _check_block(block, adjacency, gen, plugin, check_pd=True)
-        # -0.0 (equal to 0, so it passed the checks) -> +0.0: x + 0.0 is x for every
-        # other x, in place and in one pass
-        if block.dtype == np.float64:
-            np.add(block, 0.0, out=block)
-        else:
-            block[block == 0.0] = 0.0
-        if normalize and n:
-            block = unit_diagonal(block, out=block)  # the engine owns the block
-            if not controlled:
-                _check_block(block, adjacency, gen, plugin, check_pd=True)
-        if controlled:
+        block, redraws = certified_block(request, rngs, factors, first)
+        if request.min_eigenvalue is not None or request.condition_number is not None:
             # control_spectrum proves its own output positive definite
             block, lmin, lmax = control_spectrum(
                 block,
-                normalized=normalize,
-                min_eigenvalue=min_eigenvalue,
-                condition_number=condition_number,
+                normalized=request.normalize,
+                min_eigenvalue=request.min_eigenvalue,
+                condition_number=request.condition_number,
             )
-            return Block(block, lmin, lmax)
-    return Block(block)
+            return Block(block, lmin, lmax, redraws)
+    return Block(block, redraws=redraws)
+
+
+#: The values of ``sample(uncertified=...)``.
+UNCERTIFIED_MODES = ("redraw", "raise")
+
+_HINT = (
+    " (sample(..., uncertified='redraw'), the default, redraws such a matrix from its own "
+    "stream instead of raising)"
+)
+
+
+def certified_block(
+    request: SampleRequest,
+    rngs: Sequence[np.random.Generator] | None,
+    factors: np.ndarray | None,
+    first: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The block (before spectrum control) and the number of redraws of each matrix."""
+    n = len(factors) if factors is not None else len(rngs or ())
+    if request.uncertified == "raise" or rngs is None:
+        try:
+            return made_block(request, rngs, factors), np.zeros(n, dtype=np.int64)
+        except (UncertifiedMatrixError, NumericalError) as exc:
+            raise type(exc)(f"{exc}{_HINT if rngs is not None else ''}") from exc
+    failures: dict[int, Exception] = {}
+    try:
+        block = made_block(request, rngs, None, failures)
+    except NumericalError as exc:
+        if n == 1:
+            block, failures = np.eye(request.graph.adjacency.shape[0])[None].copy(), {0: exc}
+        else:  # which matrix? make the block again matrix by matrix
+            parts = [
+                certified_block(request, [rng], None, first + k) for k, rng in enumerate(rngs)
+            ]
+            return np.stack([b[0] for b, _ in parts]), np.concatenate([r for _, r in parts])
+    redraws = np.zeros(n, dtype=np.int64)
+    for k, error in sorted(failures.items()):
+        block[k], redraws[k] = _redraw(request, first + k, error)
+    return block, redraws
+
+
+def _redraw(request: SampleRequest, k: int, error: Exception) -> tuple[np.ndarray, int]:
+    """Matrix ``k`` from its redraw streams, the first that passes its certificate."""
+    assert request.root is not None
+    for r in range(1, request.max_redraws + 1):
+        failures: dict[int, Exception] = {}
+        try:
+            block = made_block(request, [redraw_stream(request.root, k, r)], None, failures)
+        except NumericalError as exc:
+            error = exc
+            continue
+        if not failures:
+            return block[0], r
+        error = failures[0]
+    # the class of the last failure: an UncertifiedMatrixError or a NumericalError
+    raise type(error)(
+        f"matrix {k} failed its certificate {request.max_redraws + 1} times (its draw and "
+        f"max_redraws={request.max_redraws} redraws): this graph cannot be certified with "
+        f"method {request.gen.name!r}. Last failure: {error} Use a sparser graph, other "
+        "method options, or a larger max_redraws."
+    ) from error

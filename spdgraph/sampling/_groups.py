@@ -27,8 +27,9 @@ __all__ = ["sample_groups"]
 
 
 #: Attrs that are always listed per group (flattened in (group, sample) order):
-#: the achieved spectrum, present when the call sets a spectrum target.
-_PER_GROUP = ACHIEVED_SPECTRUM
+#: the achieved spectrum, present when the call sets a spectrum target, and the
+#: redraws per matrix.
+_PER_GROUP = ACHIEVED_SPECTRUM | {"redraws"}
 
 
 def _check_nodes(requests: Sequence[SampleRequest]) -> None:
@@ -51,7 +52,7 @@ def _combine_attrs(parts: list[xr.DataArray], root: np.random.SeedSequence) -> d
         if same and key not in _PER_GROUP:
             attrs[key] = value
         else:  # e.g. the achieved spectrum: flattened in (group, sample) order
-            attrs[key] = [float(x) for v in values for x in np.ravel(np.asarray(v, dtype=float))]
+            attrs[key] = [x for v in values for x in np.ravel(np.asarray(v)).tolist()]
     attrs.update(seed_attrs(root))
     attrs["groups"] = len(parts)
     return attrs

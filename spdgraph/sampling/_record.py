@@ -44,7 +44,10 @@ class SampleCall:
     chunks: object = None
     portable: object = False
     progress: object = None
+    uncertified: object = "redraw"
+    max_redraws: object = 20
     method_options: Mapping[str, Any] = field(default_factory=dict)
+    complete: object = False
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,9 @@ class SampleRequest:
     ``graph``, by ``gen`` of ``plugin`` with the user's method ``options``;
     matrix ``k`` from child ``k`` of ``root`` or from ``factors[k]``;
     ``chunks`` None for the eager path, else matrices per dask chunk;
-    ``portable`` the generator's portable mode. ``attrs`` is the provenance the
-    output carries; ``progress`` whether the eager path shows a progress bar
+    ``portable`` the generator's portable mode; ``uncertified`` and
+    ``max_redraws`` what to do with a matrix failing its certificate. ``attrs`` is
+    the provenance the output carries; ``progress`` whether the eager path shows a progress bar
     (``sample(progress=...)``, resolved).
     """
 
@@ -77,6 +81,8 @@ class SampleRequest:
     attrs: dict[str, Any] = field(default_factory=dict)
     progress: bool = False
     portable: bool = False
+    uncertified: str = "redraw"
+    max_redraws: int = 20
 
     def rngs(self, start: int = 0, stop: int | None = None) -> list[np.random.Generator] | None:
         """The generators of matrices ``start .. stop - 1`` (all by default; None

@@ -24,6 +24,7 @@ from spdgraph.plugins.options import check_options
 from spdgraph.plugins.types import GeneratorSpec, GraphData
 from spdgraph.sampling._adapt import adapt_graph, count_nodes, recognise
 from spdgraph.sampling._adapt_dag import adapt_dag, refuse_dag
+from spdgraph.sampling._engine import UNCERTIFIED_MODES
 from spdgraph.sampling._entries import resolve_entries
 from spdgraph.sampling._lazy import check_chunks
 from spdgraph.sampling._memory import MemoryCheck, MemoryNeed
@@ -47,6 +48,7 @@ def build_request(graph: object, call: SampleCall) -> SampleRequest:
         )
     kind = _check_kind(call.kind)
     size = _check_size(call.size)
+    uncertified, max_redraws = _check_uncertified(call.uncertified, call.max_redraws)
     factor, negative_share = call.factor, call.negative_share
     memory = _memory_check_for(call)
     normalize, gen = memory.normalize, memory.gen
@@ -72,13 +74,14 @@ def build_request(graph: object, call: SampleCall) -> SampleRequest:
         refuse_dag(
             graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag)
         )
-        graph_data = adapt_graph(found, gen.name)
+        graph_data = adapt_graph(found, gen.name, complete=call.complete)
     p = graph_data.adjacency.shape[0]
     if counted != p:  # no count (a backend without count_nodes), or a plugin
         memory.check(p)  # adapting a type differently: check right after adapting
     # 4. random streams or factors
     attrs = _provenance(gen.name, options, plugin, kind, normalize, eps, k0)
     attrs["portable"] = int(portable)
+    attrs["uncertified"] = uncertified
     if gen.intended_kind is not None and gen.intended_kind != kind:
         attrs["kind_note"] = _kind_note(gen, kind)
     factors: np.ndarray | None = None
@@ -113,7 +116,27 @@ def build_request(graph: object, call: SampleCall) -> SampleRequest:
             None if progress is None else bool(progress), gen, p, _edges(graph_data), n
         ),
         portable=portable,
+        uncertified=uncertified,
+        max_redraws=max_redraws,
     )
+
+
+def _check_uncertified(uncertified: object, max_redraws: object) -> tuple[str, int]:
+    if uncertified not in UNCERTIFIED_MODES:
+        raise InvalidOptionError(
+            f"uncertified must be 'redraw' (draw a matrix that fails its certificate again "
+            f"from its own stream) or 'raise', got {written(uncertified)}."
+        )
+    if (
+        isinstance(max_redraws, bool)
+        or not isinstance(max_redraws, numbers.Integral)
+        or not 0 <= int(max_redraws) <= 10**6
+    ):
+        raise InvalidOptionError(
+            "max_redraws must be an integer from 0 to 1,000,000 (redraws of one matrix "
+            f"before the graph is declared uncertifiable), got {written(max_redraws)}."
+        )
+    return str(uncertified), int(max_redraws)
 
 
 def _edges(graph: GraphData) -> int:

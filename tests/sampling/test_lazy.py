@@ -12,6 +12,7 @@ import spdgraph
 from spdgraph.graphs import erdos_renyi
 from spdgraph.sampling import _engine as _engine
 from spdgraph.sampling import _lazy as _dask
+from spdgraph.sampling import _make
 from spdgraph.sampling import _memory as _memory
 
 dask = pytest.importorskip("dask")
@@ -20,7 +21,7 @@ pytest.importorskip("dask.array")
 G = nx.relabel_nodes(erdos_renyi(12, 0.3, seed=3), {i: f"n{i}" for i in range(12)})
 
 #: Attrs only the eager call sets: the achieved spectrum, measured on the finished stack.
-EAGER_ONLY_ATTRS = {"min_eigenvalue", "condition_number"}
+EAGER_ONLY_ATTRS = {"min_eigenvalue", "condition_number", "redraws"}
 
 
 def assert_matches_eager(lazy, eager):
@@ -129,7 +130,7 @@ def test_arguments_are_checked_eagerly(kwargs, exc, match, counting):
 
 
 def test_generator_errors_surface_at_compute(monkeypatch):
-    real = _engine.validate_matrix
+    real = _make.validate_matrix
 
     def reject_third(m, adjacency, k, gen, plugin, **kwargs):
         if np.array_equal(m, m) and reject_third.count == 2:
@@ -138,7 +139,7 @@ def test_generator_errors_surface_at_compute(monkeypatch):
         return real(m, adjacency, k, gen, plugin, **kwargs)
 
     reject_third.count = 0
-    monkeypatch.setattr(_engine, "validate_matrix", reject_third)
+    monkeypatch.setattr(_make, "validate_matrix", reject_third)
     lazy = spdgraph.sample(G, method="dd", size=4, seed=1, chunks=1)
     with pytest.raises(spdgraph.GeneratorOutputError, match="rejected"):
         lazy.compute(scheduler="synchronous")

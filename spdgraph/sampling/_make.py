@@ -1,0 +1,268 @@
+"""Making and checking one block of matrices: the generator called, every matrix checked.
+
+Whoever wrote the generator, every matrix it returns is checked (shape, dtype,
+finiteness, exact symmetry, exact zeros, positive definiteness) and a failure names
+the plugin; :func:`made_block` is one attempt at a block (generated, checked,
+normalized), :mod:`spdgraph.sampling._engine` what is done with it (redraws,
+spectrum control).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from spdgraph._kernels.numerics import (
+    MAX_SCALED_CONDITION,
+    Violation,
+    find_violation,
+    unit_diagonal,
+)
+from spdgraph.errors import (
+    GeneratorOutputError,
+    PluginError,
+    SpdgraphError,
+    UncertifiedMatrixError,
+)
+from spdgraph.plugins.types import GeneratorSpec, GraphData
+
+if TYPE_CHECKING:
+    from spdgraph.sampling._record import SampleRequest
+
+__all__ = ["CERTIFICATE", "made_block", "validate_matrix"]
+
+
+def validate_matrix(
+    m: object,
+    adjacency: np.ndarray,
+    k: int,
+    gen: GeneratorSpec,
+    plugin: str,
+    *,
+    check_pd: bool = True,
+) -> np.ndarray:
+    """Check matrix ``k`` a generator returned; raise GeneratorOutputError naming the plugin.
+
+    With ``check_pd`` the matrix must also be numerically positive definite:
+    Cholesky succeeds and its scaled condition number is at most
+    :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION` (the same verdict on every
+    machine for every matrix clearly on one side of that bound).
+    """
+    who = f"generator {gen.name!r} (plugin {plugin!r})"
+    p = adjacency.shape[0]
+    if not isinstance(m, np.ndarray):
+        raise GeneratorOutputError(f"{who} returned {type(m).__name__}, not a numpy array.")
+    if m.shape != (p, p):
+        raise GeneratorOutputError(
+            f"{who} returned shape {m.shape} for matrix {k}, expected ({p}, {p})."
+        )
+    if m.dtype != np.float64:
+        raise GeneratorOutputError(f"{who} returned dtype {m.dtype}, expected float64.")
+    violation = find_violation(
+        m, adjacency, check_pd=check_pd, condition_bound=MAX_SCALED_CONDITION
+    )
+    if violation is None and not check_pd:
+        # positive, normal-sized diagonal entries: the unit-diagonal scaling needs them
+        diag = np.diagonal(m)
+        small = np.flatnonzero(~(diag >= np.finfo(np.float64).tiny))
+        if small.size:
+            i = int(small[0])
+            violation = Violation("small_diagonal", 0, i, i, float(diag[i]))
+    if violation is None:
+        return m
+    described = replace(violation, k=k).describe()
+    error = UncertifiedMatrixError if violation.problem in CERTIFICATE else GeneratorOutputError
+    raise error(f"{who}: {described}{_ADVICE.get(violation.problem, '')}")
+
+
+#: The problems of a drawn matrix (not of the generator): its certificate failed.
+CERTIFICATE = frozenset({"not_pd", "small_diagonal", "ill_conditioned"})
+
+
+#: What to do about each kind of invalid output, after the violation's description.
+_ADVICE = {
+    "asymmetric": " Symmetrize with (M + M.T) / 2.",
+    "ill_conditioned": (" Use a sparser graph or options that give a better-conditioned matrix."),
+}
+
+
+def _check_block(
+    block: np.ndarray,
+    adjacency: np.ndarray,
+    gen: GeneratorSpec,
+    plugin: str,
+    *,
+    check_pd: bool,
+    failures: dict[int, Exception] | None = None,
+) -> None:
+    """Check every matrix of a block, a few at a time; name the first bad one.
+
+    With ``failures``, a matrix that fails only its certificate is recorded there
+    (and replaced by the identity until it is redrawn) instead of raising."""
+    n, p = block.shape[0], adjacency.shape[0]
+    # checked a few matrices at a time (one call per group: small matrices are
+    # dominated by per-call overhead), groups of small matrices on the batch's
+    # threads (the checks release the GIL); a failing group is re-checked matrix by matrix for
+    # the message naming the first bad one
+    step = max(1, (1 << 18) // max(p * p, 1))  # ~2 MB: the check passes stay in cache
+    starts = range(0, n, step)
+
+    def passes(k0: int) -> bool:
+        group = block[k0 : k0 + step]
+        if group.dtype != np.float64:
+            return False
+        if check_pd:
+            found = find_violation(
+                group, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION
+            )
+        else:
+            found = find_violation(group, adjacency, check_pd=False)
+        return found is None and (check_pd or _diagonals_ok(group))
+
+    # small matrices on the batch's threads; from one matrix per group on, one at a
+    # time (each check holds a Cholesky copy: the memory guard counts one)
+    workers = min(len(starts), _check_threads()) if step > 1 else 1
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            verdicts = list(pool.map(passes, starts))
+    else:
+        verdicts = [passes(k0) for k0 in starts]
+    for k0, ok in zip(starts, verdicts, strict=True):
+        if not ok:
+            for k in range(k0, min(n, k0 + step)):
+                _validate_into(block, k, block[k], adjacency, gen, plugin, check_pd, failures)
+
+
+def _validate_into(
+    block: np.ndarray,
+    k: int,
+    m: object,
+    adjacency: np.ndarray,
+    gen: GeneratorSpec,
+    plugin: str,
+    check_pd: bool,
+    failures: dict[int, Exception] | None,
+) -> None:
+    """``block[k] = validate_matrix(m)``; a certificate failure recorded in ``failures``."""
+    try:
+        block[k] = validate_matrix(m, adjacency, k, gen, plugin, check_pd=check_pd)
+    except UncertifiedMatrixError as exc:
+        if failures is None:
+            raise
+        failures[k] = exc
+        block[k] = np.eye(block.shape[-1])  # a placeholder until the matrix is redrawn
+
+
+def _check_threads() -> int:
+    """Threads for the output checks: Numba's thread count, as for the batches."""
+    import numba  # a dependency; imported on first use so that import spdgraph stays light
+
+    return int(numba.get_num_threads())
+
+
+def _diagonals_ok(group: np.ndarray) -> bool:
+    return bool(np.all(np.diagonal(group, axis1=-2, axis2=-1) >= np.finfo(np.float64).tiny))
+
+
+def _call(gen: GeneratorSpec, plugin: str, function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call a generator; an error that is not spdgraph's becomes a PluginError naming it."""
+    try:
+        return function(*args, **kwargs)
+    except (SpdgraphError, MemoryError):
+        raise
+    except Exception as exc:
+        raise PluginError(
+            f"generator {gen.name!r} of plugin {plugin!r} raised {type(exc).__name__}: {exc}"
+            " (a bug in the plugin; the original error is chained below)."
+        ) from exc
+
+
+def _call_batch(
+    graph: GraphData,
+    gen: GeneratorSpec,
+    plugin: str,
+    n: int,
+    factor_kw: dict[str, Any],
+    check_pd: bool,
+    failures: dict[int, Exception] | None,
+    **kwargs: Any,
+) -> np.ndarray:
+    adjacency = graph.adjacency
+    p = adjacency.shape[0]
+    assert gen.batch_function is not None
+    out = _call(gen, plugin, gen.batch_function, adjacency.copy(), **factor_kw, **kwargs)
+    if not isinstance(out, np.ndarray) or out.shape != (n, p, p):
+        raise GeneratorOutputError(
+            f"generator {gen.name!r} (plugin {plugin!r}) batch function returned "
+            f"{getattr(out, 'shape', type(out).__name__)}, expected ({n}, {p}, {p})."
+        )
+    _check_block(out, adjacency, gen, plugin, check_pd=check_pd, failures=failures)
+    return out
+
+
+def made_block(
+    request: SampleRequest,
+    rngs: Sequence[np.random.Generator] | None,
+    factors: np.ndarray | None,
+    failures: dict[int, Exception] | None = None,
+) -> np.ndarray:
+    """The block generated, checked and normalized, before any spectrum control.
+
+    A matrix failing its certificate raises, or with ``failures`` is recorded there
+    (its place holds the identity)."""
+    graph, gen, plugin, entries = request.graph, request.gen, request.plugin, request.entries
+    options: Mapping[str, Any] = request.generator_arguments()
+    normalize = request.normalize
+    adjacency = graph.adjacency
+    p = adjacency.shape[0]
+    n = len(factors) if factors is not None else len(rngs or ())
+    controlled = request.min_eigenvalue is not None or request.condition_number is not None
+    # the generator's own output is proved PD before a spectrum control changes it;
+    # otherwise once, on the final (normalized) form
+    pd_now = controlled or not normalize
+    if gen.batch_function is not None:
+        factor_kw = {"factors": factors} if gen.accepts_factor else {}
+        block = _call_batch(
+            graph,
+            gen,
+            plugin,
+            n,
+            factor_kw,
+            pd_now,
+            failures,
+            rngs=rngs,
+            entries=entries,
+            **options,
+        )
+    else:
+        block = np.empty((n, p, p), dtype=np.float64)
+        for k in range(n):
+            kw: dict[str, Any] = {}
+            if gen.accepts_factor:
+                kw["factor"] = None if factors is None else factors[k].copy()
+            rng = None if rngs is None else rngs[k]
+            m = _call(
+                gen,
+                plugin,
+                gen.function,
+                adjacency.copy(),
+                rng=rng,
+                entries=entries,
+                **kw,
+                **options,
+            )
+            _validate_into(block, k, m, adjacency, gen, plugin, False, failures)
+        if pd_now:
+            _check_block(block, adjacency, gen, plugin, check_pd=True, failures=failures)
+    # -0.0 (equal to 0, so it passed the checks) -> +0.0: x + 0.0 is x for every
+    # other x, in place and in one pass
+    np.add(block, 0.0, out=block)
+    if normalize and n:
+        block = unit_diagonal(block, out=block)  # the engine owns the block
+        if not controlled:
+            _check_block(block, adjacency, gen, plugin, check_pd=True, failures=failures)
+    return block
