@@ -77,7 +77,7 @@ class AlgorithmChoice:
                 gwishart_burn_in=self.burn_in,
                 gwishart_thin=self.burn_in,
                 gwishart_tau=self.tau,
-                # one chain per matrix, each burn_in >= 20 tau sweeps from its start:
+                # one chain per matrix, each burn_in >= 10 tau sweeps from its start:
                 # the draws are independent, so the ESS is the number of draws
                 gwishart_ess=float(n_draws),
                 gwishart_chains=n_draws,

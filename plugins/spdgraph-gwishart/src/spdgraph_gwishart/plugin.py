@@ -83,7 +83,7 @@ OPTIONS: dict[str, spdgraph.OptionSpec] = {
         doc="auto: below this estimated acceptance, block Gibbs MCMC (with a warning)",
     ),
     "burn_in": spdgraph.OptionSpec(
-        DEFAULTS["burn_in"], int, low=1, doc="MCMC sweeps per draw (None: 20 pilot tau, >= 50)"
+        DEFAULTS["burn_in"], int, low=1, doc="MCMC sweeps per draw (None: 10 pilot tau, >= 50)"
     ),
     "tol": spdgraph.OptionSpec(
         DEFAULTS["tol"], float, low=0.0, low_inclusive=False, doc="lenkoski: convergence"
