@@ -211,6 +211,10 @@ def accept_reject_gwishart(
     # on the seed and (G, b, D) only)
     block = int(min(max(4, np.ceil(2.0 / max(plan.acceptance, 1e-9))), 4096))
     made = 0
+    if plan.n_fill == 0:  # every proposal is accepted: no Exp(1) budget to draw
+        _, chi2, z = draw_block(rng, plan, 1, budgets=False)
+        accept_reject(plan.kernel, phi, np.full(1, np.inf), chi2, z)
+        return phi_to_precision(phi, plan.order, adjacency), 1
     while made < max_proposals:
         e, chi2, z = draw_block(rng, plan, block)
         found = accept_reject(plan.kernel, phi, e, chi2, z)

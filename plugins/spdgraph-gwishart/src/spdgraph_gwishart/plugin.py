@@ -250,6 +250,10 @@ def gwishart(
         )
     if algorithm == "auto":
         choice = choose_algorithm(adjacency, b, d, min_acceptance=min_acceptance, burn_in=burn_in)
+        if choice.algorithm == "chordal":
+            # the chordal row laws in the compiled kernel: a minimum fill-in order is a
+            # perfect elimination order here, so no row has a rejection weight
+            return accept_reject_gwishart(adjacency, rng, b, d)[0]
         algorithm = choice.algorithm
         if algorithm == "mcmc":
             warnings.warn(mcmc_note(choice), GWishartMCMCWarning, stacklevel=3)
