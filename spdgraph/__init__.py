@@ -28,12 +28,19 @@ from spdgraph.errors import (
     UnknownMethodError,
     UnknownOptionError,
 )
+from spdgraph.io import FileFormat, read_graph, save
 from spdgraph.io import open as open  # public, but not in __all__ (see below)
-from spdgraph.io import read_graph, save
 from spdgraph.plugins import get_plugin_manager, reset_plugin_manager
 from spdgraph.plugins.hookspecs import hookimpl, hookspec
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import DAG, EntrySampler, Generator, GeneratorSpec, GraphData
+from spdgraph.plugins.types import (
+    DAG,
+    EntrySampler,
+    Generator,
+    GeneratorSpec,
+    GraphData,
+    WarmupStep,
+)
 from spdgraph.sampling import adapt_graph, methods, sample, warmup
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
@@ -43,6 +50,7 @@ __all__ = [
     "EntrySampler",
     "FactorError",
     "FileError",
+    "FileFormat",
     "Generator",
     "GeneratorOutputError",
     "GeneratorSpec",
@@ -60,6 +68,7 @@ __all__ = [
     "TooLargeError",
     "UnknownMethodError",
     "UnknownOptionError",
+    "WarmupStep",
     "__version__",
     "adapt_graph",
     "diagnostics",

@@ -1,21 +1,67 @@
-"""Seeds and random streams: one root per call, one child stream per matrix.
+"""Seeds and random streams: the one stream tree of spdgraph.
 
-Matrix ``k`` of a call is drawn from the ``k``-th child of the call's root
-:class:`numpy.random.SeedSequence`, so it does not depend on the stack size,
-the chunking or the scheduler.
+Every random number spdgraph draws comes from one tree of
+:class:`numpy.random.SeedSequence` s under the root of a call
+(:func:`seed_sequence`); a node of the tree is the root's spawn key extended by
+a path, so nodes never share random numbers and none depends on how many
+others are drawn::
+
+    root               the call's seed (attrs "seed", "seed_spawn_key")
+    ├── k              matrix k of sample()      matrix_stream(root, k)
+    │   └── REDRAW, r  its r-th redraw           redraw_stream(root, k, r)
+    ├── GROUP, g       group g of sample([...])  group_root(root, g)
+    ├── DRAW, k        data of matrix k, draw()  domain_stream(root, DRAW, k)
+    └── MISSING, k     its missing-value mask    domain_stream(root, MISSING, k)
+
+Matrix ``k`` of a call is drawn from the ``k``-th child of the root (what
+``root.spawn`` gives), so it does not depend on the stack size, the chunking or
+the scheduler; a graph family draws from the root itself (:func:`root_stream`).
+A group's root is a root like any other: its matrices, data and redraws hang
+under it. The domains are ASCII tags, so a spawn key reads as where it comes from.
 """
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError
 
-__all__ = ["SeedLike", "child_generator", "seed_attrs", "seed_sequence"]
+__all__ = [
+    "DRAW",
+    "GROUP",
+    "MISSING",
+    "REDRAW",
+    "SEED_ATTRS",
+    "SeedLike",
+    "child_generator",
+    "domain_stream",
+    "group_root",
+    "matrix_stream",
+    "redraw_stream",
+    "root_stream",
+    "seed_attrs",
+    "seed_sequence",
+    "sub_root",
+    "without_seed_attrs",
+]
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
+
+#: Domain of the per-group roots of ``sample([g_1, ..., g_K])`` (ASCII "grup").
+GROUP = 0x67727570
+#: Domain of the data streams of ``da.spd.draw`` (ASCII "draw").
+DRAW = 0x64726177
+#: Domain of the missing-value masks of ``da.spd.draw(missing=...)`` (ASCII "miss").
+MISSING = 0x6D697373
+#: Domain of the redraws of a matrix that failed its certificate (ASCII "rdrw").
+REDRAW = 0x72647277
+
+#: The provenance attrs that replay a root (:func:`seed_attrs`).
+SEED_ATTRS = ("seed", "seed_spawn_key")
 
 
 def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
@@ -43,17 +89,78 @@ def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
     )
 
 
-def child_generator(root: np.random.SeedSequence, k: int) -> np.random.Generator:
-    """Generator of matrix ``k``: the k-th child of ``root`` (as ``root.spawn`` gives)."""
-    child = np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, k), pool_size=root.pool_size
+def sub_root(root: np.random.SeedSequence, *path: int) -> np.random.SeedSequence:
+    """The node of the tree at ``path`` under ``root`` (its spawn key extended by ``path``).
+
+    Examples
+    --------
+    >>> sub_root(np.random.SeedSequence(7), GROUP, 2).spawn_key == (GROUP, 2)
+    True
+    """
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=(*root.spawn_key, *path), pool_size=root.pool_size
     )
-    return np.random.Generator(np.random.PCG64(child))
+
+
+def _stream(node: np.random.SeedSequence) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(node))
+
+
+def root_stream(root: np.random.SeedSequence) -> np.random.Generator:
+    """The generator of the root itself (what a graph family draws from)."""
+    return _stream(root)
+
+
+def matrix_stream(root: np.random.SeedSequence, k: int) -> np.random.Generator:
+    """Generator of matrix ``k``: the k-th child of ``root`` (as ``root.spawn`` gives).
+
+    Examples
+    --------
+    >>> a = matrix_stream(np.random.SeedSequence(5), 1).random()
+    >>> b = np.random.default_rng(np.random.SeedSequence(5).spawn(2)[1]).random()
+    >>> a == b
+    True
+    """
+    return _stream(sub_root(root, k))
+
+
+#: The name of :func:`matrix_stream` before the stream tree.
+child_generator = matrix_stream
+
+
+def redraw_stream(root: np.random.SeedSequence, k: int, r: int) -> np.random.Generator:
+    """Generator of the ``r``-th redraw (``r >= 1``) of matrix ``k``, under matrix k's node.
+
+    It depends on ``k`` and ``r`` only, so a redrawn matrix too does not depend
+    on the stack size, the chunking or the scheduler.
+    """
+    return _stream(sub_root(root, k, REDRAW, r))
+
+
+def group_root(root: np.random.SeedSequence, g: int) -> np.random.SeedSequence:
+    """The root of group ``g`` of a call on several related graphs."""
+    return sub_root(root, GROUP, g)
+
+
+def domain_stream(root: np.random.SeedSequence, domain: int, k: int) -> np.random.Generator:
+    """Generator ``k`` of a domain (:data:`DRAW`, :data:`MISSING`) under ``root``."""
+    return _stream(sub_root(root, domain, k))
 
 
 def seed_attrs(root: np.random.SeedSequence) -> dict[str, str]:
-    """Provenance attrs that replay ``root``: ``seed`` and, if any, ``seed_spawn_key``."""
+    """Provenance attrs that replay ``root``: ``seed`` and, if any, ``seed_spawn_key``.
+
+    Examples
+    --------
+    >>> seed_attrs(sub_root(np.random.SeedSequence(3), GROUP, 1))
+    {'seed': '3', 'seed_spawn_key': '1735554416,1'}
+    """
     attrs = {"seed": str(root.entropy)}
     if root.spawn_key:
         attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
     return attrs
+
+
+def without_seed_attrs(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """``attrs`` without the seed attrs (before a combined result records its own root)."""
+    return {k: v for k, v in attrs.items() if k not in SEED_ATTRS}

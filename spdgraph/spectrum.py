@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -295,16 +296,32 @@ def _control_raw(
         _verify(out_min, out_max, eps, k0, "min_eigenvalue and condition_number")
         _check_cholesky(block, "min_eigenvalue and condition_number")
         return block, out_min, out_max
-    assert eps is not None
-    delta = eps * (1 + _MARGIN) - lmin
-    out = _shift_diagonal(block, delta)
+    assert eps is not None  # the diagonal shift delta raises l_min by delta
+    return _raise_min_eigenvalue(
+        eps,
+        eps * (1 + _MARGIN) - lmin,
+        lambda delta: _shift_diagonal(block, delta),
+        lambda delta, low, out_min: delta + np.where(low, eps * (1 + 2 * _MARGIN) - out_min, 0.0),
+    )
+
+
+def _raise_min_eigenvalue(
+    eps: float,
+    start: np.ndarray,
+    apply: Callable[[np.ndarray], np.ndarray],
+    correct: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``apply(t)`` from ``t = start``, ``t = correct(t, low, l_min)`` while an ``l_min``
+    is below ``eps``; the result verified (``eps`` and a Cholesky factorization)."""
+    t = start
+    out = apply(t)
     out_min, out_max = extreme_eigenvalues(out)
     for _ in range(_MAX_CORRECTIONS):
         low = out_min < eps
         if not np.any(low):
             break
-        delta = delta + np.where(low, eps * (1 + 2 * _MARGIN) - out_min, 0.0)
-        out = _shift_diagonal(block, delta)
+        t = correct(t, low, out_min)
+        out = apply(t)
         out_min, out_max = extreme_eigenvalues(out)
     _verify(out_min, out_max, eps, None, "min_eigenvalue")
     _check_cholesky(out, "min_eigenvalue")
@@ -348,20 +365,13 @@ def _control_unit_diagonal(
         return out, out_min, out_max
     assert eps is not None
     gap = 1 - lmin
-    t = (1 - eps * (1 + _MARGIN)) / gap
-    out = _shrink(block, t)
-    out_min, out_max = extreme_eigenvalues(out)
-    for _ in range(_MAX_CORRECTIONS):
-        low = out_min < eps
-        if not np.any(low):
-            break
-        # l_min(I + t (R - I)) = 1 - t (1 - l_min(R)): a smaller t raises it
-        t = np.where(low, t - (eps * (1 + 2 * _MARGIN) - out_min) / gap, t)
-        out = _shrink(block, t)
-        out_min, out_max = extreme_eigenvalues(out)
-    _verify(out_min, out_max, eps, None, "min_eigenvalue")
-    _check_cholesky(out, "min_eigenvalue")
-    return out, out_min, out_max
+    # l_min(I + t (R - I)) = 1 - t (1 - l_min(R)): a smaller t raises it
+    return _raise_min_eigenvalue(
+        eps,
+        (1 - eps * (1 + _MARGIN)) / gap,
+        lambda t: _shrink(block, t),
+        lambda t, low, out_min: np.where(low, t - (eps * (1 + 2 * _MARGIN) - out_min) / gap, t),
+    )
 
 
 def control_spectrum(

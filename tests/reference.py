@@ -129,7 +129,7 @@ def engine_request(graph, gen, plugin="my-plugin", *, n=2, seed=0, normalize=Fal
     """
     from spdgraph.sampling._adapt import adapt_graph
     from spdgraph.sampling._entries import resolve_entries
-    from spdgraph.sampling._request import SampleRequest
+    from spdgraph.sampling._record import SampleRequest
     from spdgraph.seeds import child_generator, seed_sequence
 
     root = seed_sequence(seed)

@@ -242,7 +242,7 @@ class Violation:
         if labels is not None and self.i >= 0 and self.j >= 0:
             where += f" (nodes {plain(labels[self.i])!r} and {plain(labels[self.j])!r})"
         if self.problem == "nonfinite":
-            return f"matrix {self.k} holds NaN or inf."
+            return f"matrix {self.k} holds non-finite values (NaN or inf)."
         if self.problem == "asymmetric":
             return (
                 f"matrix {self.k} is not exactly symmetric: [{self.i}, {self.j}] = "

@@ -41,7 +41,7 @@ from spdgraph._kernels.numerics import (
     partial_correlation,
     unit_diagonal,
 )
-from spdgraph.accessor._draw import DRAW_STREAM_DOMAIN, draw_data
+from spdgraph.accessor._draw import draw_data
 from spdgraph.accessor._layout import MATRIX_DIMS, SpdArrayView
 from spdgraph.accessor._plot import PlotMixin
 from spdgraph.errors import MatrixError
@@ -50,7 +50,7 @@ from spdgraph.seeds import SeedLike
 if TYPE_CHECKING:  # pragma: no cover
     pass
 
-__all__ = ["DRAW_STREAM_DOMAIN", "SpdAccessor"]
+__all__ = ["SpdAccessor"]
 
 
 def _plain_label(label: Any) -> Any:

@@ -1,8 +1,8 @@
 """The body of ``da.spd.draw``: Gaussian data from a matrix or a stack, then marginals.
 
 Matrix ``k`` draws its latent Gaussian rows from its own child stream of the
-call's draw root (the spawn key ends with :data:`DRAW_STREAM_DOMAIN`), its
-missing-value mask from another (:data:`spdgraph.accessor._marginal_draws.MISSING_STREAM_DOMAIN`),
+call's :data:`spdgraph.seeds.DRAW` domain, its missing-value mask from the
+:data:`spdgraph.seeds.MISSING` domain (the stream tree of :mod:`spdgraph.seeds`),
 so plain Gaussian data are the same bits with or without the other options.
 """
 
@@ -18,23 +18,21 @@ from spdgraph._kernels.numerics import cholesky_factors, cholesky_inverse, gauss
 from spdgraph.accessor import _marginal_draws as _marginals
 from spdgraph.errors import InvalidOptionError, MatrixError, TooLargeError, written
 from spdgraph.sampling import ACHIEVED_SPECTRUM, Progress, available_memory, interactive
-from spdgraph.seeds import SeedLike, child_generator, seed_sequence
+from spdgraph.seeds import (
+    DRAW,
+    MISSING,
+    SeedLike,
+    domain_stream,
+    group_root,
+    seed_attrs,
+    seed_sequence,
+    without_seed_attrs,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from spdgraph.accessor._layout import SpdArrayView
 
-__all__ = ["DRAW_STREAM_DOMAIN", "draw_data"]
-
-#: Spawn-key entry separating the data streams of ``draw`` from the matrix
-#: streams of :func:`spdgraph.sample`, so that reusing one seed for both never
-#: reuses random numbers (ASCII "draw").
-DRAW_STREAM_DOMAIN = 0x64726177
-
-
-def _sub_root(root: np.random.SeedSequence, domain: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, domain), pool_size=root.pool_size
-    )
+__all__ = ["draw_data"]
 
 
 def _coords_and_dims(da: xr.DataArray, stacked: bool, n_obs: int) -> tuple[dict, tuple]:
@@ -87,7 +85,6 @@ def draw_data(
     nodes = _marginals.resolve(marginals, view._labels())
     rate = _marginals.check_missing(missing)
     root = seed_sequence(seed)
-    draw_root = _sub_root(root, DRAW_STREAM_DOMAIN)
     m = view._stack()
     n, p = m.shape[0], m.shape[-1]
     _check_draw_memory(n, n_obs, p)
@@ -99,7 +96,7 @@ def draw_data(
         progress = interactive() and n * n_obs * p * p > 2e9
     bar = Progress("drawing data", total=n, enabled=bool(progress), delay=0.0, unit="matrix")
     for k in range(n):
-        z = child_generator(draw_root, streams[k]).standard_normal((n_obs, p))
+        z = domain_stream(root, DRAW, streams[k]).standard_normal((n_obs, p))
         out[k] = gaussian_draws(z, factors[k], scale)
         if nodes is not None:
             if kind == "precision":
@@ -108,8 +105,7 @@ def draw_data(
                 variances = np.diagonal(m[k])
             out[k] = _marginals.transform(out[k], np.sqrt(variances), nodes)
         if rate:
-            missing_root = _sub_root(root, _marginals.MISSING_STREAM_DOMAIN)
-            _marginals.apply_missing(out[k], rate, child_generator(missing_root, streams[k]))
+            _marginals.apply_missing(out[k], rate, domain_stream(root, MISSING, streams[k]))
         bar.update()
     bar.close()
     da = view._da
@@ -117,9 +113,7 @@ def draw_data(
     attrs: dict[str, Any] = {
         f"matrix_{k}": v for k, v in da.attrs.items() if k not in ACHIEVED_SPECTRUM
     }
-    attrs.update({"source_kind": kind, "n_obs": n_obs, "seed": str(root.entropy)})
-    if root.spawn_key:
-        attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
+    attrs.update({"source_kind": kind, "n_obs": n_obs, **seed_attrs(root)})
     attrs.update(_marginals.marginal_attrs(nodes, rate))
     return xr.DataArray(
         out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
@@ -130,22 +124,16 @@ def _draw_groups(
     view: SpdArrayView, n_obs: int, seed: SeedLike, marginals: object, missing: float
 ) -> xr.DataArray:
     """Data per group of a ``group``-stacked array, each group from its own seed stream."""
-    from spdgraph.sampling import group_seed
-
     da = view._da
     if da.dims[0] != "group":
         raise MatrixError(f"the 'group' dim must come first, got dims {da.dims}.")
     root = seed_sequence(seed)
     parts = [
-        draw_data(type(view)(da.isel(group=k)), n_obs, group_seed(root, k), marginals, missing)
+        draw_data(type(view)(da.isel(group=k)), n_obs, group_root(root, k), marginals, missing)
         for k in range(da.sizes["group"])
     ]
     out = xr.concat(parts, dim="group", coords="minimal", compat="override")
     if "group" in da.coords:
         out = out.assign_coords(group=("group", da["group"].values.copy()))
-    attrs = {k: v for k, v in parts[0].attrs.items() if k not in ("seed", "seed_spawn_key")}
-    attrs["seed"] = str(root.entropy)
-    if root.spawn_key:
-        attrs["seed_spawn_key"] = ",".join(str(x) for x in root.spawn_key)
-    out.attrs = attrs
+    out.attrs = {**without_seed_attrs(parts[0].attrs), **seed_attrs(root)}
     return out

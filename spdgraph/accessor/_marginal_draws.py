@@ -25,7 +25,6 @@ from scipy import special
 from spdgraph.errors import InvalidOptionError
 
 __all__ = [
-    "MISSING_STREAM_DOMAIN",
     "NodeMarginal",
     "Ordinal",
     "apply_missing",
@@ -34,9 +33,6 @@ __all__ = [
     "resolve",
     "transform",
 ]
-
-#: Spawn-key entry of the missing-value streams (ASCII "miss"), distinct from the data streams.
-MISSING_STREAM_DOMAIN = 0x6D697373
 
 #: String shortcuts accepted as a marginal.
 SHORTCUTS = ("gaussian", "binary")

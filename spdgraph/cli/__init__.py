@@ -4,7 +4,10 @@
 random graph with the built-in defaults and prints a summary;
 ``spdgraph methods`` lists the registered generators;
 ``spdgraph sample GRAPH -o out.nc`` samples matrices on a graph read from a
-file (:func:`spdgraph.read_graph`) and saves them; ``spdgraph draw out.nc
+file (:func:`spdgraph.read_graph`) and saves them (in the file format the
+suffix of ``-o`` or ``--format`` names: netCDF, Zarr, CSV or a plugin's; every
+command that reads or writes an spdgraph array finds its format through the
+format table of :mod:`spdgraph.io` only); ``spdgraph draw out.nc
 --n-obs 200 -o data.nc`` draws Gaussian data from them; ``spdgraph info
 out.nc`` summarises a file with diagnostics; ``spdgraph graph hub --p 100 -o
 g.txt`` writes a graph of a family of :mod:`spdgraph.graphs`.
@@ -30,13 +33,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from spdgraph._version import __version__
+from spdgraph import __version__
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser, _add_warmup_parser
-from spdgraph.cli._data import _add_data_options
+from spdgraph.cli._data import _add_draw_parser
 from spdgraph.cli._graph import _add_graph_parser
 from spdgraph.cli._info import _add_info_parser
 from spdgraph.cli._related import _add_related_parser
-from spdgraph.cli._sample import _add_draw_parser, _add_sample_parser
+from spdgraph.cli._sample import _add_sample_parser
 from spdgraph.cli._score import _add_score_parser
 from spdgraph.errors import FileError, PluginError, SpdgraphError
 from spdgraph.sampling import Progress
@@ -51,7 +54,6 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_sample_parser,
     _add_draw_parser,
     _add_info_parser,
-    _add_data_options,  # --marginals, --missing, --format csv on sample and draw
     _add_related_parser,
     _add_score_parser,
     _add_graph_parser,
@@ -152,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print("spdgraph: interrupted; nothing was written.", file=sys.stderr)
-        from spdgraph.io._atomic import exit_now, writes_abandoned
+        from spdgraph.io import exit_now, writes_abandoned
 
         if writes_abandoned():  # nothing left to do: do not wait for it to wind down
             exit_now(130)

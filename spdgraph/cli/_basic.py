@@ -8,11 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._version import __version__
-
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     import spdgraph
+    from spdgraph import __version__
     from spdgraph.graphs import erdos_renyi
 
     graph = erdos_renyi(args.p, args.d, seed=args.seed)

@@ -1,37 +1,29 @@
-"""Options of ``spdgraph draw`` beyond the Gaussian, and CSV output of ``sample``/``draw``.
+"""``spdgraph draw``: data from saved matrices, Gaussian or with copula/discrete marginals.
 
 ``spdgraph draw M.nc --n-obs 200 --marginals "t(df=5)" --missing 0.1 -o x.nc``
 draws Gaussian-copula data (``--marginals`` for every node, ``--marginal
 NODE=SPEC`` per node; SPEC is ``gaussian``, ``binary``,
 ``ordinal(n_categories=3)``, ``ordinal(cuts=[-1, 0.5])`` or a scipy.stats
-distribution with literal arguments such as ``poisson(3)``). ``--format csv``
-(on ``sample`` and ``draw``) writes a CSV file for one matrix or data set and
-a folder of CSV files for a stack (:func:`spdgraph.io.save_csv`).
-
-The options are added to the parsers ``_sample.py`` registers (this module
-runs after it in :data:`spdgraph.cli.SUBCOMMANDS`).
+distribution with literal arguments such as ``poisson(3)``). The input is any
+file ``spdgraph.open`` reads (its format recognised by content); the output's
+format comes from its suffix (``.nc``, ``.zarr``, ``.csv``, a plugin's) or
+``--format NAME``, through the format table of :mod:`spdgraph.io`.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
-import io as _stdio
-import os
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from spdgraph.errors import FileError, InvalidOptionError
+from spdgraph.cli._options import (
+    _add_format_option,
+    _non_negative_int,
+    _output_format,
+)
+from spdgraph.errors import InvalidOptionError
 
 __all__ = ["parse_marginal"]
-
-_FORMAT_HELP = (
-    "output format: 'auto' (from the suffix: .nc or .zarr) or 'csv' (a .csv file for one "
-    "table, a folder of CSV files for a stack)"
-)
 
 
 def parse_marginal(text: str) -> object:
@@ -96,27 +88,15 @@ def _marginals(args: argparse.Namespace, labels: list[Any]) -> object:
     return [specs.get(label, common) for label in labels]
 
 
-def _check_csv_target(output: str) -> None:
-    parent = Path(output).parent
-    if not parent.is_dir():
-        raise FileError(f"the folder {str(parent)!r} does not exist; create it first.")
-
-
 def _cmd_draw(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph import io
 
-    if args.format == "csv":
-        _check_csv_target(args.output)
-    else:
-        io.check_writable(args.output)
+    io.check_writable(args.output, format=_output_format(args))  # before any heavy work
     matrices = spdgraph.open(args.input)
     marginals = _marginals(args, matrices.spd._labels())
     data = matrices.spd.draw(args.n_obs, seed=args.seed, marginals=marginals, missing=args.missing)
-    if args.format == "csv":
-        io.save_csv(data, args.output)
-    else:
-        io.save(data, args.output)
+    io.write_array(data, args.output, format=_output_format(args))
     count = data.sizes.get("sample", 1) * data.sizes.get("group", 1)
     kind = "" if marginals is None else " (copula/discrete marginals)"
     print(
@@ -126,8 +106,32 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     return 0
 
 
-def _extend_draw_parser(sub: Any) -> None:
-    draw = sub.choices["draw"]
+def _add_draw_parser(sub: Any) -> None:
+    draw = sub.add_parser(
+        "draw",
+        help="draw data from saved matrices (Gaussian, or Gaussian-copula marginals: "
+        "continuous, binary, ordinal, counts; optional missing values) and save it",
+        description=(
+            "Draw n observations from each saved matrix: Gaussian N(0, Sigma), or with "
+            "--marginals/--marginal Gaussian-copula data with scipy.stats or discrete "
+            "marginals (binary, ordinal, Poisson, ...), with --missing values missing "
+            "completely at random. Saved as netCDF (.nc), Zarr (.zarr), CSV (.csv) or any "
+            "registered format."
+        ),
+    )
+    draw.add_argument("input", metavar="MATRICES", help="file written by `spdgraph sample`")
+    draw.add_argument(
+        "--n-obs", type=_non_negative_int, required=True, help="observations per matrix"
+    )
+    draw.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
+    draw.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="output: a .nc (netCDF) file, a .zarr (Zarr) store, a .csv table (a folder of "
+        "CSV tables for a stack), or any registered format's suffix",
+    )
+    _add_format_option(draw)
     draw.add_argument(
         "--marginals",
         metavar="SPEC",
@@ -144,7 +148,6 @@ def _extend_draw_parser(sub: Any) -> None:
     draw.add_argument(
         "--missing", type=float, default=0.0, help="rate of values missing completely at random"
     )
-    draw.add_argument("--format", choices=["auto", "csv"], default="auto", help=_FORMAT_HELP)
     draw.set_defaults(func=_cmd_draw)
 
 
@@ -153,43 +156,3 @@ def _key_value_text(text: str) -> tuple[str, str]:
     if not key or not value:
         raise argparse.ArgumentTypeError(f"expected NODE=SPEC, got {text!r}")
     return key.strip(), value.strip()
-
-
-def _sample_as_csv(original: Any) -> Any:
-    """Run ``sample`` into a temporary netCDF file, then write it as CSV."""
-
-    def run(args: argparse.Namespace) -> int:
-        if args.format != "csv":
-            return int(original(args))
-        import spdgraph
-        from spdgraph import io
-
-        output = args.output
-        _check_csv_target(output)
-        folder = tempfile.mkdtemp(prefix=".spdgraph-", dir=Path(output).parent)
-        try:
-            args.output = os.path.join(folder, "matrices.nc")
-            captured = _stdio.StringIO()
-            with contextlib.redirect_stdout(captured):
-                status = int(original(args))
-            da = spdgraph.open(args.output).load()
-            io.save_csv(da, output)
-            print(captured.getvalue().replace(args.output, output), end="")
-            return status
-        finally:
-            args.output = output
-            shutil.rmtree(folder, ignore_errors=True)
-
-    return run
-
-
-def _extend_sample_parser(sub: Any) -> None:
-    sample = sub.choices["sample"]
-    sample.add_argument("--format", choices=["auto", "csv"], default="auto", help=_FORMAT_HELP)
-    sample.set_defaults(func=_sample_as_csv(sample.get_default("func")))
-
-
-def _add_data_options(sub: Any) -> None:
-    """Registrar (see :data:`spdgraph.cli.SUBCOMMANDS`): extend ``sample`` and ``draw``."""
-    _extend_sample_parser(sub)
-    _extend_draw_parser(sub)

@@ -2,8 +2,11 @@
 
 Per-matrix diagnostics (link strength, smallest eigenvalue, condition number,
 largest non-edge entry) are summarised as min / median / max over the stack,
-and the check is the numerics layer's one check of "SPD, exactly symmetric,
-exactly this zero pattern" (:func:`spdgraph._kernels.numerics.find_violation`).
+and the check is spdgraph's one check of "SPD, exactly symmetric, exactly this
+zero pattern" (:func:`spdgraph.checks.find_violation`). The file's format is
+recognised by its content (netCDF/HDF5 magic bytes, a Zarr store's metadata, CSV
+tables, or any registered format's ``recognises``), through the format table of
+:mod:`spdgraph.io`.
 """
 
 from __future__ import annotations
@@ -11,18 +14,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from spdgraph._kernels.numerics import (
-    Violation,
-    find_violation,
-    link_strength,
-    nonedge_mask,
-    plain,
-)
+from spdgraph.checks import Violation, find_violation, link_strength, nonedge_mask, plain
+from spdgraph.errors import FileError
 
 #: Matrices read from the file at a time.
 BLOCK = 256
@@ -70,12 +67,11 @@ def _format_attr(value: object) -> object:
 def _cmd_info(args: argparse.Namespace) -> int:
     from spdgraph import io
 
-    path = Path(args.input)
-    if path.is_dir() or path.suffix.lower() == ".csv":  # what --format csv writes
-        fmt, da = "csv", io.read_tables(path)
-    else:
-        fmt = io.file_format(args.input)
-        da = io.read_array(args.input, load=False)
+    path = io.as_path(args.input)
+    if not (path.exists() or path.is_symlink()):
+        raise FileError(f"cannot open {args.input!r}: no such file or directory.")
+    fmt = io.format_for_reading(path)
+    da = io.read_array(path, load=False, format=fmt.name)
     try:
         status = _print_info(da, args, fmt)
         if args.plot is not None:
@@ -112,7 +108,7 @@ def _block_stats(values: np.ndarray, adjacency: np.ndarray) -> dict[str, np.ndar
     }
 
 
-def _print_header(da: Any, args: argparse.Namespace, fmt: str) -> Any:
+def _print_header(da: Any, args: argparse.Namespace, fmt: Any) -> Any:
     first = ("kind", "method", "plugin", "method_options", "seed", "normalize", "entries")
     keys = [k for k in first if k in da.attrs] + [k for k in da.attrs if k not in first]
     width = max([len(str(k)) + 2 for k in keys] + [12])
@@ -120,8 +116,7 @@ def _print_header(da: Any, args: argparse.Namespace, fmt: str) -> Any:
     def line(key: str, value: object) -> None:
         print(f"{key + ':':<{width}}{value}")
 
-    names = {"netcdf": "netCDF", "zarr": "Zarr", "csv": "CSV tables"}
-    line("file", f"{args.input} ({names[fmt]})")
+    line("file", f"{args.input} ({fmt.title})")
     line("name", da.name)
     line("dims", ", ".join(f"{d}: {n}" for d, n in da.sizes.items()))
     if "node" in da.coords:
@@ -132,7 +127,7 @@ def _print_header(da: Any, args: argparse.Namespace, fmt: str) -> Any:
     return line
 
 
-def _print_info(da: Any, args: argparse.Namespace, fmt: str) -> int:
+def _print_info(da: Any, args: argparse.Namespace, fmt: Any) -> int:
     line = _print_header(da, args, fmt)
     matrix_dims = da.dims in (("node", "node_2"), ("sample", "node", "node_2"))
     if not matrix_dims or "adjacency" not in da.coords:
@@ -195,7 +190,12 @@ def _add_info_parser(sub: Any) -> None:
             "status 1 when one is not)."
         ),
     )
-    info.add_argument("input", metavar="FILE", help=".nc or .zarr file")
+    info.add_argument(
+        "input",
+        metavar="FILE",
+        help="a file spdgraph wrote: netCDF, Zarr store, CSV table or folder, or a plugin's "
+        "format (recognised by its content)",
+    )
     info.add_argument(
         "--plot",
         metavar="OUT.png",

@@ -44,3 +44,21 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return value
+
+
+def _add_format_option(parser: argparse.ArgumentParser, what: str = "the output") -> None:
+    """``--format NAME``: the file format of ``-o`` when its suffix names none."""
+    parser.add_argument(
+        "--format",
+        metavar="NAME",
+        default="auto",
+        help=f"file format of {what}: 'auto' (default: from the suffix, e.g. .nc, .zarr, "
+        ".csv) or the name of a registered format (netcdf, zarr, csv, or a plugin's; "
+        "csv writes a .csv file for one table, a folder of CSV tables for a stack)",
+    )
+
+
+def _output_format(args: argparse.Namespace) -> str | None:
+    """The format named by ``--format`` (None for ``auto``: from the suffix)."""
+    name = getattr(args, "format", None)
+    return None if name in (None, "auto") else str(name)

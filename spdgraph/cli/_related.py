@@ -3,7 +3,8 @@
 ``spdgraph related BASE -k 3 --n-add 2 --n-remove 1 --seed 0 -o groups.nc`` makes
 the graphs with :func:`spdgraph.graphs.related_graphs`, samples one matrix (or
 ``--size`` matrices) per graph with :func:`spdgraph.sample` and saves the array
-with its ``group`` dimension; ``--graphs-dir DIR`` also writes each graph as a
+with its ``group`` dimension (in any registered file format, from the suffix of ``-o``
+or ``--format``); ``--graphs-dir DIR`` also writes each graph as a
 labelled 0/1 adjacency CSV (``group_<k>.csv``). ``spdgraph draw`` then draws
 data per group.
 """
@@ -14,7 +15,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from spdgraph.cli._options import _non_negative_int, _positive_int
+from spdgraph.cli._options import (
+    _add_format_option,
+    _non_negative_int,
+    _output_format,
+    _positive_int,
+)
 from spdgraph.errors import FileError
 
 __all__: list[str] = []
@@ -41,12 +47,7 @@ def _cmd_related(args: argparse.Namespace) -> int:
     from spdgraph import io
     from spdgraph.graphs import related_graphs
 
-    csv = args.format == "csv"
-    if csv:
-        if not Path(args.output).parent.is_dir():
-            raise FileError(f"the folder of {args.output!r} does not exist; create it first.")
-    else:
-        io.check_writable(args.output)
+    io.check_writable(args.output, format=_output_format(args))  # before any heavy work
     base = spdgraph.read_graph(args.graph)
     if not hasattr(base, "nodes"):  # an adjacency matrix file
         import networkx as nx
@@ -68,10 +69,7 @@ def _cmd_related(args: argparse.Namespace) -> int:
     if args.graphs_dir:
         _write_graphs(graphs, args.graphs_dir)
     da = spdgraph.sample(graphs, args.method, size=args.size, seed=args.seed, kind=args.kind)
-    if csv:
-        io.save_csv(da, args.output)
-    else:
-        io.save(da, args.output)
+    io.write_array(da, args.output, format=_output_format(args))
     print(
         f"wrote {args.n_graphs} related graphs ({args.mode}: +{args.n_add}/-{args.n_remove} "
         f"edges) sampled as {da.name} (seed {da.attrs['seed']}) to {args.output}"
@@ -121,11 +119,12 @@ def _add_related_parser(sub: Any) -> None:
     related.add_argument(
         "--graphs-dir", metavar="DIR", help="also write each graph as a 0/1 adjacency CSV in DIR"
     )
+    _add_format_option(related)
     related.add_argument(
-        "--format",
-        choices=["auto", "csv"],
-        default="auto",
-        help="csv: a folder with a CSV file (a folder for --size) per group",
+        "-o",
+        "--output",
+        required=True,
+        help="output: .nc, .zarr, .csv (a folder of CSV tables per group) or any registered "
+        "format's suffix",
     )
-    related.add_argument("-o", "--output", required=True, help="output: .nc, .zarr or a folder")
     related.set_defaults(func=_cmd_related)

@@ -1,4 +1,4 @@
-"""``spdgraph sample`` and ``spdgraph draw``: sample matrices on a graph file, draw data.
+"""``spdgraph sample``: sample matrices on a graph file and save them in any file format.
 
 The progress bar is :class:`spdgraph.sampling._progress.Progress`, shown only on a
 terminal and after :data:`PROGRESS_DELAY` seconds.
@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 
 from spdgraph.cli._graph import _add_graph_family_options, _graph_argument
-from spdgraph.cli._options import _key_value, _literal, _non_negative_int, _positive_int
+from spdgraph.cli._options import (
+    _add_format_option,
+    _key_value,
+    _literal,
+    _non_negative_int,
+    _output_format,
+    _positive_int,
+)
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.sampling import PROGRESS_DELAY, Progress
 from spdgraph.sampling import stderr_is_tty as _stderr_is_tty
@@ -125,7 +132,7 @@ def _save_output(da: Any, output: str, *, client: Any, args: argparse.Namespace)
     def compute(delayed: Any) -> None:
         _compute(delayed, client=client, progress=progress, desc=f"writing {output}")
 
-    io.write_array(da, output, compute=compute)
+    io.write_array(da, output, compute=compute, format=_output_format(args))
 
 
 def _takes_dag(method: str) -> bool:
@@ -163,7 +170,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph import io
 
-    io.check_writable(args.output)  # before any heavy work
+    io.check_writable(args.output, format=_output_format(args))  # before any heavy work
     _check_family_memory(args)
     graph = _graph_argument(args, directed=_takes_dag(args.method))
     factor = None
@@ -229,7 +236,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
 def _add_sample_parser(sub: Any) -> None:
     sample = sub.add_parser(
         "sample",
-        help="sample matrices on a graph read from a file and save them (.nc or .zarr)",
+        help="sample matrices on a graph read from a file and save them (.nc, .zarr, .csv...)",
         description=(
             "Sample SPD matrices whose zeros are exactly the non-edges of GRAPH and save "
             "them with their graph and provenance. GRAPH is an edge list (text: one 'u v' "
@@ -243,9 +250,10 @@ def _add_sample_parser(sub: Any) -> None:
         "-o",
         "--output",
         required=True,
-        help="output: a .nc (netCDF) file, a .zarr (Zarr) store, or with --format csv a "
-        "folder of CSV tables",
+        help="output: a .nc (netCDF) file, a .zarr (Zarr) store, a .csv table (a folder of "
+        "CSV tables for a stack), or any registered format's suffix",
     )
+    _add_format_option(sample)
     sample.add_argument("-m", "--method", default="po", help="generator (default po)")
     sample.add_argument(
         "--size",
@@ -321,47 +329,3 @@ def _add_execution_options(sample: argparse.ArgumentParser) -> None:
         help="address of a dask.distributed scheduler to compute on (e.g. tcp://host:8786)",
     )
     sample.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-
-
-def _cmd_draw(args: argparse.Namespace) -> int:
-    import spdgraph
-    from spdgraph import io
-
-    io.check_writable(args.output)
-    matrices = spdgraph.open(args.input)
-    data = matrices.spd.draw(args.n_obs, seed=args.seed)
-    io.save(data, args.output)
-    count = data.sizes.get("sample", 1)
-    print(
-        f"wrote {args.n_obs} observations x {data.sizes['node']} nodes for {count} "
-        f"matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']}) to {args.output}"
-    )
-    return 0
-
-
-def _add_draw_parser(sub: Any) -> None:
-    draw = sub.add_parser(
-        "draw",
-        help="draw data from saved matrices (Gaussian, or Gaussian-copula marginals: "
-        "continuous, binary, ordinal, counts; optional missing values) and save it",
-        description=(
-            "Draw n observations from each saved matrix: Gaussian N(0, Sigma), or with "
-            "--marginals/--marginal Gaussian-copula data with scipy.stats or discrete "
-            "marginals (binary, ordinal, Poisson, ...), with --missing values missing "
-            "completely at random. Saved as netCDF (.nc), Zarr (.zarr) or, with --format "
-            "csv, CSV."
-        ),
-    )
-    draw.add_argument("input", metavar="MATRICES", help="file written by `spdgraph sample`")
-    draw.add_argument(
-        "--n-obs", type=_non_negative_int, required=True, help="observations per matrix"
-    )
-    draw.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
-    draw.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        help="output: a .nc (netCDF) file, a .zarr (Zarr) store, or with --format csv a "
-        "folder of CSV tables",
-    )
-    draw.set_defaults(func=_cmd_draw)

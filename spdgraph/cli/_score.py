@@ -50,7 +50,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if args.areas:
         table = _areas(data, truth, table, args.path)
     if args.output:
-        table.to_csv(args.output, index=False)
+        from spdgraph.io import atomic_path
+
+        with atomic_path(args.output) as tmp:
+            table.to_csv(tmp, index=False)
         print(f"wrote {len(table)} scores to {args.output}")
     else:
         table.to_csv(sys.stdout, index=False)

@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, TooLargeError, written
-from spdgraph.seeds import SeedLike, seed_sequence
+from spdgraph.seeds import SeedLike, root_stream, seed_attrs, seed_sequence
 
 __all__ = [
     "check_count",
@@ -85,7 +85,7 @@ def check_graph_memory(family: str, p: int, edges: float, pairs: bool = False) -
 def seeded_rng(seed: SeedLike) -> tuple[np.random.Generator, str]:
     """The family's random stream and the root entropy that replays it (for ``G.graph``)."""
     root = seed_sequence(seed)
-    return np.random.Generator(np.random.PCG64(root)), str(root.entropy)
+    return root_stream(root), seed_attrs(root)["seed"]
 
 
 def make_graph(

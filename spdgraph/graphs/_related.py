@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError
-from spdgraph.seeds import SeedLike, seed_sequence
+from spdgraph.seeds import SeedLike, root_stream, seed_sequence
 
 __all__ = ["related_graphs", "shared_edges"]
 
@@ -90,7 +90,7 @@ def related_graphs(
     p = len(nodes)
     adjacency = nx.to_numpy_array(base, nodelist=nodes, weight=None) != 0
     np.fill_diagonal(adjacency, False)
-    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
+    rng = root_stream(seed_sequence(seed))
     rows, cols = np.triu_indices(p, 1)
     graphs = []
     current = adjacency[rows, cols]

@@ -1,29 +1,53 @@
-"""Files: spdgraph arrays to and from netCDF, Zarr and CSV; graphs from files.
+"""Files: spdgraph arrays to and from every registered file format; graphs from files.
 
-Public: ``spdgraph.save`` / ``spdgraph.open`` (``_files``: atomic writes),
-:func:`save_csv` (``_tables``: tidy tables, read back by :func:`read_graph`),
-:func:`read_graph` (``_graph_files``: edge lists, CSV, GraphML, GML, ``.npy``).
-Interface for the rest of the package: ``write_array`` (``save`` with a hook that
-computes a dask write, for progress bars and clients), ``read_array`` (``open``,
-optionally leaving the values on disk), ``file_format``, ``check_writable`` (refuse an
-output path before any work), ``write_table`` (one tidy CSV table).
+Public: ``spdgraph.save`` / ``spdgraph.open`` (``_files``: atomic writes, the
+format found through the format table), :class:`FileFormat` and
+:func:`file_formats` (``_format``: one object per format, from the
+``spdgraph_file_formats`` hook; the built-in netCDF, Zarr and CSV formats are
+the plugin modules ``_netcdf``, ``_zarr`` and ``_tables``), :func:`save_csv`
+(tidy tables, read back by :func:`read_tables`), :func:`read_graph`
+(``_graph_files``: edge lists, CSV, GraphML, GML, ``.npy``).
+
+Interface for the rest of the package and the command line: ``write_array``
+(``save`` with a hook that computes a dask write, for progress bars and
+clients), ``read_array`` (``open``, optionally leaving the values on disk),
+``format_for_reading`` / ``format_for_writing`` (which format a path is),
+``check_writable`` (refuse an output path before any work), ``write_table``
+(one tidy CSV table), ``netcdf_engine``, and the atomic-write helpers
+``atomic_path`` (write anything to a temporary renamed into place),
+``writes_abandoned`` / ``exit_now`` (an interrupted write still ending).
 """
 
+from spdgraph.io._atomic import atomic_path, exit_now, writes_abandoned
 from spdgraph.io._files import (
+    as_path,
     check_writable,
-    file_format,
-    netcdf_engine,
     open,
     read_array,
     save,
     write_array,
 )
+from spdgraph.io._format import FileFormat as FileFormat  # public as spdgraph.FileFormat
+from spdgraph.io._format import (
+    describe_formats,
+    file_formats,
+    format_for_reading,
+    format_for_writing,
+)
 from spdgraph.io._graph_files import read_graph
+from spdgraph.io._netcdf import netcdf_engine
 from spdgraph.io._tables import read_tables, save_csv, write_table
 
+# FileFormat is documented under spdgraph (spdgraph.FileFormat), not twice
 __all__ = [
+    "as_path",
+    "atomic_path",
     "check_writable",
-    "file_format",
+    "describe_formats",
+    "exit_now",
+    "file_formats",
+    "format_for_reading",
+    "format_for_writing",
     "netcdf_engine",
     "open",
     "read_array",
@@ -33,4 +57,5 @@ __all__ = [
     "save_csv",
     "write_array",
     "write_table",
+    "writes_abandoned",
 ]

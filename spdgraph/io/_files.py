@@ -1,4 +1,4 @@
-"""Files: save and open spdgraph arrays as netCDF (``.nc``) or Zarr (``.zarr``).
+"""Files: save and open spdgraph arrays in any registered :class:`FileFormat`.
 
 Round trips keep the values bit for bit, the node labels (integers or
 strings), the boolean ``adjacency`` coordinate (the graph) and the provenance
@@ -12,9 +12,11 @@ A failure, Ctrl-C or SIGTERM mid-write leaves nothing behind and an existing
 file of that name untouched; temporaries that a killed process left are removed
 by the next save to that folder (see ``_atomic``).
 
-netCDF needs ``netCDF4`` (or ``h5netcdf`` with ``h5py``): ``pip install
-"spdgraph[netcdf]"``; Zarr needs ``zarr``: ``pip install "spdgraph[zarr]"``.
-Both are imported only when used.
+The format is found through the format table only (``_format``): by the
+suffix (or ``format=``) when saving, by the content when opening. netCDF needs
+``netCDF4`` (or ``h5netcdf`` with ``h5py``): ``pip install "spdgraph[netcdf]"``;
+Zarr needs ``zarr``: ``pip install "spdgraph[zarr]"``; both are imported only
+when used.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import xarray as xr
 
-from spdgraph.errors import FileError, InvalidOptionError, MissingDependencyError
+from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.io._atomic import (
     compute_unless,
     in_slabs,
@@ -39,65 +41,13 @@ from spdgraph.io._atomic import (
     sweep_stale,
     temporary_name,
 )
-from spdgraph.io._integrity import checksum_encoding, corrupted_variable, is_checksum_error
+from spdgraph.io._format import FileFormat, format_for_reading, format_for_writing
+from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 
-__all__ = ["netcdf_engine", "open", "save"]
+__all__ = ["check_writable", "open", "read_array", "save", "write_array"]
 
 #: Attribute (in files only) naming the attrs that were Python lists.
 LIST_ATTRS = "spdgraph_list_attrs"
-
-#: File suffixes spdgraph reads and writes, and their format.
-FORMATS = {".nc": "netcdf", ".nc4": "netcdf", ".zarr": "zarr"}
-
-
-def file_format(path: str | os.PathLike[str]) -> str:
-    """``"netcdf"`` or ``"zarr"`` from the suffix of ``path``; :class:`FileError` otherwise."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        raise FileError(
-            f"cannot tell the file format of {os.fspath(path)!r} from its suffix "
-            f"{suffix or '(none)'!r}; use .nc for netCDF or .zarr for Zarr (on the command "
-            "line, --format csv writes a folder of CSV tables)."
-        )
-    return FORMATS[suffix]
-
-
-def netcdf_engine() -> Literal["netcdf4", "h5netcdf"]:
-    """The xarray engine spdgraph reads and writes netCDF with: netCDF4, else h5netcdf.
-
-    The one engine picker of spdgraph (files, the CLI, the studies of
-    spdgraph-reproduce). Raises :class:`MissingDependencyError` naming the pip
-    command when neither is installed.
-
-    >>> netcdf_engine() in ("netcdf4", "h5netcdf")
-    True
-    """
-    try:
-        import netCDF4  # noqa: F401
-
-        return "netcdf4"
-    except ImportError:
-        pass
-    try:
-        import h5netcdf  # noqa: F401
-        import h5py  # noqa: F401
-
-        return "h5netcdf"
-    except ImportError:
-        raise MissingDependencyError(
-            "netCDF files need the netCDF4 package (or h5netcdf with h5py); install it "
-            'with pip install "spdgraph[netcdf]", or save to a .zarr path instead.'
-        ) from None
-
-
-def _require_zarr() -> None:
-    try:
-        import zarr  # noqa: F401
-    except ImportError:
-        raise MissingDependencyError(
-            'Zarr stores need the zarr package; install it with pip install "spdgraph[zarr]", '
-            "or save to a .nc path instead."
-        ) from None
 
 
 def _check_attr(name: str, value: object) -> None:
@@ -121,7 +71,7 @@ def _check_attr(name: str, value: object) -> None:
         )
 
 
-def _prepare(da: object, fmt: str) -> xr.DataArray:
+def _prepare(da: object) -> xr.DataArray:
     """Check that ``da`` can be stored and return a copy with clean encodings."""
     if not isinstance(da, xr.DataArray):
         raise InvalidOptionError(
@@ -138,7 +88,6 @@ def _prepare(da: object, fmt: str) -> xr.DataArray:
         out.attrs[LIST_ATTRS] = ",".join(lists)
     if out.dtype.kind == "f":
         out.encoding["_FillValue"] = None  # no NaN masking: values come back bit for bit
-    out.encoding.update(checksum_encoding(fmt, out.ndim))
     for name in list(out.coords):
         coord = out.coords[name]
         if coord.dtype == object:
@@ -150,10 +99,6 @@ def _prepare(da: object, fmt: str) -> xr.DataArray:
                     f"{example!r}, which files cannot store; relabel the nodes with strings "
                     "or integers first."
                 )
-        if fmt == "zarr" and coord.dtype.kind == "U":
-            # variable-length strings have a Zarr v3 specification, fixed-width ones not
-            out = out.assign_coords({name: coord.astype(object)})
-            coord = out.coords[name]
         coord.variable.encoding = {}
         if coord.dtype.kind == "f":
             coord.variable.encoding["_FillValue"] = None
@@ -162,11 +107,21 @@ def _prepare(da: object, fmt: str) -> xr.DataArray:
     return out
 
 
-def _looks_like_zarr(path: Path) -> bool:
-    return any((path / name).exists() for name in ("zarr.json", ".zgroup", ".zarray"))
+def as_path(path: object) -> Path:
+    """``path`` as a :class:`~pathlib.Path`; a :class:`FileError` for what is no path."""
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str | os.PathLike):
+        raise FileError(
+            f"a file path must be a string or os.PathLike, got {type(path).__name__} {path!r:.60}."
+        )
+    text = os.fspath(path)
+    if not text or "\0" in str(text):
+        raise FileError(f"{text!r} is not a valid file path (empty, or holds a NUL character).")
+    return Path(text)
 
 
-def _check_target(path: Path, fmt: str, overwrite: bool) -> None:
+def _check_target(path: Path, fmt: FileFormat, overwrite: bool) -> None:
     parent = path.parent
     if not parent.is_dir():
         raise FileError(
@@ -176,23 +131,32 @@ def _check_target(path: Path, fmt: str, overwrite: bool) -> None:
         return
     if not overwrite:
         raise FileError(f"{os.fspath(path)!r} exists; pass overwrite=True to replace it.")
-    if fmt == "netcdf" and path.is_dir():
+    if fmt.recognises(path):
+        return
+    if not fmt.folder and path.is_dir():
         raise FileError(f"{os.fspath(path)!r} is a directory; it will not be replaced by a file.")
-    if fmt == "zarr" and (not path.is_dir() or not _looks_like_zarr(path)):
+    if fmt.folder:
         raise FileError(
-            f"{os.fspath(path)!r} exists and is not a Zarr store; it will not be replaced."
+            f"{os.fspath(path)!r} exists and is not a {fmt.title} store; it will not be replaced."
         )
 
 
-def check_writable(path: str | os.PathLike[str], *, overwrite: bool = True) -> str:
-    """Check, before any heavy work, that ``save`` can write to ``path``; return the format."""
-    path = Path(path)
-    fmt = file_format(path)
-    _check_target(path, fmt, overwrite)
-    if fmt == "netcdf":
-        netcdf_engine()
-    else:
-        _require_zarr()
+def check_writable(
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = True,
+    format: str | None = None,
+) -> FileFormat:
+    """Check, before any heavy work, that ``save`` can write ``path``; return its format.
+
+    The format is ``format`` (a registered name) or the one whose suffix ``path``
+    has. Raises :class:`FileError` (unknown suffix, missing folder, a destination
+    that must not be replaced) or :class:`MissingDependencyError`.
+    """
+    target = as_path(path)
+    fmt = format_for_writing(target, format)
+    _check_target(target, fmt, overwrite)
+    fmt.requires()
     return fmt
 
 
@@ -201,8 +165,9 @@ def save(
     path: str | os.PathLike[str],
     *,
     overwrite: bool = True,
+    format: str | None = None,
 ) -> Path:
-    """Save a DataArray to netCDF (``.nc``) or Zarr (``.zarr``), atomically.
+    """Save a DataArray to a file (netCDF ``.nc``, Zarr ``.zarr``, CSV ``.csv``...), atomically.
 
     Parameters
     ----------
@@ -211,10 +176,14 @@ def save(
         a lazy array is computed and written chunk by chunk), data from
         ``da.spd.draw``, or any DataArray with storable labels and attrs.
     path
-        Destination; the suffix picks the format.
+        Destination; its suffix picks the format among the registered ones
+        (:func:`spdgraph.io.file_formats`).
     overwrite
-        Replace an existing file (or Zarr store) of that name. It is replaced
+        Replace an existing file (or store) of that name. It is replaced
         only once the new one is complete.
+    format
+        The name of a registered format, for a path whose suffix says none
+        (e.g. a folder of CSV tables: ``format="csv"``).
 
     Returns
     -------
@@ -241,7 +210,15 @@ def save(
     >>> back.identical(cov)
     True
     """
-    return write_array(da, path, overwrite=overwrite)
+    return write_array(da, path, overwrite=overwrite, format=format)
+
+
+def _has_dask() -> bool:
+    try:
+        import dask.array  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def write_array(
@@ -250,36 +227,31 @@ def write_array(
     *,
     overwrite: bool = True,
     compute: Callable[[Any], Any] | None = None,
+    format: str | None = None,
 ) -> Path:
     """``save``, with a hook computing the delayed write of a dask-backed array.
 
     ``compute(delayed)`` lets the command line show progress or use a
     distributed client; it must run the delayed object to completion.
     """
-    path = Path(path)
-    fmt = check_writable(path, overwrite=overwrite)
-    prepared = _prepare(da, fmt)
-    lazy = compute is not None and prepared.chunks is not None
+    path = as_path(path)
+    fmt = check_writable(path, overwrite=overwrite, format=format)
+    prepared = _prepare(da)
+    lazy = prepared.chunks is not None
     sweep_stale(path.parent)
     tmp = temporary_name(path)
 
     def write(abandoned: threading.Event) -> None:
+        if fmt.save_delayed is None or not (lazy or _has_dask()):
+            fmt.save(prepared.load() if lazy else prepared, tmp)
+            return
         source = prepared if lazy else in_slabs(prepared)
-        result: Any
-        if fmt == "netcdf":
-            result = source.to_netcdf(tmp, engine=netcdf_engine(), compute=False)
-        else:
-            result = source.to_zarr(tmp, mode="w-", consolidated=False, compute=False)
-        if lazy and compute is not None:
-            compute(result)
-        elif result is not None:  # a dask-backed write, computed slab by slab
-            compute_unless(result, abandoned)
-        if fmt == "netcdf":
-            fd = os.open(tmp, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        if source.chunks is None:  # small: one plain write
+            fmt.save(source, tmp)
+        elif lazy and compute is not None:
+            compute(fmt.save_delayed(source, tmp))
+        else:  # computed slab by slab: an interrupt stops it between two
+            compute_unless(fmt.save_delayed(source, tmp), abandoned)
 
     run_guarded(write, tmp)
     try:
@@ -317,12 +289,14 @@ def open(
     *,
     chunks: int | dict[str, int] | None = None,
 ) -> xr.DataArray:
-    """Open an array saved by :func:`spdgraph.save` (or any one-variable netCDF/Zarr).
+    """Open an array saved by :func:`spdgraph.save`, in any registered format.
 
     Parameters
     ----------
     path
-        A ``.nc`` file or ``.zarr`` store.
+        A file or store; its format is recognised by its content (netCDF and
+        HDF5 magic bytes, a Zarr store's metadata, CSV tables), else by its
+        suffix.
     chunks
         ``None`` (default) loads the values into memory and closes the file.
         An int (matrices per chunk along ``sample``) or a dict of dim sizes
@@ -336,7 +310,8 @@ def open(
     Raises
     ------
     FileError
-        Missing file, unknown suffix, or not a readable one-variable file.
+        Missing file, a file no format recognises, or not a readable
+        one-variable file.
 
     Examples
     --------
@@ -355,46 +330,51 @@ def read_array(
     *,
     chunks: int | dict[str, int] | None = None,
     load: bool = True,
+    format: str | None = None,
 ) -> xr.DataArray:
     """``open``; with ``load=False`` and no chunks the values stay on disk until indexed."""
-    path = Path(path)
-    fmt = file_format(path)
-    if not path.exists():
+    path = as_path(path)
+    if not (path.exists() or path.is_symlink()):
         raise FileError(f"cannot open {os.fspath(path)!r}: no such file or directory.")
+    fmt = format_for_reading(path, format)
+    fmt.requires()
     if isinstance(chunks, int) and not isinstance(chunks, bool):
         chunks = {"sample": chunks}
     if chunks is not None:
         from spdgraph.sampling import require_dask
 
         require_dask("spdgraph.open(..., chunks=...)")
-    kwargs: dict[str, Any]
-    if fmt == "netcdf":
-        kwargs = {"engine": netcdf_engine()}
-    else:
-        _require_zarr()
-        kwargs = {"engine": "zarr", "consolidated": False}
     try:
-        da = xr.open_dataarray(path, chunks=chunks, **kwargs)
-        if chunks is None and load:
+        da = fmt.open(path)
+        if chunks is not None:
+            da = da.chunk(chunks)
+        elif load:
             da = da.load()
             da.close()
+    except FileError:
+        raise
     except (RuntimeError, ValueError) as exc:
         if isinstance(exc, ValueError) and not is_checksum_error(exc):
-            raise _unreadable(path, exc) from exc
+            raise _unreadable(path, fmt, exc) from exc
         # HDF5 refused to decode a chunk, or a Zarr chunk failed its CRC32C
         raise FileError(
-            f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(path, kwargs)} "
+            f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(fmt, path)} "
             f"failed the storage's checks ({exc}); the file is corrupted or truncated. "
             "Write it again (spdgraph.save stores a checksum of the values)."
         ) from exc
     except (OSError, KeyError, TypeError) as exc:
-        raise _unreadable(path, exc) from exc
+        raise _unreadable(path, fmt, exc) from exc
+    if not isinstance(da, xr.DataArray):
+        raise FileError(
+            f"the {fmt.name} format's open returned {type(da).__name__} for {os.fspath(path)!r}, "
+            "not an xarray.DataArray."
+        )
     return _restore(da)
 
 
-def _unreadable(path: Path, exc: Exception) -> FileError:
+def _unreadable(path: Path, fmt: FileFormat, exc: Exception) -> FileError:
     return FileError(
         f"cannot read {os.fspath(path)!r} as an spdgraph array ({type(exc).__name__}: "
-        f"{exc}); it must be a netCDF file or Zarr store holding one DataArray, as "
-        "spdgraph.save writes."
+        f"{exc}); it must be a {fmt.title} file holding one DataArray, as spdgraph.save "
+        "writes."
     )

@@ -11,20 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import xarray as xr
-
-__all__ = ["checksum_encoding", "corrupted_variable", "is_checksum_error"]
-
-
-def checksum_encoding(fmt: str, ndim: int) -> dict[str, Any]:
-    """The encoding that stores a checksum of the values in format ``fmt``."""
-    if ndim == 0:
-        return {}
-    if fmt == "netcdf":
-        return {"fletcher32": True}
-    from zarr.codecs import Crc32cCodec, ZstdCodec
-
-    return {"compressors": [ZstdCodec(), Crc32cCodec()]}
+__all__ = ["corrupted_variable", "is_checksum_error"]
 
 
 def is_checksum_error(exc: BaseException) -> bool:
@@ -36,16 +23,19 @@ def _fails(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError) or is_checksum_error(exc)
 
 
-def corrupted_variable(path: Path, kwargs: dict[str, Any]) -> str:
+def corrupted_variable(fmt: Any, path: Path) -> str:
     """Name the first variable of a file whose values cannot be read."""
     try:
-        with xr.open_dataset(path, **kwargs) as ds:
-            for name in [*ds.data_vars, *ds.coords]:
+        da = fmt.open(path)
+        try:
+            for name, variable in [(da.name, da.variable), *da.coords.items()]:
                 try:
-                    ds[name].load()
+                    variable.load()
                 except (RuntimeError, ValueError) as exc:
                     if _fails(exc):
                         return f"variable {str(name)!r}"
+        finally:
+            da.close()
     except Exception:  # the file is too damaged to even list its variables
         pass
     return "a variable"

@@ -20,8 +20,10 @@ import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.io._atomic import remove, replace, sweep_stale, temporary_name
+from spdgraph.io._format import FileFormat
+from spdgraph.plugins.hookspecs import hookimpl
 
-__all__ = ["save_csv"]
+__all__ = ["CSV", "read_tables", "save_csv", "spdgraph_file_formats", "write_table"]
 
 _OURS = re.compile(r"^(sample_.+\.csv|adjacency(_.+)?\.csv|group_[^/]+)$")
 
@@ -255,11 +257,17 @@ def read_tables(path: str | os.PathLike[str]) -> xr.DataArray:
             f"{os.fspath(path)!r} holds no sample_<k>.csv tables; it is not a folder "
             "spdgraph's --format csv wrote."
         )
-    frames = [pd.read_csv(f, header=0) for f in files]
-    labels = [_parse_label(c) for c in frames[0].columns]
-    values = np.stack([frame.to_numpy(dtype=np.float64) for frame in frames])
-    if values.shape[1:] != (len(labels), len(labels)):
-        raise FileError(f"{os.fspath(files[0])!r} is not a square table with a header row.")
+    try:
+        frames = [pd.read_csv(f, header=0, na_values=["NA"]) for f in files]
+        labels = [_parse_label(c) for c in frames[0].columns]
+        values = np.stack([frame.to_numpy(dtype=np.float64) for frame in frames])
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise FileError(
+            f"cannot read the CSV tables of {os.fspath(path)!r} ({exc}); they must be "
+            "numeric tables of one shape with a header row, as spdgraph writes them."
+        ) from exc
+    if values.shape[1] != len(labels) or len(set(labels)) != len(labels):
+        return _data_tables(values, labels, target, files)
     adjacency_file = target / "adjacency.csv" if target.is_dir() else None
     if adjacency_file is not None and adjacency_file.exists():
         adjacency = pd.read_csv(adjacency_file, header=0).to_numpy() != 0
@@ -275,6 +283,18 @@ def read_tables(path: str | os.PathLike[str]) -> xr.DataArray:
     return xr.DataArray(values, dims=("sample", "node", "node_2"), coords=coords, attrs=attrs)
 
 
+def _data_tables(values: np.ndarray, labels: list[Any], target: Path, files: list[Path]) -> Any:
+    """Tables that are not square matrices: data sets (``obs`` x ``node``)."""
+    if len(set(labels)) != len(labels):
+        raise FileError(f"{os.fspath(files[0])!r} has repeated column labels.")
+    attrs = {"source": f"CSV tables {os.fspath(target)!r} (no provenance)"}
+    coords: dict[str, Any] = {"node": labels}
+    if target.is_file():
+        return xr.DataArray(values[0], dims=("obs", "node"), coords=coords, attrs=attrs)
+    coords["sample"] = [_sample_key(f.stem[len("sample_") :]) for f in files]
+    return xr.DataArray(values, dims=("sample", "obs", "node"), coords=coords, attrs=attrs)
+
+
 def _sample_key(text: str) -> Any:
     return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
 
@@ -282,3 +302,68 @@ def _sample_key(text: str) -> Any:
 def _parse_label(text: object) -> Any:
     text = str(text)
     return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return text.strip() == "NA"
+    return True
+
+
+def _looks_like_table(path: Path) -> bool:
+    """A text file whose first line is a header and whose next line is as many numbers."""
+    import csv
+
+    with path.open("rb") as handle:
+        head = handle.read(65536)
+    if b"\0" in head:
+        return False
+    try:
+        lines = head.decode("utf-8").splitlines()[:2]
+    except UnicodeDecodeError:
+        return False
+    if len(lines) < 2:
+        return False
+    header, first = list(csv.reader(lines))
+    return len(header) == len(first) > 0 and all(_is_number(x) for x in first)
+
+
+def recognises(path: Path) -> bool:
+    """A CSV table, or a folder of ``sample_<k>.csv`` tables (what :func:`save_csv` writes)."""
+    if path.is_file():
+        return _looks_like_table(path)
+    if not path.is_dir():
+        return False
+    tables = sorted(path.glob("sample_*.csv"))
+    return bool(tables) and _looks_like_table(tables[0])
+
+
+def _save_format(da: xr.DataArray, path: Path) -> None:
+    """``save`` of the CSV format: one table to the file ``path``, a stack to the folder."""
+    if da.ndim >= 3 and da.dims[0] == "group":
+        path.mkdir()
+        _write_groups(da, path)
+    elif _check_layout(da):
+        path.mkdir()
+        _write_stack(da, path)
+    else:
+        write_table(np.asarray(da.values), _labels(da), path)
+
+
+CSV = FileFormat(
+    name="csv",
+    suffixes=(".csv",),
+    save=_save_format,
+    open=read_tables,
+    recognises=recognises,
+    folder=True,
+    description="CSV tables",
+)
+
+
+@hookimpl
+def spdgraph_file_formats() -> list[FileFormat]:
+    """The built-in CSV format (a table, or a folder of tables for a stack)."""
+    return [CSV]

@@ -55,6 +55,9 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph.plugins._builtin.gen_uniform",
     "spdgraph.plugins._builtin.gen_dag",
     "spdgraph.plugins._builtin.gen_huge",
+    "spdgraph.io._netcdf",
+    "spdgraph.io._zarr",
+    "spdgraph.io._tables",
 )
 
 #: Entry point group searched for third-party plugins.

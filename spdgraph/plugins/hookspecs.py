@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pluggy
 
 from spdgraph.plugins.types import GeneratorSpec, GraphData
+
+if TYPE_CHECKING:
+    from spdgraph.io import FileFormat
 
 __all__ = [
     "hookimpl",
@@ -29,6 +33,7 @@ __all__ = [
     "spdgraph_adapt_graph",
     "spdgraph_add_cli_commands",
     "spdgraph_count_nodes",
+    "spdgraph_file_formats",
     "spdgraph_register_generators",
 ]
 
@@ -181,4 +186,26 @@ def spdgraph_add_cli_commands(
     subparsers
         The object ``ArgumentParser.add_subparsers()`` returned for the
         ``spdgraph`` command.
+    """
+
+
+@hookspec
+def spdgraph_file_formats() -> Sequence[FileFormat]:
+    """Register file formats for :func:`spdgraph.save`, :func:`spdgraph.open` and the CLI.
+
+    Called through the plugin manager on every plugin when spdgraph first needs
+    its format table, and again only after a plugin is registered or
+    unregistered; each returns the :class:`spdgraph.FileFormat` objects it
+    provides (the built-in netCDF, Zarr and CSV formats come from this hook
+    too). Saving picks the format whose ``suffixes`` hold the destination's
+    suffix (or the one named by ``format=``/``--format``); opening asks each
+    format's ``recognises(path)`` (content first), then the suffix. A name or
+    suffix registered twice skips the later plugin with a
+    :class:`spdgraph.PluginWarning`. See the plugin author guide
+    (docs/plugins.md).
+
+    Returns
+    -------
+    Sequence[FileFormat]
+        The formats this plugin provides.
     """

@@ -14,6 +14,8 @@ __all__ = [
     "Generator",
     "GeneratorSpec",
     "GraphData",
+    "WarmupStep",
+    "default_seconds",
     "standard_normal_entries",
 ]
 
@@ -99,6 +101,48 @@ class DAG:
     graph: object
 
 
+def default_seconds(p: int, edges: int) -> float:
+    """The cost model of a generator that declares none: 0.5 s for one matrix at
+    ``p = 1000``, scaling as ``p**3`` (the dense end of PO on one core).
+
+    Examples
+    --------
+    >>> default_seconds(2000, 0)
+    4.0
+    """
+    return 0.5 * (p / 1000.0) ** 3
+
+
+@dataclass(frozen=True)
+class WarmupStep:
+    """One step of :func:`spdgraph.warmup` that a generator declares.
+
+    Parameters
+    ----------
+    label
+        The step's name (a key of the dict ``spdgraph.warmup()`` returns).
+    run
+        ``run(sample)`` calls ``sample`` (:func:`spdgraph.sample`, passed in so
+        that a plugin module need not import the core) on a small seeded problem
+        that takes the code paths whose kernels compile.
+    portable
+        Run only by ``spdgraph.warmup(portable=True)`` (the ``portable=True``
+        kernels, compiled again in every process).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> step = WarmupStep("dd", lambda sample: sample(np.ones((3, 3)), "dd", seed=1))
+    >>> import spdgraph
+    >>> step.run(spdgraph.sample).shape
+    (3, 3)
+    """
+
+    label: str
+    run: Callable[[Callable[..., Any]], object]
+    portable: bool = False
+
+
 @dataclass(frozen=True)
 class GeneratorSpec:
     """A named generator strategy, registered by a plugin (also ``spdgraph.Generator``).
@@ -164,6 +208,22 @@ class GeneratorSpec:
         every matrix of a batch (e.g. the drawn factors) and once per call
         (its temporaries), besides the matrices it returns. The core's memory
         guard adds them to its own needs before any allocation.
+    seconds
+        The cost model of the progress bar: ``seconds(p, edges)``, rough seconds
+        for one matrix on ``p`` nodes and ``edges`` edges on one core;
+        ``sample(progress=None)`` shows a bar when the estimate of the call is
+        above 2 s. None: :func:`default_seconds` (0.5 s at ``p = 1000``, ``p**3``).
+    compiles
+        Whether the generator's first call in a process compiles Numba kernels:
+        the core then prints a one-line note on stderr before it (once per
+        process, when ``kernels_cached()`` says False).
+    kernels_cached
+        ``kernels_cached() -> bool | None``: whether the compiled kernels are in
+        Numba's on-disk cache already (None when unknown: no note).
+    warmup
+        The :class:`WarmupStep` s :func:`spdgraph.warmup` runs for this
+        generator, in order (a compiled generator lists the small problems that
+        compile each of its kernels).
     """
 
     name: str
@@ -177,6 +237,22 @@ class GeneratorSpec:
     accepts_dag: bool = False
     portable: bool = False
     intended_kind: str | None = None
+    seconds: Callable[[int, int], float] | None = None
+    compiles: bool = False
+    kernels_cached: Callable[[], bool | None] | None = None
+    warmup: Sequence[WarmupStep] = ()
+
+    def seconds_per_matrix(self, p: int, edges: int) -> float:
+        """The cost model's seconds for one matrix (:attr:`seconds` or the default).
+
+        Examples
+        --------
+        >>> import spdgraph
+        >>> gen, _ = spdgraph.plugins.find_generator("dd")
+        >>> gen.seconds_per_matrix(1000, 0) < gen.seconds_per_matrix(2000, 0)
+        True
+        """
+        return (self.seconds or default_seconds)(p, edges)
 
     @property
     def defaults(self) -> dict[str, Any]:

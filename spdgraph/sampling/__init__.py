@@ -12,13 +12,12 @@ or the lazy one (``_lazy``, dask, one task per chunk) runs ``_engine.generate_bl
 Interface for the rest of the package: ``sample``, ``methods``, ``adapt_graph``
 (public as ``spdgraph.*``), ``Progress``, ``PROGRESS_DELAY``, ``stderr_is_tty``,
 ``ACHIEVED_SPECTRUM``, ``require_dask``, ``available_memory``, ``estimate_need`` and ``check_need``
-(the memory guard, also for a graph not built yet), ``group_seed``, ``warmup`` (public as
+(the memory guard, also for a graph not built yet), ``warmup`` (public as
 ``spdgraph.warmup``: compile every kernel ahead; ``_warmup`` also says once when a
 first call compiles).
 """
 
 from spdgraph.sampling._core import adapt_graph, methods, sample
-from spdgraph.sampling._groups import group_seed
 from spdgraph.sampling._lazy import require_dask
 from spdgraph.sampling._memory import available_memory
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
@@ -34,7 +33,6 @@ __all__ = [
     "available_memory",
     "check_need",
     "estimate_need",
-    "group_seed",
     "interactive",
     "methods",
     "require_dask",

@@ -17,7 +17,14 @@ from spdgraph.plugins import broken_plugins as broken_plugins_now
 from spdgraph.plugins import get_plugin_manager, mark_broken
 from spdgraph.plugins.types import GraphData
 
-__all__ = ["adapt_graph", "count_nodes", "label_array"]
+__all__ = [
+    "adapt_graph",
+    "call_adapters",
+    "check_adapted_matrix",
+    "check_unique_labels",
+    "count_nodes",
+    "label_array",
+]
 
 
 def call_adapters(hook: str, graph: object) -> Any:
@@ -105,7 +112,7 @@ def adapt_graph(graph: object) -> GraphData:
     labels = list(result.labels)
     if len(labels) != p:
         raise GraphError(f"a graph adapter returned {len(labels)} labels for {p} nodes.")
-    _check_unique(labels)
+    check_unique_labels(labels)
     return GraphData(adjacency=adjacency, labels=labels)
 
 
@@ -148,7 +155,7 @@ def check_adapted_matrix(matrix: np.ndarray, what: str) -> int:
     return int(matrix.shape[0])
 
 
-def _check_unique(labels: Sequence[Hashable]) -> None:
+def check_unique_labels(labels: Sequence[Hashable]) -> None:
     seen: set[Hashable] = set()
     for label in labels:
         try:

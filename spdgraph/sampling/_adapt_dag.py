@@ -15,7 +15,7 @@ import numpy as np
 from spdgraph._kernels.sem import ancestral_pairs, moral_graph, topological_order
 from spdgraph.errors import GraphError, GraphTypeError
 from spdgraph.plugins.types import DAG, GraphData
-from spdgraph.sampling._adapt import _check_unique, call_adapters, check_adapted_matrix
+from spdgraph.sampling._adapt import call_adapters, check_adapted_matrix, check_unique_labels
 
 __all__ = ["adapt_dag", "refuse_dag"]
 
@@ -75,6 +75,6 @@ def adapt_dag(graph: object, kind: str, method: str) -> GraphData:
     labels = list(result.labels)
     if len(labels) != p:
         raise GraphError(f"a DAG adapter returned {len(labels)} labels for {p} nodes.")
-    _check_unique(labels)
+    check_unique_labels(labels)
     pattern = moral_graph(directed) if kind == "precision" else ancestral_pairs(directed, order)
     return GraphData(adjacency=pattern, labels=labels, directed=directed)

@@ -24,7 +24,8 @@ from spdgraph.sampling._adapt import adapt_graph
 from spdgraph.sampling._compile import note_compilation
 from spdgraph.sampling._engine import Block, generate_block
 from spdgraph.sampling._output import build_dataarray
-from spdgraph.sampling._request import SampleRequest, build_request
+from spdgraph.sampling._record import SampleCall, SampleRequest
+from spdgraph.sampling._request import build_request
 from spdgraph.seeds import SeedLike
 from spdgraph.spectrum import spectrum_attrs
 
@@ -203,35 +204,32 @@ def sample(
     ('group', 'node', 'node_2')
     """
 
-    def build(one_graph: object, one_seed: SeedLike) -> SampleRequest:
-        return build_request(
-            one_graph,
-            method,
-            size=size,
-            seed=one_seed,
-            kind=kind,
-            normalize=normalize,
-            entries=entries,
-            factor=factor,
-            min_eigenvalue=min_eigenvalue,
-            condition_number=condition_number,
-            negative_share=negative_share,
-            chunks=chunks,
-            method_options=method_options,
-            portable=portable,
-            progress=progress,
-        )
-
+    call = SampleCall(
+        method,
+        size=size,
+        seed=seed,
+        kind=kind,
+        normalize=normalize,
+        entries=entries,
+        factor=factor,
+        min_eigenvalue=min_eigenvalue,
+        condition_number=condition_number,
+        negative_share=negative_share,
+        chunks=chunks,
+        portable=portable,
+        progress=progress,
+        method_options=method_options,
+    )
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
         from spdgraph.sampling._groups import sample_groups
 
-        return sample_groups(build, _run, graph, seed, factor=factor)
-    return _run(build(graph, seed))
+        return sample_groups(graph, call, _run)
+    return _run(build_request(graph, call))
 
 
 def _run(request: SampleRequest) -> xr.DataArray:
     """One checked request to its labelled DataArray: eagerly, or lazily with chunks."""
-    note_compilation(request.gen.name)
+    note_compilation(request.gen)
     if request.chunks is not None:  # lazily: one engine task per chunk
         from spdgraph.sampling._lazy import sample_lazy
 
@@ -263,7 +261,7 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
     from spdgraph.sampling._progress import Progress
 
     n, p = request.n, request.graph.adjacency.shape[0]
-    rngs, factors = request.rngs(), request.factors
+    factors = request.factors
     step = max(1, n // 50)
     parts: list[Block] = []
     what = f"sampling {request.gen.name}, p={p}"
@@ -273,7 +271,7 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
             parts.append(
                 generate_block(
                     request,
-                    rngs=None if rngs is None else rngs[k0:k1],
+                    rngs=request.rngs(k0, k1),
                     factors=None if factors is None else factors[k0:k1],
                 )
             )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,12 +27,12 @@ from spdgraph._kernels.numerics import (
     find_violation,
     unit_diagonal,
 )
-from spdgraph.errors import GeneratorOutputError, PluginError, SpdgraphError, written
+from spdgraph.errors import GeneratorOutputError, PluginError, SpdgraphError
 from spdgraph.plugins.types import GeneratorSpec, GraphData
 from spdgraph.spectrum import control_spectrum
 
 if TYPE_CHECKING:
-    from spdgraph.sampling._request import SampleRequest
+    from spdgraph.sampling._record import SampleRequest
 
 __all__ = ["Block", "generate_block", "validate_matrix"]
 
@@ -75,36 +75,15 @@ def validate_matrix(
             violation = Violation("small_diagonal", 0, i, i, float(diag[i]))
     if violation is None:
         return m
-    i, j = violation.i, violation.j
-    if violation.problem == "nonfinite":
-        raise GeneratorOutputError(f"{who} returned non-finite values in matrix {k}.")
-    if violation.problem == "asymmetric":
-        raise GeneratorOutputError(
-            f"{who} returned matrix {k} that is not exactly symmetric "
-            f"([{i}, {j}] = {written(violation.value)} but "
-            f"[{j}, {i}] = {written(violation.other)}); symmetrize with (M + M.T) / 2."
-        )
-    if violation.problem == "nonzero":
-        raise GeneratorOutputError(
-            f"{who} returned matrix {k} with a non-zero entry {written(violation.value)} at "
-            f"[{i}, {j}], which is not an edge of the graph; non-edges must be exactly 0."
-        )
-    if violation.problem == "small_diagonal":
-        raise GeneratorOutputError(
-            f"{who} returned matrix {k} that is not positive definite in double precision: "
-            f"diagonal entry {written(violation.value)} at [{i}, {i}]; diagonal entries must be "
-            f"positive and of normal size (at least {np.finfo(np.float64).tiny:g})."
-        )
-    if violation.problem == "ill_conditioned":
-        raise GeneratorOutputError(
-            f"{who} returned matrix {k} that is numerically singular: its scaled condition "
-            f"number is about {violation.value:.3g}, above the {MAX_SCALED_CONDITION:g} "
-            "spdgraph certifies (positive definiteness would depend on rounding). Use a "
-            "sparser graph or options that give a better-conditioned matrix."
-        )
-    raise GeneratorOutputError(
-        f"{who} returned matrix {k} that is not positive definite (Cholesky failed)."
-    )
+    described = replace(violation, k=k).describe()
+    raise GeneratorOutputError(f"{who}: {described}{_ADVICE.get(violation.problem, '')}")
+
+
+#: What to do about each kind of invalid output, after the violation's description.
+_ADVICE = {
+    "asymmetric": " Symmetrize with (M + M.T) / 2.",
+    "ill_conditioned": (" Use a sparser graph or options that give a better-conditioned matrix."),
+}
 
 
 def _check_block(
@@ -209,7 +188,7 @@ def generate_block(
 ) -> Block:
     """Generate, validate, (optionally) normalize and control an ``(n, p, p)`` block.
 
-    ``request`` (:class:`~spdgraph.sampling._request.SampleRequest`) says what to
+    ``request`` (:class:`~spdgraph.sampling._record.SampleRequest`) says what to
     make; ``rngs`` has one generator per matrix of this block (or ``factors`` one
     factor per matrix), so that the eager path (the whole stack) and the lazy path
     (one chunk) call the same function with the same request. The spectrum targets
@@ -225,12 +204,10 @@ def generate_block(
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION`.
     """
     graph, gen, plugin, entries = request.graph, request.gen, request.plugin, request.entries
-    options: Mapping[str, Any] = request.options
-    normalize, kind = request.normalize, request.kind
+    options: Mapping[str, Any] = request.generator_arguments()
+    normalize = request.normalize
     min_eigenvalue, condition_number = request.min_eigenvalue, request.condition_number
     adjacency = graph.adjacency
-    if gen.accepts_dag:
-        options = {**options, "dag": graph.directed, "kind": kind}
     p = adjacency.shape[0]
     n = len(factors) if factors is not None else len(rngs or ())
     controlled = min_eigenvalue is not None or condition_number is not None

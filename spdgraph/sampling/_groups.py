@@ -1,16 +1,17 @@
 """Several related graphs in one call: ``spdgraph.sample([g_1, ..., g_K])`` -> a ``group`` dim.
 
 Each graph is sampled by :func:`spdgraph.sample` itself, with its own seed
-stream (the call's root seed with :data:`GROUP_STREAM_DOMAIN` and ``k``
-appended to its spawn key), and the results are stacked along a leading
-``group`` dimension. Every group keeps its graph: the ``adjacency``
-coordinate has dims ``("group", "node", "node_2")``.
+stream (:func:`spdgraph.seeds.group_root`: the call's root seed with
+:data:`spdgraph.seeds.GROUP` and ``k`` appended to its spawn key), and the
+results are stacked along a leading ``group`` dimension. Every group keeps its
+graph: the ``adjacency`` coordinate has dims ``("group", "node", "node_2")``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -18,27 +19,16 @@ import xarray as xr
 from spdgraph._kernels.numerics import plain
 from spdgraph.errors import InvalidOptionError
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
-from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
+from spdgraph.sampling._record import SampleCall, SampleRequest
+from spdgraph.sampling._request import build_request
+from spdgraph.seeds import SEED_ATTRS, group_root, seed_attrs, seed_sequence
 
-if TYPE_CHECKING:
-    from spdgraph.sampling._request import SampleRequest
-
-__all__ = ["GROUP_STREAM_DOMAIN", "group_seed", "sample_groups"]
-
-#: Spawn-key entry of the per-group streams (ASCII "grup").
-GROUP_STREAM_DOMAIN = 0x67727570
+__all__ = ["sample_groups"]
 
 
 #: Attrs that are always listed per group (flattened in (group, sample) order):
 #: the achieved spectrum, present when the call sets a spectrum target.
 _PER_GROUP = ACHIEVED_SPECTRUM
-
-
-def group_seed(root: np.random.SeedSequence, k: int) -> np.random.SeedSequence:
-    """The seed of group ``k`` under the call's root seed."""
-    return np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, GROUP_STREAM_DOMAIN, k), pool_size=root.pool_size
-    )
 
 
 def _check_nodes(requests: Sequence[SampleRequest]) -> None:
@@ -54,7 +44,7 @@ def _check_nodes(requests: Sequence[SampleRequest]) -> None:
 def _combine_attrs(parts: list[xr.DataArray], root: np.random.SeedSequence) -> dict[str, Any]:
     attrs: dict[str, Any] = {}
     for key, value in parts[0].attrs.items():
-        if key in ("seed", "seed_spawn_key"):
+        if key in SEED_ATTRS:
             continue
         values = [part.attrs.get(key) for part in parts]
         same = all(np.array_equal(np.asarray(v), np.asarray(value)) for v in values)
@@ -68,27 +58,25 @@ def _combine_attrs(parts: list[xr.DataArray], root: np.random.SeedSequence) -> d
 
 
 def sample_groups(
-    build: Callable[[object, SeedLike], SampleRequest],
-    run: Callable[[SampleRequest], xr.DataArray],
-    graphs: Sequence[object],
-    seed: SeedLike,
-    *,
-    factor: object = None,
+    graphs: Sequence[object], call: SampleCall, run: Callable[[SampleRequest], xr.DataArray]
 ) -> xr.DataArray:
     """Sample each graph with its own seed stream and stack along ``group`` (see module).
 
-    ``build(graph, seed)`` checks one group's request (adapting its graph, once);
-    every request is built, and the groups' nodes compared, before ``run`` samples
+    Every group's request is built (``call`` with the group's root as seed, its
+    graph adapted once), and the groups' nodes compared, before ``run`` samples
     any of them.
     """
     if len(graphs) == 0:
         raise InvalidOptionError("the sequence of graphs is empty; give at least one graph.")
-    if factor is not None:
+    if call.factor is not None:
         raise InvalidOptionError(
             "factor= cannot be given with several graphs; sample each graph on its own."
         )
-    root = seed_sequence(seed)
-    requests = [build(graph, group_seed(root, k)) for k, graph in enumerate(graphs)]
+    root = seed_sequence(call.seed)
+    requests = [
+        build_request(graph, replace(call, seed=group_root(root, k)))
+        for k, graph in enumerate(graphs)
+    ]
     _check_nodes(requests)
     parts = [run(request) for request in requests]
     # each group's graph: the adjacency, and the DAG for a DAG method

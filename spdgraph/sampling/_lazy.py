@@ -2,7 +2,7 @@
 
 Each chunk of ``c`` matrices is one task that calls
 :func:`spdgraph.sampling._engine.generate_block` with the generators
-``child_generator(root, k)`` of its own matrices ``k``, exactly as the eager
+``matrix_stream(root, k)`` of its own matrices ``k``, exactly as the eager
 call does for the whole stack, so the values are bit-for-bit those of the eager
 call whatever the chunking and whatever scheduler runs the tasks (threads by
 default, a ``dask.distributed`` cluster when a Client is active).
@@ -22,12 +22,11 @@ import numpy as np
 
 from spdgraph.errors import InvalidOptionError, MissingDependencyError, written
 from spdgraph.sampling._engine import generate_block
-from spdgraph.seeds import child_generator
 
 if TYPE_CHECKING:  # pragma: no cover
     import dask.array
 
-    from spdgraph.sampling._request import SampleRequest
+    from spdgraph.sampling._record import SampleRequest
 
 __all__ = ["check_chunks", "require_dask", "sample_lazy"]
 
@@ -57,8 +56,7 @@ def check_chunks(chunks: object) -> int | None:
 
 
 def _seeded_chunk(ks: np.ndarray, *, request: SampleRequest) -> np.ndarray:
-    assert request.root is not None
-    rngs = [child_generator(request.root, int(k)) for k in ks]
+    rngs = request.rngs(int(ks[0]), int(ks[-1]) + 1) if len(ks) else []
     return generate_block(request, rngs=rngs, factors=None).values
 
 
@@ -69,7 +67,7 @@ def _factor_chunk(factors: np.ndarray, *, request: SampleRequest) -> np.ndarray:
 def sample_lazy(request: SampleRequest) -> dask.array.Array:
     """The lazy path of :func:`spdgraph.sample`: the request's stack as a dask array.
 
-    Matrix ``k`` comes from ``child_generator(root, k)`` (or ``factors[k]``), as
+    Matrix ``k`` comes from ``matrix_stream(root, k)`` (or ``factors[k]``), as
     in the eager path, through the same :func:`~spdgraph.sampling._engine.generate_block`
     with the same request (its factors travel in their own chunks, not with every
     task). Eager-only results (the achieved spectrum attrs) are not computed.

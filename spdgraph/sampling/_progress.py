@@ -12,7 +12,10 @@ from __future__ import annotations
 import sys
 import time
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spdgraph.plugins.types import GeneratorSpec
 
 __all__ = [
     "PROGRESS_DELAY",
@@ -30,14 +33,11 @@ PROGRESS_DELAY = 0.5
 #: ``sample(progress=None)`` shows a bar from this estimated duration on.
 AUTO_PROGRESS_SECONDS = 2.0
 
-#: Rough seconds for one matrix at p = 1000 on one core (the dense end of PO; DD is
-#: a hundred times cheaper); the estimate scales with p^3.
-_SECONDS_AT_1000 = {"dd": 0.01, "huge": 0.05, "dag": 0.1}
 
-
-def estimated_seconds(method: str, p: int, n: int) -> float:
-    """A rough duration of sampling ``n`` matrices on ``p`` nodes (for ``progress=None``)."""
-    return n * _SECONDS_AT_1000.get(method, 0.5) * (p / 1000.0) ** 3
+def estimated_seconds(gen: GeneratorSpec, p: int, edges: int, n: int) -> float:
+    """A rough duration of sampling ``n`` matrices on ``p`` nodes and ``edges`` edges
+    with ``gen`` (its cost model, :meth:`~spdgraph.GeneratorSpec.seconds_per_matrix`)."""
+    return n * gen.seconds_per_matrix(p, edges)
 
 
 def interactive() -> bool:
@@ -49,11 +49,11 @@ def interactive() -> bool:
     return bool(get and type(get()).__name__ == "ZMQInteractiveShell")
 
 
-def show_progress(progress: bool | None, method: str, p: int, n: int) -> bool:
+def show_progress(progress: bool | None, gen: GeneratorSpec, p: int, edges: int, n: int) -> bool:
     """Resolve ``sample(progress=...)``: None shows a bar when interactive and long."""
     if progress is not None:
         return bool(progress)
-    return interactive() and estimated_seconds(method, p, n) > AUTO_PROGRESS_SECONDS
+    return interactive() and estimated_seconds(gen, p, edges, n) > AUTO_PROGRESS_SECONDS
 
 
 def stderr_is_tty() -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,7 @@ from spdgraph._version import __version__
 from spdgraph.errors import FactorError, InvalidOptionError, written
 from spdgraph.plugins import find_generator, generators
 from spdgraph.plugins.options import check_options
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
+from spdgraph.plugins.types import GeneratorSpec, GraphData
 from spdgraph.sampling._adapt import adapt_graph, count_nodes
 from spdgraph.sampling._adapt_dag import adapt_dag, refuse_dag
 from spdgraph.sampling._entries import resolve_entries
@@ -30,91 +29,38 @@ from spdgraph.sampling._lazy import check_chunks
 from spdgraph.sampling._memory import MemoryCheck, MemoryNeed
 from spdgraph.sampling._output import json_options
 from spdgraph.sampling._progress import show_progress
-from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
+from spdgraph.sampling._record import SampleCall, SampleRequest
+from spdgraph.seeds import seed_attrs, seed_sequence
 from spdgraph.spectrum import check_targets
 
-__all__ = ["SampleRequest", "build_request"]
+__all__ = ["SampleCall", "SampleRequest", "build_request", "check_need", "estimate_need"]
 
 
-@dataclass(frozen=True)
-class SampleRequest:
-    """Everything one :func:`spdgraph.sample` call computes, checked.
-
-    ``n`` matrices (``stacked`` unless ``size`` was None) of ``kind`` on
-    ``graph``, by ``gen`` of ``plugin`` with the merged ``options``; matrix
-    ``k`` from child ``k`` of ``root`` or from ``factors[k]``; ``chunks``
-    None for the eager path, else matrices per dask chunk. ``attrs`` is the
-    provenance the output carries; ``progress`` whether the eager path shows a
-    progress bar (``sample(progress=...)``, resolved).
-    """
-
-    graph: GraphData
-    gen: GeneratorSpec
-    plugin: str
-    kind: str
-    n: int
-    stacked: bool
-    normalize: bool
-    entries: EntrySampler
-    options: dict[str, Any]
-    min_eigenvalue: float | None
-    condition_number: float | None
-    chunks: int | None
-    root: np.random.SeedSequence | None
-    factors: np.ndarray | None
-    attrs: dict[str, Any] = field(default_factory=dict)
-    progress: bool = False
-
-    def rngs(self) -> list[np.random.Generator] | None:
-        """One generator per matrix (None with explicit factors)."""
-        from spdgraph.seeds import child_generator
-
-        if self.root is None:
-            return None
-        return [child_generator(self.root, k) for k in range(self.n)]
-
-
-def build_request(
-    graph: object,
-    method: object,
-    *,
-    size: object,
-    seed: SeedLike,
-    kind: object,
-    normalize: object,
-    entries: object,
-    factor: object,
-    min_eigenvalue: object,
-    condition_number: object,
-    negative_share: object,
-    chunks: object,
-    method_options: Mapping[str, Any],
-    portable: object = False,
-    progress: object = None,
-) -> SampleRequest:
-    """Check every argument of :func:`spdgraph.sample` and return the request."""
+def build_request(graph: object, call: SampleCall) -> SampleRequest:
+    """Check every argument of one :func:`spdgraph.sample` call and return the request."""
     # 1. cheap argument checks, before any heavy work
-    portable = _check_portable(portable)
+    portable = _check_portable(call.portable)
+    progress = call.progress
     if progress is not None and not isinstance(progress, bool | np.bool_):
         raise InvalidOptionError(
             f"progress must be True, False or None (automatic), got {written(progress)}."
         )
-    kind = _check_kind(kind)
-    size = _check_size(size)
-    normalize = _check_normalize(normalize)
-    sampler, entries_label = resolve_entries(entries, negative_share)
-    eps, k0 = check_targets(min_eigenvalue, condition_number, normalize)
-    gen, plugin = find_generator(method)
-    options = check_options(method_options, gen.options, gen.name, plugin)
-    chunk_size = check_chunks(chunks)
+    kind = _check_kind(call.kind)
+    size = _check_size(call.size)
+    factor, negative_share = call.factor, call.negative_share
+    memory = _memory_check_for(call)
+    normalize, gen = memory.normalize, memory.gen
+    eps, k0 = check_targets(call.min_eigenvalue, call.condition_number, normalize)
+    sampler, entries_label = resolve_entries(call.entries, negative_share)
+    plugin = find_generator(call.method)[1]
+    options = check_options(call.method_options, gen.options, gen.name, plugin)
     _check_factor_use(gen, factor, negative_share)
     # the seed too is checked before any graph is read (a bad seed after a large
     # adaptation would waste seconds and gigabytes)
-    root: np.random.SeedSequence | None = seed_sequence(seed) if factor is None else None
+    root: np.random.SeedSequence | None = seed_sequence(call.seed) if factor is None else None
     if portable:
         _check_portable_use(gen, plugin, eps, k0)
     # 2. the memory the request needs, from the node count, before any p x p array
-    memory = MemoryCheck(gen, size, factor, chunk_size, normalize, eps or k0)
     counted = count_nodes(graph)
     if counted is not None:
         memory.check(counted)
@@ -134,8 +80,6 @@ def build_request(
     attrs["portable"] = int(portable)
     if gen.intended_kind is not None and gen.intended_kind != kind:
         attrs["kind_note"] = _kind_note(gen, kind)
-    if portable:
-        options = {**options, "portable": True}  # the generator's own switch
     factors: np.ndarray | None = None
     if factor is not None:
         factors, n, stacked = _check_factor(factor, p, size)
@@ -160,12 +104,19 @@ def build_request(
         options=options,
         min_eigenvalue=eps,
         condition_number=k0,
-        chunks=chunk_size,
+        chunks=memory.chunks,
         root=root,
         factors=factors,
         attrs=attrs,
-        progress=show_progress(None if progress is None else bool(progress), gen.name, p, n),
+        progress=show_progress(
+            None if progress is None else bool(progress), gen, p, _edges(graph_data), n
+        ),
+        portable=portable,
     )
+
+
+def _edges(graph: GraphData) -> int:
+    return int(np.count_nonzero(graph.adjacency)) // 2
 
 
 def _provenance(
@@ -219,7 +170,7 @@ def _kind_note(gen: GeneratorSpec, kind: str) -> str:
     )
     if (gen.name, kind) not in _KIND_NOTES_SHOWN:
         _KIND_NOTES_SHOWN.add((gen.name, kind))
-        warnings.warn(note, UserWarning, stacklevel=5)
+        warnings.warn(note, UserWarning, stacklevel=4)  # sample -> build_request -> here
     return note
 
 
@@ -344,43 +295,39 @@ def estimate_need(
     >>> need.p, need.matrices, need.bytes > 1000 * 1000 * 8
     (1000, 1, True)
     """
-    memory = _memory_check_for(method, size, chunks, normalize, min_eigenvalue, condition_number)
     _check_kind(kind)
+    memory = _memory_check_for(
+        SampleCall(
+            method,
+            size=size,
+            chunks=chunks,
+            normalize=normalize,
+            min_eigenvalue=min_eigenvalue,
+            condition_number=condition_number,
+        )
+    )
     p = count_nodes(graph)
     if p is None:
         p = adapt_graph(graph).adjacency.shape[0]
     return memory.need(p)
 
 
-def check_need(
-    p: int,
-    method: object = "po",
-    *,
-    size: object = None,
-    chunks: object = None,
-    normalize: object = True,
-    min_eigenvalue: object = None,
-    condition_number: object = None,
-) -> None:
+def check_need(p: int, method: object = "po", **arguments: Any) -> None:
     """The memory guard of ``spdgraph.sample`` for a graph of ``p`` nodes not built yet.
 
-    The command line runs it before it makes a ``--graph-family`` graph, so a
-    request that cannot fit is refused before the graph costs anything.
-    Raises :class:`~spdgraph.errors.TooLargeError` as ``sample`` would.
+    ``arguments``: those of :func:`estimate_need` but ``kind``. The command line
+    runs it before it makes a ``--graph-family`` graph, so a request that cannot
+    fit is refused before the graph costs anything. Raises
+    :class:`~spdgraph.errors.TooLargeError` as ``sample`` would.
     """
-    memory = _memory_check_for(method, size, chunks, normalize, min_eigenvalue, condition_number)
-    memory.check(p)
+    _memory_check_for(SampleCall(method, **arguments)).check(p)
 
 
-def _memory_check_for(
-    method: object,
-    size: object,
-    chunks: object,
-    normalize: object,
-    min_eigenvalue: object,
-    condition_number: object,
-) -> MemoryCheck:
-    normalize = _check_normalize(normalize)
-    eps, k0 = check_targets(min_eigenvalue, condition_number, normalize)
-    gen, _ = find_generator(method)
-    return MemoryCheck(gen, _check_size(size), None, check_chunks(chunks), normalize, eps or k0)
+def _memory_check_for(call: SampleCall) -> MemoryCheck:
+    """The memory guard of ``call`` (its size, chunks, normalize, targets and method
+    checked: the cheap checks the guard needs)."""
+    normalize = _check_normalize(call.normalize)
+    eps, k0 = check_targets(call.min_eigenvalue, call.condition_number, normalize)
+    gen, _ = find_generator(call.method)
+    size, chunks = _check_size(call.size), check_chunks(call.chunks)
+    return MemoryCheck(gen, size, call.factor, chunks, normalize, eps or k0)

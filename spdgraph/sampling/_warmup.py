@@ -2,60 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Callable
 
-from spdgraph.sampling._compile import _NOTED
+from spdgraph.plugins import generators
+from spdgraph.sampling._compile import mark_noted
 from spdgraph.sampling._core import sample
 
 __all__ = ["warmup"]
 
 
 def _steps(portable: bool) -> list[tuple[str, Callable[[], object]]]:
-    import networkx as nx
-
-    def erdos_renyi(p: int, d: float, seed: int) -> nx.Graph:
-        return nx.gnp_random_graph(p, d, seed=seed)
-
-    dag = nx.DiGraph([(0, 1), (1, 2), (0, 3)])
-    steps: list[tuple[str, Callable[[], object]]] = [
-        # seeded: a warmup must not depend on chance (a dense PO matrix is refused as
-        # numerically singular about once in several hundred draws)
-        ("po, small matrices", lambda: sample(erdos_renyi(30, 0.2, seed=1), size=2, seed=1)),
-        ("po, sparse (blocked kernel)", lambda: sample(erdos_renyi(300, 0.01, seed=1), seed=1)),
-        ("po, medium (inverse-Gram)", lambda: sample(erdos_renyi(300, 0.1, seed=1), seed=1)),
-        ("po, dense (row kernel)", lambda: sample(erdos_renyi(300, 0.7, seed=1), seed=1)),
-        ("uniform", lambda: sample(nx.path_graph(6), "uniform", seed=1)),
-        ("port_chol", lambda: sample(nx.cycle_graph(6), "port_chol", seed=1)),
-        (
-            "dd, huge, dag",
-            lambda: [
-                sample(dag, "dag", seed=1),
-                sample(nx.path_graph(4), "dd", seed=1),
-                sample(nx.path_graph(4), "huge", kind="precision", seed=1),
-            ],
-        ),
+    """Every registered generator's :class:`~spdgraph.WarmupStep` s, in registration order."""
+    return [
+        (step.label, functools.partial(step.run, sample))
+        for gen, _ in generators().values()
+        for step in gen.warmup
+        if portable or not step.portable
     ]
-    if portable:
-        steps.append(
-            (
-                "portable kernels",
-                lambda: [
-                    sample(nx.cycle_graph(8), method, seed=1, portable=True, kind=kind)
-                    for method, kind in (
-                        ("po", "covariance"),
-                        ("dd", "covariance"),
-                        ("huge", "precision"),
-                    )
-                ],
-            )
-        )
-    return steps
 
 
 def warmup(*, portable: bool = False, verbose: bool = False) -> dict[str, float]:
-    """Compile every built-in kernel now (on tiny problems) and cache it on disk.
+    """Compile every generator's kernels now (on tiny problems) and cache them on disk.
+
+    Runs the :class:`~spdgraph.WarmupStep` s every registered generator
+    declares (``GeneratorSpec.warmup``), built-in or from a plugin.
 
     Parameters
     ----------
@@ -77,7 +50,7 @@ def warmup(*, portable: bool = False, verbose: bool = False) -> dict[str, float]
     >>> "po, small matrices" in times
     True
     """
-    _NOTED["done"] = True  # nothing left to announce
+    mark_noted()  # nothing left to announce
     out: dict[str, float] = {}
     for name, step in _steps(portable):
         start = time.perf_counter()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,7 @@ import numpy as np
 
 import spdgraph
 from spdgraph.errors import InvalidOptionError
+from spdgraph.validation._curves import confusion, edge_metrics
 from spdgraph.validation._learners import SELECTION_RULES, fit_learners
 from spdgraph.validation._lfdr import local_fdr
 from spdgraph.validation._shrink import precision_to_pcor
@@ -255,16 +255,15 @@ def score(
 
 
 def score_selection(selected: np.ndarray, truth: np.ndarray, learner: str = "") -> Score:
-    """TPR, TDR and counts of a symmetric boolean selection against a true adjacency."""
-    iu = np.triu_indices(truth.shape[0], 1)
-    sel, tru = selected[iu], truth[iu]
-    n_sel, n_true = int(sel.sum()), int(tru.sum())
-    tp = int(np.sum(sel & tru))
+    """TPR, TDR and counts of a symmetric boolean selection against a true adjacency
+    (:func:`~spdgraph.validation.confusion` and :func:`~spdgraph.validation.edge_metrics`)."""
+    tp, fp, fn, _ = counts = confusion(selected, truth)
+    metrics = edge_metrics(*counts)
     return Score(
-        tpr=tp / n_true if n_true else math.nan,
-        tdr=tp / n_sel if n_sel else math.nan,
-        n_selected=n_sel,
-        n_true=n_true,
+        tpr=metrics["tpr"],
+        tdr=metrics["tdr"],
+        n_selected=tp + fp,
+        n_true=tp + fn,
         true_positives=tp,
         selected=selected,
         learner=learner,

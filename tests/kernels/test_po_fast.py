@@ -104,7 +104,7 @@ def test_both_routes_and_special_rows(rng):
     factor = _factor(rng, p, "normal")
     raw, ref = _reference_gram(adjacency, factor)
     assert normalized_error(_zeroed(raw, adjacency), ref) <= 1e-10
-    _, _, n_complement, ok = po_fast._process(po_fast.lower_coordinates(factor), adjacency)
+    _, _, n_complement, ok = po_fast.process_rows(po_fast.lower_coordinates(factor), adjacency)
     k = np.array([adjacency[i, :i].sum() for i in range(p)])
     j = np.arange(p) - k
     assert ok and n_complement == np.sum((k > 0) & (k < j)) > 10
@@ -141,7 +141,7 @@ def test_ill_conditioned_factor_corrections_keep_kernel_exact(d):
     factor = _near_dependent_factor(rng, p, 1e-3)
     adjacency = random_adjacency(p, d, rng)
     lmat = po_fast.lower_coordinates(factor)
-    _, refinements, _n_complement, ok = po_fast._process(lmat, adjacency)
+    _, refinements, _n_complement, ok = po_fast.process_rows(lmat, adjacency)
     assert ok and refinements > 0
     m = po_fast.gram_matrix(lmat)
     assert po_numpy.max_nonedge_residual(m, adjacency) <= 1e-12
@@ -165,7 +165,7 @@ def test_numerically_singular_subproblem_falls_back_to_householder():
     factor = _near_dependent_factor(rng, p, 1e-8)  # cond ~ 1e10: Gram squares it to 1e20
     adjacency = random_adjacency(p, 0.1, rng)
     lmat = po_fast.lower_coordinates(factor)
-    *_, ok = po_fast._process(lmat.copy(), adjacency)
+    *_, ok = po_fast.process_rows(lmat.copy(), adjacency)
     assert not ok
     m = po_fast.po_matrix_checked(adjacency, lmat, factor)
     slow = po_numpy.gram_matrix(po_numpy.partial_orthogonalize(adjacency, factor))
@@ -185,10 +185,10 @@ def test_blocked_cholesky_matches_lapack(n, rng):
     spd = a @ a.T
     work = np.zeros((n + 4, n + 4))  # a larger buffer, as in the kernel
     work[:n, :n] = spd
-    assert po_fast._cholesky(work, n)
+    assert po_fast.small_cholesky(work, n)
     np.testing.assert_allclose(np.tril(work[:n, :n]), np.linalg.cholesky(spd), atol=1e-10)
     work[:n, :n] = -spd
-    assert not po_fast._cholesky(work, n)
+    assert not po_fast.small_cholesky(work, n)
 
 
 # ----------------------------------------------------------------- numerical quality on the grid

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from reference import cov2cor, normalized_error, po_reference, random_adjacency
 
 import spdgraph
+from spdgraph._kernels.po import batch as po_batch
 from spdgraph._kernels.po import blocked as _po_blocked
 from spdgraph._kernels.po import fast as po_fast
 from spdgraph._kernels.po import householder as po_numpy
@@ -86,7 +87,7 @@ def test_groups_threads_and_batch_size_do_not_change_bits():
     """More matrices than one group: the same bits for 1 and 2 threads and any batch size."""
     numba = pytest.importorskip("numba")
     g = spdgraph.graphs.erdos_renyi(40, 0.1, seed=3)
-    n = 2 * gen_po._GROUP + 3
+    n = 2 * po_batch.GROUP + 3
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -96,8 +97,8 @@ def test_groups_threads_and_batch_size_do_not_change_bits():
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(one_thread, two_threads)
-    prefix = spdgraph.sample(g, "po", size=gen_po._GROUP + 1, seed=9, normalize=False).values
-    np.testing.assert_array_equal(prefix, two_threads[: gen_po._GROUP + 1])
+    prefix = spdgraph.sample(g, "po", size=po_batch.GROUP + 1, seed=9, normalize=False).values
+    np.testing.assert_array_equal(prefix, two_threads[: po_batch.GROUP + 1])
 
 
 def test_flagged_matrix_in_a_batch_takes_the_householder_fallback():

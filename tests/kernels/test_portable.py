@@ -97,11 +97,11 @@ def test_portable_is_recorded_in_the_attrs():
 
 
 def test_the_row_kernel_is_recompiled_without_fastmath():
-    clone = portable.portable_version(po_fast._process)
-    assert portable.portable_version(po_fast._process) is clone  # memoized
+    clone = portable.portable_version(po_fast.process_rows)
+    assert portable.portable_version(po_fast.process_rows) is clone  # memoized
     assert not clone.targetoptions.get("fastmath")
     recompiled = {k.py_func.__name__ for k in portable._PORTABLE}
-    assert {"_process", "_direct", "_complement", "_cholesky"} <= recompiled
+    assert {"process_rows", "_direct", "_complement", "small_cholesky"} <= recompiled
 
 
 @pytest.mark.parametrize("p", [1, 2, 5, 33])

@@ -16,7 +16,7 @@ from spdgraph.cli import main
 from spdgraph.errors import InvalidOptionError, MatrixError
 from spdgraph.graphs import related_graphs, shared_edges
 from spdgraph.io import save_csv
-from spdgraph.sampling._groups import group_seed
+from spdgraph.seeds import group_root
 
 
 def edge_set(g: nx.Graph) -> set[frozenset]:
@@ -81,7 +81,7 @@ def test_sample_a_sequence_gives_a_group_dim(graphs, size):
     assert da["adjacency"].dims == ("group", "node", "node_2")
     root = np.random.SeedSequence(9)
     for k, g in enumerate(graphs):
-        alone = spdgraph.sample(g, seed=group_seed(root, k), size=size, kind="precision")
+        alone = spdgraph.sample(g, seed=group_root(root, k), size=size, kind="precision")
         np.testing.assert_array_equal(da.isel(group=k).values, alone.values)
         np.testing.assert_array_equal(
             da["adjacency"].values[k], nx.to_numpy_array(g, weight=None).astype(bool)
@@ -101,7 +101,7 @@ def test_groups_round_trip_and_draw_per_group(graphs, tmp_path):
     assert x.dims == ("group", "obs", "node")
     root = np.random.SeedSequence(2)
     for k in range(3):
-        alone = da.isel(group=k).spd.draw(50, seed=group_seed(root, k))
+        alone = da.isel(group=k).spd.draw(50, seed=group_root(root, k))
         np.testing.assert_array_equal(x.values[k], alone.values)
     with pytest.raises(MatrixError, match="select one group"):
         da.spd.inverse()

@@ -25,12 +25,13 @@ def test_progress_gives_the_same_bits_and_draws_a_bar(capsys):
 
 def test_automatic_progress_only_when_interactive_and_long(monkeypatch):
     monkeypatch.setattr(_progress, "interactive", lambda: True)
-    assert _progress.show_progress(None, "po", 5000, 1)  # ~60 s estimated
-    assert not _progress.show_progress(None, "po", 100, 10)
-    assert not _progress.show_progress(None, "dd", 2000, 1)
+    po, dd = (spdgraph.plugins.find_generator(name)[0] for name in ("po", "dd"))
+    assert _progress.show_progress(None, po, 5000, 0, 1)  # ~60 s estimated
+    assert not _progress.show_progress(None, po, 100, 0, 10)
+    assert not _progress.show_progress(None, dd, 2000, 0, 1)
     monkeypatch.setattr(_progress, "interactive", lambda: False)
-    assert not _progress.show_progress(None, "po", 5000, 1)
-    assert _progress.show_progress(True, "po", 10, 1)
+    assert not _progress.show_progress(None, po, 5000, 0, 1)
+    assert _progress.show_progress(True, po, 10, 0, 1)
 
 
 def test_bad_progress_values_are_refused():

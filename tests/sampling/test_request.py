@@ -7,21 +7,10 @@ import numpy as np
 import pytest
 
 import spdgraph
+from spdgraph.sampling._record import SampleCall
 from spdgraph.sampling._request import build_request
 
-DEFAULTS = dict(
-    size=None,
-    seed=0,
-    kind="covariance",
-    normalize=True,
-    entries="normal",
-    factor=None,
-    min_eigenvalue=None,
-    condition_number=None,
-    negative_share=None,
-    chunks=None,
-    method_options={},
-)
+DEFAULTS = dict(seed=0)
 
 
 class Exploding:
@@ -43,16 +32,16 @@ class Exploding:
 )
 def test_bad_arguments_fail_before_the_graph_is_touched(override, error):
     with pytest.raises(error):
-        build_request(Exploding(), "po", **{**DEFAULTS, **override})
+        build_request(Exploding(), SampleCall("po", **{**DEFAULTS, **override}))
 
 
 def test_unknown_method_before_the_graph():
     with pytest.raises(spdgraph.UnknownMethodError, match="known methods"):
-        build_request(Exploding(), "nope", **DEFAULTS)
+        build_request(Exploding(), SampleCall("nope", **DEFAULTS))
 
 
 def test_a_request_holds_everything_the_paths_need():
-    request = build_request(nx.path_graph(4), "po", **{**DEFAULTS, "size": 3})
+    request = build_request(nx.path_graph(4), SampleCall("po", **{**DEFAULTS, "size": 3}))
     assert (request.n, request.stacked, request.kind) == (3, True, "covariance")
     assert request.factors is None and request.root is not None
     assert len(request.rngs()) == 3
@@ -61,7 +50,8 @@ def test_a_request_holds_everything_the_paths_need():
 
 
 def test_explicit_factors_replace_the_streams():
-    request = build_request(nx.path_graph(3), "po", **{**DEFAULTS, "factor": np.eye(3)})
+    call = SampleCall("po", **{**DEFAULTS, "factor": np.eye(3)})
+    request = build_request(nx.path_graph(3), call)
     assert request.rngs() is None and request.factors.shape == (1, 3, 3)
     assert request.attrs["factor"] == "given"
 

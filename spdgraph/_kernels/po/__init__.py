@@ -1,5 +1,6 @@
 """Partial orthogonalization kernels (Numba; arrays in, arrays out).
 
+* :mod:`~spdgraph._kernels.po.batch`: a stack of PO matrices (draws, kernel, checks, threads),
 * :mod:`~spdgraph._kernels.po.fast`: the row kernel (``po_matrix_into`` picks a kernel),
 * :mod:`~spdgraph._kernels.po.blocked`, :mod:`~spdgraph._kernels.po.inverse_gram`:
   blocked kernels for sparse to medium-dense graphs, :mod:`~spdgraph._kernels.po.dispatch`

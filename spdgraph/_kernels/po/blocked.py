@@ -33,7 +33,7 @@ from functools import partial
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels.po.dense_loops import _axpy, _chol_solve, _cholesky, _dot
+from spdgraph._kernels.po.dense_loops import axpy, chol_solve, dot, small_cholesky
 from spdgraph._kernels.po.qr import qr_lower_inplace
 
 _FASTMATH = {"reassoc", "contract"}
@@ -89,7 +89,7 @@ def earlier_neighbours(adjacency):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _block_columns(ptr, idx, i0, i1, colpos):
+def block_columns(ptr, idx, i0, i1, colpos):
     """The earlier columns (``< i0``) the rows ``i0:i1`` need; sets ``colpos`` for them."""
     n = 0
     for t in range(ptr[i0], ptr[i1]):
@@ -138,17 +138,17 @@ def _block_rows(lmat, tt, ptr, idx, i0, i1, cols, colpos, dinv_t, v, g, y, z):
             for a in range(nk):
                 ka = idx[ptr[i] + a]
                 va = v[a, ka:i]
-                z[a] = _dot(va, lmat[i, ka:i])
+                z[a] = dot(va, lmat[i, ka:i])
                 for b in range(a + 1):
-                    g[a, b] = _dot(va, v[b, ka:i])
-            if not _cholesky(g, nk):
+                    g[a, b] = dot(va, v[b, ka:i])
+            if not small_cholesky(g, nk):
                 return False
-            _chol_solve(g, nk, z)
+            chol_solve(g, nk, z)
             for s in range(first, i):
                 y[s] = 0.0
             for a in range(nk):
                 ka = idx[ptr[i] + a]
-                _axpy(z[a], v[a, ka:i], y[ka:i])
+                axpy(z[a], v[a, ka:i], y[ka:i])
             for s in range(first):
                 lmat[i, s] = 0.0
             for s in range(first, i):
@@ -160,14 +160,14 @@ def _block_rows(lmat, tt, ptr, idx, i0, i1, cols, colpos, dinv_t, v, g, y, z):
         dinv_t[r, r] = inv
         for kk in range(r):
             lo = max(i0 + kk, first)
-            t = _dot(lmat[i, lo:i], dinv_t[kk, lo - i0 : i - i0])
+            t = dot(lmat[i, lo:i], dinv_t[kk, lo - i0 : i - i0])
             dinv_t[kk, r] = -t * inv
         for cp in range(ncol):
             c = cols[cp]
             lo = max(c, first)
-            t = _dot(lmat[i, lo:i0], tt[c, lo:i0]) if lo < i0 else 0.0
+            t = dot(lmat[i, lo:i0], tt[c, lo:i0]) if lo < i0 else 0.0
             lo = max(i0, first)
-            t += _dot(lmat[i, lo:i], tbt[cp, lo - i0 : i - i0])
+            t += dot(lmat[i, lo:i], tbt[cp, lo - i0 : i - i0])
             tbt[cp, r] = -t * inv
     return True
 
@@ -368,7 +368,7 @@ def po_blocked_into(
     dinv_t = np.zeros((rows, rows))
     for i0 in range(0, p, rows):
         i1 = min(p, i0 + rows)
-        cols = _block_columns(ptr, idx, i0, i1, colpos)
+        cols = block_columns(ptr, idx, i0, i1, colpos)
         ok = _block_rows(lmat, tt, ptr, idx, i0, i1, cols, colpos, dinv_t, v, g, y, z)
         colpos[cols] = -1
         if not ok:

@@ -40,7 +40,7 @@ def _chol_columns(a, k0, k1, n):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _cholesky(a, n):
+def small_cholesky(a, n):
     """Lower Cholesky factor of ``a[:n, :n]`` in place; False if not positive definite.
 
     Blocked left-looking: before a block column of ``_BLOCK`` columns is
@@ -111,7 +111,7 @@ def _cholesky(a, n):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _chol_solve(c, n, b):
+def chol_solve(c, n, b):
     """Solve ``(C C^T) z = b`` in place for the lower factor ``c[:n, :n]``."""
     for r in range(n):
         t = b[r]
@@ -126,7 +126,7 @@ def _chol_solve(c, n, b):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _solve_upper_t(lmat, i, v, stop):
+def solve_upper_t(lmat, i, v, stop):
     """``v[:i] <- L'^{-T} v[:i]`` for ``L' = lmat[:i, :i]``, computed for rows >= ``stop``.
 
     Backward substitution by columns of ``L'^T`` (rows of ``lmat``, contiguous).
@@ -140,7 +140,7 @@ def _solve_upper_t(lmat, i, v, stop):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _row_dots(lmat, i, y, idx, n, out):
+def row_dots(lmat, i, y, idx, n, out):
     """``out[a] = L[idx[a], :] . y`` (only the first ``idx[a] + 1`` entries are non-zero)."""
     for a in range(n):
         j = idx[a]
@@ -154,7 +154,7 @@ def _row_dots(lmat, i, y, idx, n, out):
 # over ``a[c, s]`` is not: the index is not known to be non-negative, so every
 # access keeps NumPy's wraparound test; measured 7 vs 0.7 GFMA/s at n = 1000).
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy", inline="always")
-def _dot(a, b):
+def dot(a, b):
     """``sum(a * b)`` over two 1-d arrays of the same length."""
     t = 0.0
     for s in range(a.shape[0]):
@@ -163,7 +163,7 @@ def _dot(a, b):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy", inline="always")
-def _axpy(t, x, y):
+def axpy(t, x, y):
     """``y += t * x`` over two 1-d arrays of the same length."""
     for s in range(x.shape[0]):
         y[s] += t * x[s]

@@ -59,15 +59,15 @@ from numba import njit
 
 from spdgraph._kernels.blas import one_blas_thread
 from spdgraph._kernels.po.dense_loops import (
-    _axpy,
-    _chol_solve,
-    _cholesky,
-    _dot,
-    _row_dots,
-    _solve_upper_t,
+    axpy,
+    chol_solve,
+    dot,
+    row_dots,
+    small_cholesky,
+    solve_upper_t,
 )
 
-_FASTMATH = {"reassoc", "contract"}
+FASTMATH = {"reassoc", "contract"}
 #: Relative residual (|m_ij| / sqrt(m_ii m_jj)) above which a direct-route row
 #: gets one more correction step.
 _REFINE_ABOVE = 1e-15
@@ -75,7 +75,7 @@ _REFINE_ABOVE = 1e-15
 _MAX_STEPS = 3
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
+@njit(cache=True, nogil=True, fastmath=FASTMATH, error_model="numpy")
 def _direct(lmat, i, gram, adjacency, idx, y, r, work):
     """Direct route for row ``i``: ``y <- x - L'_J^T a`` with ``M'_JJ a = L'_J x``.
 
@@ -94,17 +94,17 @@ def _direct(lmat, i, gram, adjacency, idx, y, r, work):
     for a in range(n):
         for b in range(a + 1):
             work[a, b] = gram[idx[a], idx[b]]
-    if not _cholesky(work, n):
+    if not small_cholesky(work, n):
         return -1
-    _row_dots(lmat, i, y, idx, n, r)
+    row_dots(lmat, i, y, idx, n, r)
     for step in range(_MAX_STEPS):
-        _chol_solve(work, n, r)
+        chol_solve(work, n, r)
         for a in range(n):
             j = idx[a]
             t = r[a]
             for c in range(j + 1):
                 y[c] -= t * lmat[j, c]
-        _row_dots(lmat, i, y, idx, n, r)
+        row_dots(lmat, i, y, idx, n, r)
         yy = lii * lii
         for c in range(i):
             yy += y[c] * y[c]
@@ -118,7 +118,7 @@ def _direct(lmat, i, gram, adjacency, idx, y, r, work):
     return _MAX_STEPS - 1
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
+@njit(cache=True, nogil=True, fastmath=FASTMATH, error_model="numpy")
 def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work):
     """Complement route for row ``i``: ``y = L'^{-1} E_K w``, ``S_KK w = (L'^{-T} x)_K``.
 
@@ -142,7 +142,7 @@ def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work):
     for a in range(n):
         for b in range(a + 1):
             work[a, b] = inv_gram[idx[a], idx[b]]
-    if not _cholesky(work, n):
+    if not small_cholesky(work, n):
         return -1
     xx = lii * lii
     for a in range(n):
@@ -153,7 +153,7 @@ def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work):
         u[c] = y[c]  # keep x
         y[c] = 0.0
     for step in range(_MAX_STEPS + 1):
-        _solve_upper_t(lmat, i, v, first)
+        solve_upper_t(lmat, i, v, first)
         worst = 0.0
         for a in range(n):
             r[a] = v[idx[a]]
@@ -164,7 +164,7 @@ def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work):
             return step - 1
         if step == _MAX_STEPS:
             break
-        _chol_solve(work, n, r)
+        chol_solve(work, n, r)
         for a in range(n):
             w[a] += r[a]
         # y += L'^{-1} E_K r (forward substitution from the first neighbour)
@@ -174,9 +174,9 @@ def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work):
             if a < n and idx[a] == j:
                 t = r[a]
                 a += 1
-            t -= _dot(lmat[j, first:j], v[first:j])
+            t -= dot(lmat[j, first:j], v[first:j])
             v[j] = t / lmat[j, j]
-        _axpy(1.0, v[first:i], y[first:i])
+        axpy(1.0, v[first:i], y[first:i])
         for c in range(i):
             v[c] = u[c] - y[c]
     for c in range(i):
@@ -184,8 +184,8 @@ def _complement(lmat, i, inv_gram, adjacency, idx, y, r, v, u, w, work):
     return -1
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _process(lmat, adjacency):
+@njit(cache=True, nogil=True, fastmath=FASTMATH, error_model="numpy")
+def process_rows(lmat, adjacency):
     """Partially orthogonalize the rows of lower-triangular ``lmat`` in place.
 
     Returns ``(gram, refinements, n_complement, ok)``: the Gram matrix built
@@ -279,7 +279,7 @@ def _process(lmat, adjacency):
                 # would compound)
                 for c in range(i):
                     v[c] = y[c]
-                _solve_upper_t(lmat, i, v, 0)
+                solve_upper_t(lmat, i, v, 0)
                 for c in range(i):
                     v[c] = -v[c] * inv  # new row of L^{-1}
                 for a in range(i):
@@ -309,7 +309,7 @@ def lower_coordinates(factor: np.ndarray) -> np.ndarray:
 
 def process_coordinates(lmat: np.ndarray, adjacency: np.ndarray) -> np.ndarray:
     """The compiled kernel on ``lmat`` (C-contiguous, lower triangular), in place; no GIL."""
-    _process(lmat, adjacency)
+    process_rows(lmat, adjacency)
     return lmat
 
 

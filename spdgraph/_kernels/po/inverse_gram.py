@@ -44,13 +44,13 @@ import numpy as np
 from numba import njit
 
 from spdgraph._kernels.po import blocked as _po_blocked
-from spdgraph._kernels.po.blocked import _block_columns as _needed_columns
+from spdgraph._kernels.po.blocked import block_columns as _needed_columns
 from spdgraph._kernels.po.blocked import (
     gram_inplace,
     lower_coordinates_into,
     take_nonedge_residual,
 )
-from spdgraph._kernels.po.dense_loops import _axpy, _chol_solve, _cholesky, _dot
+from spdgraph._kernels.po.dense_loops import axpy, chol_solve, dot, small_cholesky
 from spdgraph._kernels.raw_blas import add_gram_of_rows_lower, triangular_times
 
 _FASTMATH = {"reassoc", "contract"}
@@ -89,7 +89,7 @@ def _dual_rows_times(tt, i0, w, idx, base, n_old, out):
     out[:i0] = 0.0
     for a in range(n_old):
         k = idx[base + a]
-        _axpy(w[a], tt[k, k:i0], out[k:i0])
+        axpy(w[a], tt[k, k:i0], out[k:i0])
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
@@ -170,7 +170,7 @@ def _block_rows(
             k = idx[base + a]
             z[a] = zblk[r, k] if k < i0 else 0.0
         for q in range(r):
-            _axpy(xin[q], ct[q, :nk], z[:nk])
+            axpy(xin[q], ct[q, :nk], z[:nk])
         for a in range(nk):
             if a < n_old:
                 ka = idx[base + a]
@@ -190,14 +190,14 @@ def _block_rows(
                     row[b] += (t0 * c0[b] + t1 * c1[b]) + (t2 * c2[b] + t3 * c3[b])
                 q += 4
             while q < r:
-                _axpy(ct[q, a], ct[q, : a + 1], row)
+                axpy(ct[q, a], ct[q, : a + 1], row)
                 q += 1
             gdiag[a] = g[a, a]  # S_i[k_a, k_a]: the scale of the residual below
-        if not _cholesky(g, nk):
+        if not small_cholesky(g, nk):
             return -1
         for a in range(nk):
             w[a] = z[a]
-        _chol_solve(g, nk, w)
+        chol_solve(g, nk, w)
         # ---- y = T_i[:, K] w, then corrections of the normal equations with their
         # residual T_i[:, K]^T (x - y), computed from the vectors (S is only
         # accurate to about eps cond(M'))
@@ -206,18 +206,18 @@ def _block_rows(
         for step in range(_MAX_STEPS + 1):
             _dual_rows_times(tt, i0, w, idx, base, n_old, y)
             for q in range(r):
-                y[i0 + q] = _dot(ct[q, :nk], w[:nk])
+                y[i0 + q] = dot(ct[q, :nk], w[:nk])
             for s in range(i):
                 y[s] = lmat[i, s] - y[s]  # x - y
             for a in range(nk):
                 rho[a] = 0.0
             for q in range(r):
-                _axpy(y[i0 + q], ct[q, :nk], rho[:nk])
+                axpy(y[i0 + q], ct[q, :nk], rho[:nk])
             worst = 0.0
             for a in range(nk):
                 k = idx[base + a]
                 if k < i0:
-                    rho[a] += _dot(tt[k, k:i0], y[k:i0])
+                    rho[a] += dot(tt[k, k:i0], y[k:i0])
                 rel = abs(rho[a]) / np.sqrt(gdiag[a] * xx)
                 if rel > worst:
                     worst = rel
@@ -229,7 +229,7 @@ def _block_rows(
                 converged = worst <= _ACCEPT_ABOVE
                 break
             previous = worst
-            _chol_solve(g, nk, rho)
+            chol_solve(g, nk, rho)
             for a in range(nk):
                 w[a] += rho[a]
             refinements += 1
@@ -243,7 +243,7 @@ def _block_rows(
         for cp in range(ncol):
             if last_use[cp] > r:
                 c = cols[cp]
-                t = _dot(tt[c, c:i0], y[c:i0]) + _dot(y[i0 : i0 + r], xt[c, :r])
+                t = dot(tt[c, c:i0], y[c:i0]) + dot(y[i0 : i0 + r], xt[c, :r])
                 xt[c, r] = -t * inv
         for q in range(r):
             t = 0.0
@@ -341,7 +341,7 @@ def _append_block(s, tt, x, t_in, i0, i1):
         row[:] = 0.0
         for r in range(nb):
             tt[c, i0 + r] = x[r, c]
-            _axpy(x[r, c], t_in[r, :nb], row)
+            axpy(x[r, c], t_in[r, :nb], row)
         for q in range(nb):
             s[i0 + q, c] = row[q]
     for a in range(nb):

@@ -10,7 +10,7 @@ one stacked QR and one Numba function per group of matrices, without the GIL:
    one call of NumPy's stacked QR of the factors (LAPACK ``dgeqrf``,
    :func:`~spdgraph._kernels.po.fast.lower_coordinates`; a Householder LQ
    written in Numba was four times slower at ``p = 100``).
-2. The row kernel :func:`spdgraph._kernels.po.fast._process`.
+2. The row kernel :func:`spdgraph._kernels.po.fast.process_rows`.
 3. ``M = L L^T`` by loops over the lower triangle, mirrored: exactly
    symmetric by construction.
 4. The non-edge residual; at or below ``limit`` the non-edges are set to
@@ -28,10 +28,10 @@ import numpy as np
 from numba import njit
 
 from spdgraph._kernels.po.blocked import nonedge_residual, zero_nonedges
-from spdgraph._kernels.po.fast import _FASTMATH, _process
+from spdgraph._kernels.po.fast import FASTMATH, process_rows
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
+@njit(cache=True, nogil=True, fastmath=FASTMATH, error_model="numpy")
 def _gram_into(lmat, out):
     """``out <- L L^T`` for lower-triangular ``lmat``, mirrored (exactly symmetric).
 
@@ -98,7 +98,7 @@ def small_group(adjacency, lmats, out, k0, limit, residuals):
     p = adjacency.shape[0]
     for g in range(lmats.shape[0]):
         k = k0 + g
-        if not _process(lmats[g], adjacency)[3]:
+        if not process_rows(lmats[g], adjacency)[3]:
             out[k, :, :] = np.nan
             residuals[k] = np.inf
             continue

@@ -20,7 +20,7 @@ from spdgraph._kernels.sem import sem_covariance, sem_precision, topological_ord
 from spdgraph.errors import InvalidOptionError, NumericalError
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+from spdgraph.plugins.types import DAG, EntrySampler, GeneratorSpec, WarmupStep
 
 
 def generate_dag_batch(
@@ -114,6 +114,13 @@ def generate_dag(
     )[0]
 
 
+def _warmup_dag(sample: Any) -> object:
+    """The warmup step of ``dag``: the DAG 0 -> 1 -> 2, 0 -> 3."""
+    directed = np.zeros((4, 4), dtype=bool)
+    directed[[0, 1, 0], [1, 2, 3]] = True
+    return sample(DAG(directed), "dag", seed=1)
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``dag``."""
@@ -140,5 +147,7 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             work_per_call=4.7,
             accepts_dag=True,
             portable=True,
+            seconds=lambda p, edges: 0.1 * (p / 1000.0) ** 3,
+            warmup=(WarmupStep("dag", _warmup_dag),),
         )
     ]

@@ -6,7 +6,7 @@ import numpy as np
 
 from spdgraph._kernels.dd import diagonal_dominance
 from spdgraph.plugins.hookspecs import hookimpl
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec, WarmupStep
 
 
 def generate_dd(
@@ -30,6 +30,10 @@ def generate_dd(
     return diagonal_dominance(adjacency, edge_values, perturbation, portable=portable)
 
 
+#: The warmup steps' graph: a path on 4 nodes.
+_PATH_4 = np.eye(4, k=1, dtype=bool) | np.eye(4, k=-1, dtype=bool)
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``dd``."""
@@ -43,5 +47,14 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             # benchmarks/bench_memory_guard.py)
             work_per_call=1.6,
             portable=True,
+            seconds=lambda p, edges: 0.01 * (p / 1000.0) ** 3,
+            warmup=(
+                WarmupStep("dd", lambda sample: sample(_PATH_4, "dd", seed=1)),
+                WarmupStep(
+                    "dd, portable kernels",
+                    lambda sample: sample(_PATH_4, "dd", seed=1, portable=True),
+                    portable=True,
+                ),
+            ),
         )
     ]

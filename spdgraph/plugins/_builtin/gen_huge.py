@@ -18,7 +18,7 @@ import numpy as np
 from spdgraph._kernels.blas import one_blas_thread
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec, WarmupStep
 
 #: huge.generator's defaults (its arguments ``v`` and ``u``) and its fixed margin.
 DEFAULT_V = 0.3
@@ -107,6 +107,10 @@ def generate_huge_batch(
     return np.repeat(one[np.newaxis], len(rngs), axis=0)
 
 
+#: The warmup steps' graph: a path on 4 nodes.
+_PATH_4 = np.eye(4, k=1, dtype=bool) | np.eye(4, k=-1, dtype=bool)
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``huge``."""
@@ -135,5 +139,18 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             work_per_call=4.5,
             portable=True,
             intended_kind="precision",
+            seconds=lambda p, edges: 0.05 * (p / 1000.0) ** 3,
+            warmup=(
+                WarmupStep(
+                    "huge", lambda sample: sample(_PATH_4, "huge", kind="precision", seed=1)
+                ),
+                WarmupStep(
+                    "huge, portable kernels",
+                    lambda sample: sample(
+                        _PATH_4, "huge", kind="precision", seed=1, portable=True
+                    ),
+                    portable=True,
+                ),
+            ),
         )
     ]

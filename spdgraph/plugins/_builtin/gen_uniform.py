@@ -25,15 +25,11 @@ import numpy as np
 from spdgraph._kernels import chol_uniform as ku
 from spdgraph._kernels.blas import one_blas_thread
 from spdgraph._kernels.numerics import unit_diagonal
+from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, RESIDUAL_TOLERANCE_DOC, po_batch
 from spdgraph.errors import GraphError, InvalidOptionError
-from spdgraph.plugins._builtin.gen_po import (
-    DEFAULT_RESIDUAL_TOLERANCE,
-    RESIDUAL_TOLERANCE_OPTION,
-    generate_po_batch,
-)
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
-from spdgraph.plugins.types import EntrySampler, GeneratorSpec
+from spdgraph.plugins.types import EntrySampler, GeneratorSpec, WarmupStep
 
 #: Metropolis-Hastings steps per row before the state is kept (gmat's ``h`` is 100).
 DEFAULT_BURN_IN = 500
@@ -220,12 +216,8 @@ def generate_port_chol_batch(
     factors = np.empty((len(rngs), p, p))
     for k, rng in enumerate(rngs):
         factors[k] = _node_order(uniform_lower(pa, powers, rng, draw), order)
-    return generate_po_batch(
-        adjacency,
-        rngs=None,
-        entries=entries,
-        factors=factors,
-        residual_tolerance=residual_tolerance,
+    return po_batch(
+        adjacency, rngs=None, entries=None, factors=factors, residual_tolerance=residual_tolerance
     )
 
 
@@ -258,11 +250,30 @@ def _chain_options(samplers: tuple[str, ...]) -> dict[str, OptionSpec]:
     }
 
 
+def _uniform_kernels_cached() -> bool | None:
+    """Whether the Metropolis-Hastings kernel is in Numba's disk cache (None when unknown)."""
+    from spdgraph._kernels.cache import on_disk
+
+    return on_disk(ku.mh_hemisphere)
+
+
+#: The warmup steps' graphs: a path and a cycle on 6 nodes.
+_PATH_6 = np.eye(6, k=1, dtype=bool) | np.eye(6, k=-1, dtype=bool)
+_CYCLE_6 = _PATH_6 | np.eye(6, k=5, dtype=bool) | np.eye(6, k=-5, dtype=bool)
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``uniform`` and ``port_chol``."""
     port_options: dict[str, OptionSpec] = _chain_options(("mh", "exact"))
-    port_options["residual_tolerance"] = RESIDUAL_TOLERANCE_OPTION
+    port_options["residual_tolerance"] = OptionSpec(
+        DEFAULT_RESIDUAL_TOLERANCE,
+        float,
+        low=0.0,
+        low_inclusive=False,
+        high=1.0,
+        doc=RESIDUAL_TOLERANCE_DOC,
+    )
     port_options["triangulation"] = OptionSpec(
         "min_degree",
         str,
@@ -280,6 +291,9 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             # peak: benchmarks/bench_memory_guard.py)
             work_per_matrix=0.3,
             work_per_call=3.4,
+            compiles=True,
+            kernels_cached=_uniform_kernels_cached,
+            warmup=(WarmupStep("uniform", lambda sample: sample(_PATH_6, "uniform", seed=1)),),
         ),
         GeneratorSpec(
             name="port_chol",
@@ -291,5 +305,10 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             # to the measured peak: benchmarks/bench_memory_guard.py)
             work_per_matrix=1.2,
             work_per_call=0.3,
+            compiles=True,
+            kernels_cached=_uniform_kernels_cached,
+            warmup=(
+                WarmupStep("port_chol", lambda sample: sample(_CYCLE_6, "port_chol", seed=1)),
+            ),
         ),
     ]

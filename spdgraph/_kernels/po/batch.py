@@ -1,0 +1,314 @@
+"""PO batches: draws, the kernel each matrix takes, checks and threads (arrays in, arrays out).
+
+The orchestration of ``method="po"`` (and of ``port_chol``'s PO step), next to
+its kernels: the plugin module :mod:`spdgraph.plugins._builtin.gen_po` only
+declares the method and calls :func:`po_batch`. Which kernel runs:
+
+* ``portable``: :func:`portable_matrix` for every matrix (no BLAS/LAPACK);
+* ``p < MIN_P`` (256): :func:`small_batch`, groups of :data:`GROUP` matrices
+  in one compiled call each (:mod:`~spdgraph._kernels.po.small`);
+* otherwise one matrix at a time on a pool of threads,
+  :func:`~spdgraph._kernels.po.fast.po_matrix_into` picking the kernel.
+
+Nothing here imports Numba at import time (the kernels are imported on first
+use), so the plugin module stays light.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from spdgraph.errors import InvalidOptionError, NumericalError
+
+#: Default largest accepted relative residual ``|m_ij|/sqrt(m_ii m_jj)`` on non-edges.
+DEFAULT_RESIDUAL_TOLERANCE = 1e-8
+#: The ``residual_tolerance`` option's one-line doc (``po`` and ``port_chol``).
+RESIDUAL_TOLERANCE_DOC = "largest relative residual accepted on a non-edge"
+
+#: ``draw(rng, shape)``: the entries of a factor (an ``EntrySampler``).
+Draw = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
+
+
+def po_batch(
+    adjacency: np.ndarray,
+    *,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: Draw | None,
+    factors: np.ndarray | None = None,
+    residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
+    portable: bool = False,
+    normal: bool = False,
+) -> np.ndarray:
+    """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
+
+    ``entries(rng, shape)`` draws a factor's entries; ``normal`` says that they
+    are i.i.d. standard normals, whose factor is used only through its
+    coordinates ``L0`` of known law (Bartlett, :mod:`~spdgraph._kernels.po.bartlett`):
+    then ``L0`` is drawn directly, no factor and no QR.
+
+    For ``p < MIN_P`` (256) see :func:`small_batch`: groups of matrices in
+    one compiled call each. Otherwise the factors are drawn first, in order,
+    one per generator; then the
+    matrices (QR, kernel, product, check) are computed in parallel by a pool
+    of threads (the compiled kernel releases the GIL), as many as
+    :func:`numba.get_num_threads`. BLAS is limited to one thread
+    during the call (see :func:`spdgraph._kernels.po.fast.one_blas_thread`).
+    Each matrix goes through exactly the same code whatever the batch size
+    or the number of threads, so matrix ``k`` is bit-for-bit the same.
+    With ``portable`` every matrix takes :func:`portable_matrix` (the same
+    bits on every CPU).
+    """
+    from spdgraph._kernels.po import blocked as _po_blocked
+    from spdgraph._kernels.po import fast as po_fast  # imports numba: keep it lazy
+
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
+    p = adjacency.shape[0]
+    if factors is None and rngs is None:
+        raise InvalidOptionError(
+            "po needs a random generator (rng or rngs) when no factor is given."
+        )
+    n = len(rngs or ()) if factors is None else factors.shape[0]
+    out = np.empty((n, p, p), dtype=np.float64)
+    workers = min(n, worker_count())
+    # a Gaussian factor is used only through its triangular coordinates L0, whose
+    # law is known (Bartlett): draw L0 itself, no factor and no QR (bartlett.py)
+    bartlett = factors is None and normal
+    entries = entries if entries is not None else _no_entries
+    if portable:
+        portable_batch(
+            adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett
+        )
+        return out
+    if p < _po_blocked.MIN_P:
+        small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett)
+        return out
+    # one matrix: its blocked kernel may use two threads (the bits do not depend on it)
+    inner = min(2, worker_count()) if n == 1 else 1
+    # each factor (or L0) goes into its output matrix, where the kernels compute
+    # the coordinates L0 in place (no second p x p array per matrix); a generator's
+    # state is kept (a few hundred bytes) so that the rare recomputation by the
+    # Householder fallback can draw the same factor again
+    saved: list[np.random.Generator] = []
+    if factors is None:
+        saved = [copy.deepcopy(rng) for rng in rngs or ()]
+        for k, rng in enumerate(rngs or ()) if not bartlett else ():
+            out[k] = entries(rng, (p, p))
+    else:
+        out[...] = factors
+
+    def factor_again(k: int) -> Callable[[], np.ndarray]:
+        if factors is not None:
+            return lambda: np.asarray(factors[k], dtype=np.float64)
+        if bartlett:
+            return lambda: draw_coordinates(copy.deepcopy(saved[k]), np.empty((p, p)))
+        return lambda: np.asarray(entries(copy.deepcopy(saved[k]), (p, p)), dtype=np.float64)
+
+    def one(k: int) -> None:
+        if bartlett:  # on the worker: matrix k's own generator, the same bits on any thread
+            draw_coordinates(rngs[k], out[k])  # type: ignore[index]
+        residual = po_fast.po_matrix_into(
+            adjacency, out[k], out[k], threads=inner, redraw=factor_again(k), coordinates=bartlett
+        )
+        if residual is None:
+            zero_nonedges_checked(out[k], adjacency, residual_tolerance)
+        else:  # a blocked kernel zeroed the non-edges; the residual it measured before
+            check_residual(residual, residual_tolerance)
+
+    with po_fast.one_blas_thread():
+        each_matrix(n, workers, one)
+    return out
+
+
+def _no_entries(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    raise InvalidOptionError("po needs an entries sampler to draw a factor (entries=None).")
+
+
+def draw_coordinates(rng: np.random.Generator, out: np.ndarray) -> np.ndarray:
+    """A Bartlett draw of a Gaussian factor's ``L0`` into ``out`` (see ``po/bartlett.py``)."""
+    from spdgraph._kernels.po.bartlett import draw_lower_coordinates
+
+    return draw_lower_coordinates(rng, out)
+
+
+#: Matrices per compiled call of the small-matrix path.
+GROUP = 16
+
+
+def small_batch(
+    adjacency: np.ndarray,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: Draw,
+    factors: np.ndarray | None,
+    out: np.ndarray,
+    workers: int,
+    tolerance: float,
+    bartlett: bool = False,
+) -> None:
+    """``p < MIN_P``: groups of matrices in one compiled call each (:mod:`._po_small`).
+
+    Each group draws its matrices' factors (from their own generators; with
+    ``bartlett`` their coordinates ``L0`` directly, no QR) and runs on the
+    pool. A matrix whose residual is above the kernel's limit is redone by
+    :func:`~spdgraph._kernels.po.fast.po_matrix_checked` (the Householder
+    fallback) and checked against ``tolerance`` in its group, from the
+    group's draws (no batch-wide copy of the factors).
+    """
+    from spdgraph._kernels.po import fast as po_fast
+    from spdgraph._kernels.po import small as _po_small
+
+    n, p = out.shape[0], adjacency.shape[0]
+    limit = min(po_fast.FALLBACK_ABOVE, tolerance)
+    degrees = np.arange(p, 0, -1, dtype=np.float64)
+
+    def group(k0: int, k1: int) -> None:
+        # each matrix's draws from its own generator, on the worker (numpy's
+        # generators release the GIL while filling): the bits do not depend on
+        # which thread draws them; the draws live as long as the group (the
+        # rare fallback of a flagged matrix is done here, from them)
+        g = k1 - k0
+        if factors is not None:
+            drawn = np.ascontiguousarray(factors[k0:k1], dtype=np.float64)
+        elif bartlett:  # the order of bartlett.draw_lower_coordinates (one piece)
+            normals, chi2 = np.empty((g, p * (p - 1) // 2)), np.empty((g, p))
+            for j, rng in enumerate(rngs[k0:k1]):  # type: ignore[index]
+                rng.standard_normal(out=normals[j])
+                chi2[j] = rng.chisquare(degrees)
+        else:
+            drawn = np.empty((g, p, p))
+            for j, rng in enumerate(rngs[k0:k1]):  # type: ignore[index]
+                drawn[j] = entries(rng, (p, p))
+
+        def coordinates(a: int, b: int) -> np.ndarray:
+            if bartlett:
+                lmats = np.empty((b - a, p, p))
+                _po_small.fill_lower_group(normals[a:b], chi2[a:b], lmats)
+                return lmats
+            return po_fast.lower_coordinates(drawn[a:b])
+
+        residuals = np.zeros(g)
+        _po_small.small_group(adjacency, coordinates(0, g), out[k0:k1], 0, limit, residuals)
+        for flagged in np.flatnonzero(residuals > limit).tolist():
+            if residuals[flagged] > po_fast.FALLBACK_ABOVE:
+                lmat = coordinates(flagged, flagged + 1)[0]
+                factor = lmat.copy() if bartlett else drawn[flagged]
+                out[k0 + flagged] = po_fast.po_matrix_checked(adjacency, lmat, factor)
+            zero_nonedges_checked(out[k0 + flagged], adjacency, tolerance)
+
+    with po_fast.one_blas_thread():
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(group, k0, min(n, k0 + GROUP)) for k0 in range(0, n, GROUP)]
+                for future in futures:
+                    future.result()
+        else:
+            for k0 in range(0, n, GROUP):
+                group(k0, min(n, k0 + GROUP))
+
+
+def portable_matrix(
+    adjacency: np.ndarray, factor: np.ndarray, tolerance: float, coordinates: bool = False
+) -> np.ndarray:
+    """One PO matrix from the portable kernels (:mod:`spdgraph._kernels.portable`).
+
+    Householder LQ, the row kernel's own source compiled without fastmath,
+    ``L L^T`` in fixed-order loops: no BLAS, no LAPACK. There is no Householder
+    fallback (that one is LAPACK's): a factor so ill-conditioned that the row
+    kernel cannot certify its rows is a NumericalError. With ``coordinates``,
+    ``factor`` is ``L0`` itself (a Bartlett draw): no LQ.
+    """
+    from spdgraph._kernels import portable
+    from spdgraph._kernels.po import fast as po_fast
+
+    if coordinates:
+        lmat = np.array(factor, dtype=np.float64)
+    else:
+        lmat = portable.lower_coordinates(factor)
+    *_, ok = portable.portable_version(po_fast.process_rows)(lmat, adjacency)
+    if not ok:
+        raise NumericalError(
+            "partial orthogonalization in portable mode met a numerically singular Gram "
+            "subproblem: the factor is too ill-conditioned for the row kernel, and the "
+            "Householder fallback needs LAPACK. Use another seed or factor, or "
+            "portable=False."
+        )
+    return zero_nonedges_checked(portable.lower_gram(lmat), adjacency, tolerance)
+
+
+def portable_batch(
+    adjacency: np.ndarray,
+    rngs: Sequence[np.random.Generator] | None,
+    entries: Draw,
+    factors: np.ndarray | None,
+    out: np.ndarray,
+    workers: int,
+    tolerance: float,
+    bartlett: bool = False,
+) -> None:
+    """Portable PO matrices, the factors (or with ``bartlett`` their ``L0``) drawn in order.
+
+    The matrices are computed on a thread pool.
+    """
+    n, p = out.shape[0], adjacency.shape[0]
+    if factors is None:
+        factors = np.empty((n, p, p), dtype=np.float64)
+        for k, rng in enumerate(rngs or ()):
+            if bartlett:
+                draw_coordinates(rng, factors[k])
+            else:
+                factors[k] = entries(rng, (p, p))
+
+    def one(k: int) -> None:
+        out[k] = portable_matrix(adjacency, factors[k], tolerance, bartlett)
+
+    each_matrix(n, workers, one)
+
+
+def each_matrix(n: int, workers: int, one: Callable[[int], None]) -> None:
+    """``one(k)`` for every matrix ``k``, on a pool of ``workers`` threads when more than one.
+
+    Re-raises the first error (e.g. a NumericalError) of any matrix.
+    """
+    if workers <= 1:
+        for k in range(n):
+            one(k)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(one, k) for k in range(n)]:
+            future.result()
+
+
+def worker_count() -> int:
+    """Threads for a batch: Numba's thread count (``NUMBA_NUM_THREADS``, ``set_num_threads``)."""
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float) -> np.ndarray:
+    """Set non-edges to exactly 0 (in place) after checking their residual is below ``tolerance``.
+
+    Compiled loops, no ``p x p`` temporaries (they would double the memory of a
+    large matrix); same rule as :func:`spdgraph._kernels.po.householder.max_nonedge_residual`.
+    """
+    from spdgraph._kernels.po import blocked as _po_blocked  # imports numba: keep it lazy
+
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
+    residual = _po_blocked.nonedge_residual(m, adjacency) if m.shape[0] > 1 else 0.0
+    check_residual(residual, tolerance)
+    _po_blocked.zero_nonedges(m, adjacency)
+    return m
+
+
+def check_residual(residual: float, tolerance: float) -> None:
+    """NumericalError when a PO matrix's non-edge residual is above ``tolerance``."""
+    if not residual <= tolerance:
+        raise NumericalError(
+            f"partial orthogonalization left a relative residual of {residual:.3g} on a "
+            f"non-edge, above residual_tolerance={tolerance:g}; the factor is too "
+            "ill-conditioned. Use another seed or factor, or raise residual_tolerance "
+            "if you accept the loss of accuracy."
+        )
