@@ -27,6 +27,7 @@ import spdgraph
 from spdgraph.graphs import perfect_elimination_order
 from spdgraph_gwishart.exact import exact_plan
 from spdgraph_gwishart.mcmc import mcmc_plan
+from spdgraph_gwishart.scale import scale_matrix
 
 __all__ = ["AlgorithmChoice", "GWishartMCMCWarning", "choose_algorithm", "plan", "sample"]
 
@@ -149,8 +150,6 @@ def plan(graph: object, b: float = 3.0, D: object = None, **options: Any) -> Alg
     >>> plan(nx.path_graph(4)).algorithm
     'chordal'
     """
-    from spdgraph_gwishart.plugin import scale_matrix
-
     data = spdgraph.adapt_graph(graph)
     a = np.asarray(data.adjacency, dtype=bool)
     algorithm = options.get("algorithm", "auto")

@@ -93,7 +93,7 @@ def clique_cover(adjacency: np.ndarray) -> list[tuple[int, ...]]:
         common = a[i] & a[j]
         while common.any():
             cand = np.flatnonzero(common)
-            open_edges = (uncovered | uncovered.T)[np.ix_(cand, members)].sum(axis=1)
+            open_edges = (uncovered | uncovered.T)[np.ix_(cand, np.array(members))].sum(axis=1)
             v = int(cand[np.argmax(open_edges)])
             members.append(v)
             common &= a[v]
