@@ -1,7 +1,7 @@
-"""The targets of issue 25 (PO at the machine's limit) in one table, measured in one run.
+"""The targets of issues 25 and 37 (PO at the machine's limit) in one table, in one run.
 
     python benchmarks/bench_po_targets.py [--repeats 3] [--skip-big] [--skip-20000]
-        [--baseline-src DIR] [--sections 1,2,3,4,5]
+        [--baseline-src DIR] [--sections 1,2,3,4,5,6]
 
 Every row of the issue's table, side by side with its target, in a final
 summary (``met`` / ``missed``); the sections print their details first.
@@ -39,6 +39,9 @@ summary (``met`` / ``missed``); the sections print their details first.
    is the median of at least 7 ``sample`` calls (normalized, as gmat's are).
 5. ``portable=True`` at p = 1000, d = 0.5 and for the p = 100 batch: reported,
    not targeted.
+6. ``dd`` at p = 1000, d = 0.01 against scikit-learn's ``make_sparse_spd_matrix``
+   (``alpha=0.99``: no given graph, no check), target at most 2x; also ``dd``
+   with the Cholesky proof instead of the dominance certificate, same run.
 """
 
 from __future__ import annotations
@@ -233,6 +236,32 @@ def _section_portable(spdgraph, repeats: int) -> None:
     SUMMARY.append(("portable, size=3000, p=100", f"{3000 / wall:,.0f}/s", "reported", None))
 
 
+def _section_dd(spdgraph, repeats: int) -> None:
+    print("\n6. dd at p = 1000, d = 0.01 vs scikit-learn's make_sparse_spd_matrix, target <= 2x")
+    try:
+        from sklearn.datasets import make_sparse_spd_matrix
+    except ImportError:
+        print("skipped: scikit-learn is not installed")
+        return
+    from spdgraph._kernels import dominance
+
+    g = spdgraph.graphs.erdos_renyi(1000, 0.01, seed=1)
+    reps = max(repeats, 7)
+    spdgraph.sample(g, "dd", seed=1)
+    t_dd = _median(lambda: spdgraph.sample(g, "dd", seed=1), reps)
+    t_sk = _median(lambda: make_sparse_spd_matrix(n_dim=1000, alpha=0.99, random_state=1), reps)
+    real = dominance.proves_pd
+    dominance.proves_pd = lambda *args: False  # the Cholesky proof instead, same run
+    try:
+        t_chol = _median(lambda: spdgraph.sample(g, "dd", seed=1), reps)
+    finally:
+        dominance.proves_pd = real
+    print(f"dd {t_dd * 1e3:.1f} ms (with a Cholesky proof instead: {t_chol * 1e3:.1f} ms), "
+          f"make_sparse_spd_matrix {t_sk * 1e3:.1f} ms: {t_dd / t_sk:.2f}x")  # fmt: skip
+    SUMMARY.append(("dd, p = 1000, d = 0.01 vs sklearn", f"{t_dd / t_sk:.2f}x", "<= 2x",
+                    t_dd / t_sk <= 2))  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -242,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline-src",
         help="directory holding another spdgraph package (e.g. main) for the batch baseline",
     )
-    parser.add_argument("--sections", default="1,2,3,4,5", help="which sections, e.g. 3,4")
+    parser.add_argument("--sections", default="1,2,3,4,5,6", help="which sections, e.g. 3,4")
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
@@ -264,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         _section_gmat(spdgraph, args.repeats)
     if 5 in sections:
         _section_portable(spdgraph, args.repeats)
+    if 6 in sections:
+        _section_dd(spdgraph, args.repeats)
     print("\n| case | measured | target | |\n| --- | --- | --- | --- |")
     for case, measured, target, met in SUMMARY:
         verdict = "" if met is None else ("met" if met else "missed")

@@ -43,6 +43,7 @@ from spdgraph.plugins.types import (
     WarmupStep,
 )
 from spdgraph.sampling import adapt_graph, methods, sample, warmup
+from spdgraph.simulation import simulate
 
 # ``open`` is public (spdgraph.open) but kept out of __all__ so that
 # ``from spdgraph import *`` never shadows the builtin open.
@@ -84,6 +85,7 @@ __all__ = [
     "reset_plugin_manager",
     "sample",
     "save",
+    "simulate",
     "spectrum",
     "warmup",
 ]

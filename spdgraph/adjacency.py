@@ -5,16 +5,67 @@ Adapter plugins use :func:`adjacency_from_array` so that every array-like input
 
 * any non-zero entry off the diagonal is an edge (weights are allowed);
 * the diagonal is ignored (self-loops never change a graph matrix's pattern);
-* the array must be square, 2-D, real, finite and exactly symmetric.
+* the array must be square, 2-D, real, finite and exactly symmetric;
+* a float array with no zero off its diagonal and values other than 1 (a
+  covariance or precision matrix, e.g. ``np.cov(X)``) is refused: as a graph it
+  is the complete graph, which is rarely what was meant. ``spdgraph.sample(...,
+  complete=True)`` takes it as the complete graph (:func:`accepting_complete`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
 from spdgraph.errors import GraphError, written
 
-__all__ = ["adjacency_from_array"]
+__all__ = ["accepting_complete", "adjacency_from_array"]
+
+#: Whether a dense weighted array is taken as the complete graph (``complete=True``).
+_COMPLETE: ContextVar[bool] = ContextVar("spdgraph_accept_complete", default=False)
+
+
+@contextmanager
+def accepting_complete(accept: bool = True) -> Iterator[None]:
+    """Within the block, a dense weighted array is the complete graph it encodes.
+
+    What ``spdgraph.sample(..., complete=True)`` and
+    ``spdgraph.adapt_graph(..., complete=True)`` do around the graph backend's
+    ``to_graph``, so that every array backend (a plugin's too) honours it
+    through :func:`adjacency_from_array`.
+
+    Examples
+    --------
+    >>> cov = np.array([[2.0, 0.5], [0.5, 1.0]])
+    >>> with accepting_complete():
+    ...     adjacency_from_array(cov).astype(int).tolist()
+    [[0, 1], [1, 0]]
+    """
+    token = _COMPLETE.set(accept)
+    try:
+        yield
+    finally:
+        _COMPLETE.reset(token)
+
+
+def _refuse_complete(a: np.ndarray, what: str) -> None:
+    """A float array without a zero off its diagonal, not 0/1: a matrix, not an adjacency."""
+    p = a.shape[0]
+    if p < 2 or not np.issubdtype(a.dtype, np.floating) or _COMPLETE.get():
+        return
+    off = ~np.eye(p, dtype=bool)
+    values = a[off]
+    if np.all(values != 0) and not np.all(values == 1):
+        raise GraphError(
+            f"{what} has no zero off its diagonal (entry [0, 1] is {written(a[0, 1])}): as a "
+            f"graph this is a complete graph on {p} nodes, and its values look like a "
+            "covariance or precision matrix, not an adjacency. Threshold it (e.g. "
+            "numpy.abs(A) > t marks the edges) or pass complete=True to sample on the "
+            "complete graph."
+        )
 
 
 def adjacency_from_array(array: object, *, what: str = "adjacency array") -> np.ndarray:
@@ -37,7 +88,9 @@ def adjacency_from_array(array: object, *, what: str = "adjacency array") -> np.
     ------
     spdgraph.GraphError
         If the array is not 2-D and square, holds NaN/inf or complex values,
-        or is not symmetric.
+        or is not symmetric; or if it is a float array with no zero off its
+        diagonal and values other than 1 (a complete graph that looks like a
+        covariance matrix), unless within :func:`accepting_complete`.
 
     Examples
     --------
@@ -73,6 +126,7 @@ def adjacency_from_array(array: object, *, what: str = "adjacency array") -> np.
             f"{what} holds a non-finite value ({written(a[i, j])} at [{i}, {j}]); replace NaN/inf "
             "by 0 (no edge) or 1 (edge)."
         )
+    _refuse_complete(a, what)
     asym = a != a.T
     if asym.any():
         i, j = np.argwhere(asym)[0]

@@ -136,7 +136,22 @@ def written(value: object) -> str:
     >>> import numpy as np
     >>> written(np.float64(1.5)), written(np.int64(3)), written("abc")
     ('1.5', '3', "'abc'")
+    >>> written(10**5000)                  # never the 5,000 digits (nor Python's digit limit)
+    'an integer of 5001 digits'
     """
     if isinstance(value, np.generic):
         value = value.item()
-    return repr(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of {_decimal_digits(abs(value))} digits"
+    try:
+        return repr(value)
+    except Exception:  # a hostile __repr__, an int of too many digits inside a container
+        return f"a {type(value).__name__}"
+
+
+def _decimal_digits(n: int) -> int:
+    """Number of decimal digits of ``n >= 0`` without converting it to text."""
+    import math
+
+    estimate = max(1, int(n.bit_length() * math.log10(2)))  # digits - 1 or digits
+    return estimate + 1 if n >= 10**estimate else estimate

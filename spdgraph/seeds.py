@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 
 __all__ = [
     "DRAW",
@@ -63,6 +63,20 @@ REDRAW = 0x72647277
 #: The provenance attrs that replay a root (:func:`seed_attrs`).
 SEED_ATTRS = ("seed", "seed_spawn_key")
 
+#: Largest seed (in bits) accepted: 4096 bits (1,234 digits) is far more entropy than
+#: any stream uses, and its decimal text (the ``seed`` attribute) stays printable.
+MAX_SEED_BITS = 4096
+
+
+def _check_entropy(entropy: object) -> None:
+    values = entropy if isinstance(entropy, (list, tuple, np.ndarray)) else [entropy]
+    for value in values:
+        if isinstance(value, numbers.Integral) and int(value).bit_length() > MAX_SEED_BITS:
+            raise InvalidOptionError(
+                f"seed must have at most {MAX_SEED_BITS} bits (1,234 digits), got an integer "
+                f"of {int(value).bit_length():,} bits; use a shorter seed."
+            )
+
 
 def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
     """Root :class:`numpy.random.SeedSequence` of a call, never mutating the input.
@@ -74,6 +88,7 @@ def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
     if seed is None:
         return np.random.SeedSequence()
     if isinstance(seed, np.random.SeedSequence):
+        _check_entropy(seed.entropy)
         return np.random.SeedSequence(
             seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size
         )
@@ -81,7 +96,8 @@ def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
         return np.random.SeedSequence(seed.integers(0, 2**63, size=4, dtype=np.uint64).tolist())
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
         if seed < 0:
-            raise InvalidOptionError(f"seed must be non-negative, got {seed}.")
+            raise InvalidOptionError(f"seed must be non-negative, got {written(seed)}.")
+        _check_entropy(seed)
         return np.random.SeedSequence(int(seed))
     raise InvalidOptionError(
         f"seed must be None, a non-negative int, a numpy.random.Generator or a "

@@ -85,9 +85,10 @@ def _as_target(value: object, name: str) -> float:
         raise InvalidOptionError(
             f"{name} must be a real number (or None for no control), got {value!r}."
         )
-    out = float(value)
+    big = isinstance(value, numbers.Integral) and int(value).bit_length() > 1024
+    out = math.inf if big else float(value)  # never an OverflowError (10**400)
     if not math.isfinite(out):
-        raise InvalidOptionError(f"{name} must be finite, got {value!r}.")
+        raise InvalidOptionError(f"{name} must be finite, got {written(value)}.")
     return out
 
 

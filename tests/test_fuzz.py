@@ -435,3 +435,333 @@ def test_mutated_netcdf_files_open_identical_or_fail_clearly(tmp_path, offset, l
     except spdgraph.SpdgraphError:
         return
     assert back.identical(da)  # not only the values: the graph, labels and attrs too
+
+
+# ---------------------------------------------------------------------------
+# Guards of issue 33 (sizes, overflows, seeds, options as options): every size
+# argument goes through integer range checks and the memory guard before any
+# work; refusals in < 1 s and < 200 MB. Rows: (name, call, error, seconds).
+
+BIG = 10**400  # an int no float holds
+DIGITS_5000 = 10**4999  # a 5,000-digit int (beyond Python's int-to-text limit)
+P5 = nx.path_graph(5)
+
+
+def _saved_da():
+    return spdgraph.sample(G, seed=0)
+
+
+def _entries(value):
+    return lambda rng, shape: np.full(shape, value)
+
+
+def _entries_raising(rng, shape):
+    raise ValueError("user bug")
+
+
+GUARD_CATALOGUE = [
+    # graph families: sizes beyond 2**53 are refused on the integer, never as floats
+    ("band p=1e12", lambda: spdgraph.graphs.band(10**12, 3), E.TooLargeError, 1),
+    ("band width 1e400", lambda: spdgraph.graphs.band(10, BIG), E.TooLargeError, 1),
+    ("band width 0", lambda: spdgraph.graphs.band(10, 0), E.InvalidOptionError, 1),
+    ("ER p=1e200", lambda: spdgraph.graphs.erdos_renyi(10**200, 0.1), E.TooLargeError, 1),
+    ("ER p=1e400", lambda: spdgraph.graphs.erdos_renyi(BIG, 0.1), E.TooLargeError, 1),
+    ("ER d=1e400", lambda: spdgraph.graphs.erdos_renyi(10, BIG), E.InvalidOptionError, 1),
+    ("ER d NaN", lambda: spdgraph.graphs.erdos_renyi(10, float("nan")), E.InvalidOptionError, 1),
+    ("ER p float", lambda: spdgraph.graphs.erdos_renyi(2.5, 0.1), E.InvalidOptionError, 1),
+    ("ER p=1e6 d=1", lambda: spdgraph.graphs.erdos_renyi(10**6, 1.0), E.TooLargeError, 1),
+    ("lattice p=1e400", lambda: spdgraph.graphs.lattice(BIG), E.TooLargeError, 1),
+    ("lattice side 1e400", lambda: spdgraph.graphs.lattice(9, (BIG, 1)), E.TooLargeError, 1),
+    ("lattice 1000x1000 > p", lambda: spdgraph.graphs.lattice(9, 1000), E.InvalidOptionError, 1),
+    ("hub p=1e400", lambda: spdgraph.graphs.hub(BIG), E.TooLargeError, 1),
+    ("hub n_hubs=1e400", lambda: spdgraph.graphs.hub(10, BIG), E.InvalidOptionError, 1),
+    (
+        "hub bdgraph p=1e7",
+        lambda: spdgraph.graphs.hub(10**7, 10**6, mode="bdgraph", seed=0),
+        E.TooLargeError,
+        1,
+    ),
+    ("cluster p=1e400", lambda: spdgraph.graphs.cluster(BIG), E.TooLargeError, 1),
+    ("cluster size 1e400", lambda: spdgraph.graphs.cluster(10, sizes=[BIG]), E.TooLargeError, 1),
+    ("cluster prob 1e400", lambda: spdgraph.graphs.cluster(10, 2, BIG), E.InvalidOptionError, 1),
+    ("scale-free p=1e400", lambda: spdgraph.graphs.scale_free(BIG), E.TooLargeError, 1),
+    ("small world p=1e400", lambda: spdgraph.graphs.small_world(BIG), E.TooLargeError, 1),
+    (
+        "small world k=1e12",
+        lambda: spdgraph.graphs.small_world(10, 10**12),
+        E.InvalidOptionError,
+        1,
+    ),
+    ("star p=1e400", lambda: spdgraph.graphs.star(BIG), E.TooLargeError, 1),
+    ("star center=1e400", lambda: spdgraph.graphs.star(10, BIG), E.InvalidOptionError, 1),
+    ("circle p=1e400", lambda: spdgraph.graphs.circle(BIG), E.TooLargeError, 1),
+    ("ar1 p=1e400", lambda: spdgraph.graphs.ar1(BIG), E.TooLargeError, 1),
+    ("ar2 p=1e12", lambda: spdgraph.graphs.ar2(10**12), E.TooLargeError, 1),
+    # related graphs: k and the edits go through the ranges and the guard first
+    ("related k=1e12", lambda: spdgraph.graphs.related_graphs(P5, 10**12), E.TooLargeError, 1),
+    ("related k=1e400", lambda: spdgraph.graphs.related_graphs(P5, BIG), E.TooLargeError, 1),
+    ("related k=0", lambda: spdgraph.graphs.related_graphs(P5, 0), E.InvalidOptionError, 1),
+    (
+        "related add 1e400",
+        lambda: spdgraph.graphs.related_graphs(P5, 2, n_add=BIG),
+        E.TooLargeError,
+        1,
+    ),
+    (
+        "related add > non-edges",
+        lambda: spdgraph.graphs.related_graphs(P5, 2, n_add=100),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "related k=1e6 p=3000",
+        lambda: spdgraph.graphs.related_graphs(nx.empty_graph(3000), 10**6),
+        E.TooLargeError,
+        1,
+    ),
+    # seeds: at most 4096 bits, named as an option (not Python's digit limit)
+    ("seed 5000 digits", lambda: spdgraph.sample(G, seed=DIGITS_5000), E.InvalidOptionError, 1),
+    ("seed -5000 digits", lambda: spdgraph.sample(G, seed=-DIGITS_5000), E.InvalidOptionError, 1),
+    (
+        "SeedSequence 5000 digits",
+        lambda: spdgraph.sample(G, seed=np.random.SeedSequence(DIGITS_5000)),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "graph seed 5000 digits",
+        lambda: spdgraph.graphs.erdos_renyi(5, 0.5, seed=DIGITS_5000),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "related seed 5000 digits",
+        lambda: spdgraph.graphs.related_graphs(P5, 2, seed=DIGITS_5000),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "draw seed 5000 digits",
+        lambda: _saved_da().spd.draw(3, seed=DIGITS_5000),
+        E.InvalidOptionError,
+        1,
+    ),
+    # sizes of sample and draw
+    ("size 1e400", lambda: spdgraph.sample(G, size=BIG), E.TooLargeError, 1),
+    ("size 2**63", lambda: spdgraph.sample(G, size=2**63), E.TooLargeError, 1),
+    ("size float", lambda: spdgraph.sample(G, size=1.5), E.InvalidOptionError, 1),
+    (
+        "dd p=150 size 1e9",
+        lambda: spdgraph.sample(nx.path_graph(150), "dd", size=10**9),
+        E.TooLargeError,
+        1,
+    ),
+    (
+        "po p=150 size 1e12",
+        lambda: spdgraph.sample(nx.path_graph(150), size=10**12),
+        E.TooLargeError,
+        1,
+    ),
+    ("chunks 1e400", lambda: spdgraph.sample(G, size=3, chunks=BIG), E.InvalidOptionError, 1),
+    ("draw 1e400", lambda: _saved_da().spd.draw(BIG), E.TooLargeError, 1),
+    ("draw -1", lambda: _saved_da().spd.draw(-1), E.InvalidOptionError, 1),
+    ("cond 1e400", lambda: spdgraph.sample(G, condition_number=BIG), E.InvalidOptionError, 1),
+    ("min eig -1e400", lambda: spdgraph.sample(G, min_eigenvalue=-BIG), E.InvalidOptionError, 1),
+    # options validated as options (InvalidOptionError naming the option)
+    (
+        "entries strings",
+        lambda: spdgraph.sample(G, entries=_entries("a"), seed=0),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "entries complex",
+        lambda: spdgraph.sample(G, entries=_entries(1 + 1j), seed=0),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "entries None",
+        lambda: spdgraph.sample(G, entries=lambda rng, shape: None, seed=0),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "entries raising",
+        lambda: spdgraph.sample(G, entries=_entries_raising, seed=0),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "entries wrong shape",
+        lambda: spdgraph.sample(G, entries=lambda rng, shape: np.ones(2), seed=0),
+        E.InvalidOptionError,
+        1,
+    ),
+    (
+        "entries dd strings",
+        lambda: spdgraph.sample(G, "dd", entries=_entries("x"), seed=0),
+        E.InvalidOptionError,
+        1,
+    ),
+    ("factor complex", lambda: spdgraph.sample(G, factor=np.eye(3) * (1 + 1j)), E.FactorError, 1),
+    ("factor strings", lambda: spdgraph.sample(G, factor=np.full((3, 3), "1")), E.FactorError, 1),
+    ("factor ragged", lambda: spdgraph.sample(G, factor=[[1.0], [1.0, 2.0]]), E.FactorError, 1),
+    ("method int", lambda: spdgraph.sample(G, 3), E.UnknownMethodError, 1),
+    # paths (the file checks of issue 32 / h32-formats; long names and lone surrogates: theirs)
+    ("save NUL path", lambda: spdgraph.save(_saved_da(), "x\0y.nc"), E.FileError, 1),
+    ("save int path", lambda: spdgraph.save(_saved_da(), 3), E.FileError, 1),
+    ("open int path", lambda: spdgraph.open(3), E.FileError, 1),
+    # labels: an int beyond 64 bits samples (as a Python int) but cannot be stored
+    (
+        "label 2**70 saved",
+        lambda: spdgraph.save(
+            spdgraph.sample(nx.path_graph([2**70, 1, 2]), seed=0), _tmp_file("l.nc")
+        ),
+        E.SpdgraphError,
+        5,
+    ),
+]
+
+#: Valid hostile input that must succeed fast (a band wider than the graph is K_p).
+ACCEPTED_FAST = [
+    ("band(10, 10**12)", lambda: spdgraph.graphs.band(10, 10**12).number_of_edges() == 45),
+    ("band(30, 2**53)", lambda: spdgraph.graphs.band(30, 2**53).number_of_edges() == 435),
+    (
+        "label 2**70 sampled",
+        lambda: spdgraph.sample(nx.path_graph([2**70, 1]), seed=0).node.values[0] == 2**70,
+    ),
+]
+
+
+def _tmp_file(name: str) -> Path:
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="spdgraph-fuzz-")) / name
+
+
+@pytest.mark.parametrize(
+    ("name", "call", "error", "seconds"), GUARD_CATALOGUE, ids=[c[0] for c in GUARD_CATALOGUE]
+)
+def test_guard_catalogue(name, call, error, seconds):
+    with pytest.raises(error):  # once untimed: imports and the plugin manager are built
+        call()
+    test_catalogue_of_bad_api_input(name, call, error, seconds)
+
+
+@pytest.mark.parametrize(("name", "call"), ACCEPTED_FAST, ids=[c[0] for c in ACCEPTED_FAST])
+def test_hostile_but_valid_input_is_accepted_fast(name, call):
+    start = time.perf_counter()
+    assert call()
+    assert time.perf_counter() - start < 1
+
+
+def _guard_cli_cases(tmp: Path) -> list[list[str]]:
+    edges = tmp / "g.txt"
+    edges.write_text("a b\nb c\n")
+    out, txt = str(tmp / "out.nc"), str(tmp / "out.txt")
+    saved = spdgraph.save(spdgraph.sample(nx.path_graph(5), seed=0), tmp / "saved.nc")
+    big, seed = str(BIG), "9" * 2000  # 2,000 digits: a valid int, beyond 4096 bits
+    family = ["sample", "--graph-family"]
+    return [
+        ["graph", "band", "--p", str(10**12), "--bandwidth", "3", "-o", txt],
+        ["graph", "band", "--p", "10", "--bandwidth", big, "-o", txt],
+        ["graph", "erdos_renyi", "--p", big, "--d", "0.1", "-o", txt],
+        ["graph", "erdos-renyi", "--p", "10", "--d", "1e400", "-o", txt],
+        ["graph", "random", "--p", big, "-o", txt],
+        ["graph", "hub", "--p", big, "-o", txt],
+        ["graph", "lattice", "--p", big, "-o", txt],
+        ["graph", "lattice", "--p", "10", "--shape", "1000x1000", "-o", txt],
+        ["graph", "cluster", "--p", "10", "--sizes", "3,3", "-o", txt],
+        ["graph", "small-world", "--p", "10", "--neighbors", "100", "-o", txt],
+        ["graph", "star", "--p", "10", "--center", "50", "-o", txt],
+        ["graph", "erdos_renyi", "--p", "10", "--d", "0.5", "--seed", seed, "-o", txt],
+        ["graph", "nope", "--p", "10", "-o", txt],
+        [
+            *family,
+            "band",
+            "--graph-option",
+            f"p={10**12}",
+            "--graph-option",
+            "bandwidth=3",
+            "-o",
+            out,
+        ],
+        [
+            *family,
+            "band",
+            "--graph-option",
+            "p=10",
+            "--graph-option",
+            f"bandwidth={big}",
+            "-o",
+            out,
+        ],
+        [
+            *family,
+            "erdos_renyi",
+            "--graph-option",
+            "p=1e400",
+            "--graph-option",
+            "d=0.1",
+            "-o",
+            out,
+        ],
+        [*family, "hub", "--graph-option", f"p={big}", "-o", out],
+        [*family, "nope", "--graph-option", "p=10", "-o", out],
+        ["sample", str(edges), "--seed", seed, "-o", out],
+        ["sample", str(edges), "--size", big, "-o", out],
+        ["sample", str(edges), "-m", "dd", "--size", str(10**12), "-o", out],
+        ["related", str(edges), "-k", str(10**12), "-o", out],
+        ["related", str(edges), "-k", big, "-o", out],
+        ["related", str(edges), "-k", "2", "--n-add", "100", "-o", out],
+        ["related", str(edges), "-k", "2", "--seed", seed, "-o", out],
+        ["draw", str(saved), "--n-obs", big, "-o", str(tmp / "d.nc")],
+        ["draw", str(saved), "--n-obs", "3", "--seed", seed, "-o", str(tmp / "d.nc")],
+    ]
+
+
+def test_guard_catalogue_cli(tmp_path, capsys):
+    """Each refused with exit 2 and one line, in < 1 s (2 s with the CLI's start) and 200 MB."""
+    for argv in _guard_cli_cases(tmp_path):
+        start = time.perf_counter()
+        tracemalloc.start()
+        try:
+            code = main(argv)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2, (argv[:3], err)
+        assert len(err) == 1 and err[0].startswith("spdgraph: error:"), (argv[:3], err)
+        assert time.perf_counter() - start < 2, argv[:3]
+        assert peak < MEMORY_BOUND, (argv[:3], peak)
+
+
+def test_band_wider_than_the_graph_on_the_command_line(tmp_path, capsys):
+    start = time.perf_counter()
+    out = tmp_path / "b.txt"
+    assert main(["graph", "band", "--p", "10", "--bandwidth", str(10**12), "-o", str(out)]) == 0
+    assert time.perf_counter() - start < 5
+    assert spdgraph.read_graph(out).number_of_edges() == 45
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _kernels_loaded():
+    """Load the compiled kernels once (seconds under load): the bounds time refusals."""
+    spdgraph.sample(G, seed=0)
+
+
+@pytest.mark.parametrize("progress", [False, True])
+def test_dd_estimate_covers_the_batch_with_and_without_progress(progress, capsys):
+    """The estimate bounds the traced peak (the progress path once held the stack twice)."""
+    from spdgraph.sampling import estimate_need
+
+    g = nx.erdos_renyi_graph(150, 0.3, seed=1)
+    tracemalloc.start()
+    try:
+        spdgraph.sample(g, "dd", size=400, seed=0, progress=progress)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= estimate_need(g, "dd", size=400).bytes

@@ -1,5 +1,9 @@
 """Draw docs/figures/gallery.png (one graph under each generator) and plot_example.png.
 
+plot_example.png (the README's): ``da.spd.plot()`` of a covariance and of a
+precision sampled on the karate club graph (white: the exact zeros, the
+non-edges, in both) and ``plot_graph`` of the precision.
+
     python docs/figures/make_gallery.py
 
 One row per generator: the heatmap of the partial correlations (``da.spd.plot``)
@@ -55,10 +59,16 @@ def main() -> None:
         row[1].set_title(f"{method}: |partial correlation| on the {int(edges.sum())} edges")
     fig.savefig(OUT, dpi=70)
     print(f"wrote {OUT}")
-    # the README's picture: one call of da.spd.plot() and da.spd.plot_graph()
-    prec = spdgraph.sample(nx.karate_club_graph(), seed=1, kind="precision")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained")
-    prec.spd.plot(ax=left)
+    # the README's picture: da.spd.plot() shows the matrix whose zeros are the graph:
+    # a covariance (the default kind) as it is, a precision as partial correlations
+    g = nx.karate_club_graph()
+    cov = spdgraph.sample(g, seed=1)
+    prec = spdgraph.sample(g, seed=1, kind="precision")
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 4.6), layout="constrained")
+    cov.spd.plot(ax=left)
+    left.set_title('covariance (kind="covariance", the default)')
+    prec.spd.plot(ax=middle)
+    middle.set_title('partial correlations (kind="precision")')
     prec.spd.plot_graph(ax=right, seed=2)
     fig.savefig(EXAMPLE, dpi=70)
     print(f"wrote {EXAMPLE}")

@@ -46,14 +46,12 @@ MATRIX_KIND_ALIASES: Mapping[str, str] = {
     "partial_correlation": "partial_correlation",
 }
 
-
-#: The largest scaled condition number spdgraph certifies: the 1-norm condition
-#: number (estimated from the Cholesky factor) of the unit-diagonal rescaling
-#: ``D^-1/2 M D^-1/2``, the scale-free quantity that decides whether a Cholesky
-#: factorization succeeds in double precision. A matrix above it is refused as
-#: numerically singular even when its factorization happens to succeed: the
-#: factorization fails only near 1/eps ~ 4.5e15, so every matrix clearly on one
-#: side of this bound gets the same decision on every machine.
+#: The largest scaled condition number spdgraph certifies: the 1-norm condition number (estimated
+#: from the Cholesky factor, or bounded by a dominance proof) of ``D^-1/2 M D^-1/2``, the
+#: scale-free quantity that decides whether a Cholesky factorization succeeds in double
+#: precision. A matrix above it is refused as numerically singular even when its factorization
+#: happens to succeed: that fails only near 1/eps ~ 4.5e15, so every matrix clearly on one side
+#: of this bound gets the same decision on every machine.
 MAX_SCALED_CONDITION = 1e12
 
 
@@ -287,15 +285,14 @@ def find_violation(
 ) -> Violation | None:
     """The one check of "SPD, exactly symmetric, exactly this zero pattern".
 
-    Checks, in this order, finiteness, exact symmetry, exact zeros on the
-    non-edges of ``adjacency`` (when ``structural``), an exactly unit diagonal
-    (when ``unit``), diagonal entries positive and of normal size, and positive
-    definiteness by Cholesky (when ``check_pd``); with ``condition_bound``
-    (e.g. :data:`MAX_SCALED_CONDITION`) a matrix whose estimated scaled condition
-    number exceeds it fails as ``"ill_conditioned"``, so that the verdict on a
+    Checks, in this order, finiteness, exact symmetry, exact zeros on the non-edges of
+    ``adjacency`` (when ``structural``), an exactly unit diagonal (when ``unit``), diagonal
+    entries positive and of normal size, and positive definiteness (when ``check_pd``: by
+    weighted diagonal dominance, :mod:`~spdgraph._kernels.dominance`, else Cholesky); with
+    ``condition_bound`` (e.g. :data:`MAX_SCALED_CONDITION`) a matrix whose estimated scaled
+    condition number exceeds it fails as ``"ill_conditioned"``, so that the verdict on a
     nearly singular matrix does not depend on rounding. Returns the first
-    :class:`Violation`, or None when the matrix (or every matrix of the stack)
-    passes.
+    :class:`Violation`, or None when the matrix (or every matrix of the stack) passes.
 
     >>> adj = np.array([[False, True, False], [True, False, False], [False, False, False]])
     >>> m = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -307,8 +304,7 @@ def find_violation(
     """  # noqa: E501
     values = np.asarray(m)
     stack = values if values.ndim == 3 else values[None]
-    # the boolean masks of the pattern checks die with the helper, before the
-    # Cholesky copy is made (at p = 10,000 they are 0.1 GB each)
+    # the pattern checks' boolean masks die with the helper, before any Cholesky copy
     found = _pattern_violation(stack, adjacency, structural=structural, unit=unit)
     if found is not None:
         return found
@@ -318,6 +314,10 @@ def find_violation(
         if small.size:
             k, i = (int(x) for x in small[0])
             return Violation("small_diagonal", k, i, i, float(diag[k, i]))
+        from spdgraph._kernels.dominance import proves_pd  # numba: lazy
+
+        if structural and proves_pd(stack, adjacency, condition_bound):
+            return None  # Gershgorin: weighted diagonal dominance, no Cholesky needed
         if stack.shape[-1] >= _LARGE:
             return _large_not_pd(stack, condition_bound)
         try:

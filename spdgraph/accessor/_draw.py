@@ -79,6 +79,10 @@ def draw_data(
         )
     if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
         raise InvalidOptionError(f"n_obs must be a non-negative integer, got {written(n_obs)}.")
+    if n_obs > 2**53:  # decided on the integer: 10**400 never reaches float arithmetic
+        raise TooLargeError(
+            f"n_obs = {written(n_obs)} observations is beyond any machine's memory; draw fewer."
+        )
     n_obs = int(n_obs)
     kind = view._require_scale("draw()")
     stacked = view._stacked()

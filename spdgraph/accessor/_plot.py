@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["PlotMixin"]
 
-#: What ``plot`` can show.
-VIEWS = ("pcor", "correlation", "matrix")
+#: What ``plot`` can show (``"graph"``: the matrix whose zeros are the graph).
+VIEWS = ("graph", "pcor", "correlation", "matrix")
 #: Panels ``plot`` draws for a stack when no ``sample`` is chosen.
 MAX_PANELS = 4
 
@@ -35,11 +35,28 @@ def _pyplot() -> Any:
     return plt
 
 
+def graph_of(da: xr.DataArray) -> str:
+    """``"covariance"`` or ``"precision"``: which matrix's zeros are ``da``'s graph."""
+    graph_kind = da.attrs.get("graph_kind")
+    if graph_kind in ("covariance", "precision"):
+        return str(graph_kind)
+    kind = da.attrs.get("kind")
+    return "precision" if kind in ("precision", "partial_correlation") else "covariance"
+
+
 def _view_values(da: xr.DataArray, view: str) -> tuple[np.ndarray, str]:
     if view not in VIEWS:
         raise InvalidOptionError(
             f"view must be one of {', '.join(map(repr, VIEWS))}, got {view!r}."
         )
+    kind = str(da.attrs.get("kind", ""))
+    if view == "graph":
+        # the entries whose zeros are the graph: a covariance (or correlation) as it
+        # is, a precision as partial correlations (scale-free, same zeros)
+        if graph_of(da) == "covariance" or kind == "partial_correlation":
+            what = kind.replace("_", " ") or str(da.name or "matrix")
+            return np.asarray(da.values, dtype=np.float64), what
+        view = "pcor"
     if view == "matrix":
         return np.asarray(da.values, dtype=np.float64), str(da.name or "matrix")
     if view == "correlation":
@@ -79,15 +96,19 @@ class PlotMixin:
 
     _da: xr.DataArray
 
-    def plot(self, view: str = "pcor", *, sample: int | None = None, ax: Any = None) -> Any:
+    def plot(self, view: str = "graph", *, sample: int | None = None, ax: Any = None) -> Any:
         """Heatmap of the matrix, centred at 0 so that the exact zeros of non-edges show.
 
         Parameters
         ----------
         view
-            ``"pcor"`` (default, partial correlations: what a learner of a
-            concentration graph sees), ``"correlation"`` or ``"matrix"`` (the
-            values as sampled).
+            ``"graph"`` (default): the entries whose zeros are the graph, so
+            that every non-edge is white: a covariance (``kind="covariance"``,
+            spdgraph.sample's default) or a correlation as it is, a precision
+            as partial correlations (its inverse, the covariance, is dense).
+            Or ``"pcor"`` (partial correlations: what a learner of a
+            concentration graph sees; dense for a covariance),
+            ``"correlation"`` or ``"matrix"`` (the values as sampled).
         sample
             For a stack, the matrix to draw; default a grid of the first
             ``MAX_PANELS`` (4) matrices. An array with a ``group`` dim gets one
@@ -105,9 +126,15 @@ class PlotMixin:
         Examples
         --------
         >>> import networkx as nx, spdgraph
-        >>> fig = spdgraph.sample(nx.cycle_graph(6), seed=1).spd.plot()
+        >>> cov = spdgraph.sample(nx.cycle_graph(6), seed=1)  # kind="covariance"
+        >>> fig = cov.spd.plot()
         >>> len(fig.axes)  # the heatmap and its colorbar
         2
+        >>> fig.axes[0].get_title()  # the covariance itself: its zeros are the graph
+        'covariance'
+        >>> shown = fig.axes[0].images[0].get_array()
+        >>> int((shown == 0).sum())  # 2 x 9 non-edges, white
+        18
         """
         plt = _pyplot()
         panels = [(title, *_view_values(one, view)) for title, one in _panels(self._da, sample)]
@@ -141,11 +168,14 @@ class PlotMixin:
         return fig
 
     def plot_graph(self, *, sample: int = 0, seed: int = 0, ax: Any = None) -> Any:
-        """The graph, each edge drawn by its partial correlation (width and colour).
+        """The graph, each edge drawn by the entry that defines it (width and colour).
 
-        Nodes at a seeded spring layout (networkx); edge width grows with
-        ``|pcor|`` and the colour gives its sign (red positive, blue negative),
-        so the strongest and the weakest links stand out.
+        The entry is the partial correlation for a precision's graph and the
+        correlation for a covariance's graph (``kind="covariance"``, the
+        default: its zeros are the graph). Nodes at a seeded spring layout
+        (networkx); edge width grows with the entry's magnitude and the colour
+        gives its sign (red positive, blue negative), so the strongest and
+        the weakest links stand out.
 
         Returns
         -------
@@ -154,15 +184,27 @@ class PlotMixin:
         Examples
         --------
         >>> import networkx as nx, spdgraph
-        >>> fig = spdgraph.sample(nx.path_graph(4), seed=1).spd.plot_graph()
-        >>> fig.axes[0].get_title()
-        'partial correlations on the 3 edges'
+        >>> g = nx.path_graph(4)
+        >>> spdgraph.sample(g, seed=1).spd.plot_graph().axes[0].get_title()
+        'correlations on the 3 edges (covariance graph)'
+        >>> prec = spdgraph.sample(g, seed=1, kind="precision")
+        >>> prec.spd.plot_graph().axes[0].get_title()
+        'partial correlations on the 3 edges (precision graph)'
         """
         import networkx as nx
 
         plt = _pyplot()
         da = self._da.isel(sample=sample) if "sample" in self._da.dims else self._da
-        pcor = np.asarray(da.spd.partial_correlation().values)
+        of = graph_of(da)
+        if da.attrs.get("kind") in ("correlation", "partial_correlation"):
+            what = str(da.attrs["kind"]).replace("_", " ") + "s"
+            pcor = np.asarray(da.values, dtype=np.float64)
+        elif of == "covariance":
+            what = "correlations"
+            pcor = np.asarray(da.spd.correlation().values)
+        else:
+            what = "partial correlations"
+            pcor = np.asarray(da.spd.partial_correlation().values)
         graph = da.spd.graph()
         labels = list(graph.nodes)
         index = {node: k for k, node in enumerate(labels)}
@@ -185,7 +227,7 @@ class PlotMixin:
             edge_vmin=-top,
             edge_vmax=top,
         )
-        ax.set_title(f"partial correlations on the {len(weights)} edges")
+        ax.set_title(f"{what} on the {len(weights)} edges ({of} graph)")
         ax.set_axis_off()
         return fig
 

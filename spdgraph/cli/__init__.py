@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from spdgraph import __version__
+from spdgraph.cli import _simulate, _study
 from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser, _add_warmup_parser
 from spdgraph.cli._data import _add_draw_parser
 from spdgraph.cli._graph import _add_graph_parser
@@ -41,7 +42,8 @@ from spdgraph.cli._info import _add_info_parser
 from spdgraph.cli._related import _add_related_parser
 from spdgraph.cli._sample import _add_sample_parser
 from spdgraph.cli._score import _add_score_parser
-from spdgraph.errors import FileError, PluginError, SpdgraphError
+from spdgraph.errors import FileError, SpdgraphError
+from spdgraph.plugins import mark_skipped
 from spdgraph.sampling import Progress
 
 __all__ = ["SUBCOMMANDS", "Progress", "build_parser", "main"]
@@ -58,26 +60,75 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_score_parser,
     _add_graph_parser,
     _add_warmup_parser,
+    _simulate._add_simulate_parser,
+    _study._add_study_parser,
 ]
 
 
+class _PluginSubparsers:
+    """What a plugin's ``spdgraph_add_cli_commands`` gets as ``subparsers``: the real
+    subparsers, except that a name (or alias) already taken is refused with a
+    warning naming both, and the parsers it added can be taken back."""
+
+    def __init__(self, sub: Any, plugin: str, owners: dict[str, str]) -> None:
+        self._sub, self._plugin, self._owners = sub, plugin, owners
+        self.added: list[str] = []
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        names = [name, *kwargs.get("aliases", ())]
+        taken = [n for n in names if n in self._sub.choices]
+        if taken:
+            owner = self._owners.get(taken[0], "spdgraph (built-in)")
+            mark_skipped(
+                self._plugin,
+                f"its subcommand {taken[0]!r} would replace the one of {owner}; refused "
+                "(rename the plugin's subcommand)",
+            )
+            return argparse.ArgumentParser(prog=f"spdgraph {name}", add_help=False)  # unused
+        parser = self._sub.add_parser(name, **kwargs)
+        self.added.extend(names)
+        self._owners.update(dict.fromkeys(names, f"plugin {self._plugin!r}"))
+        return parser
+
+    def withdraw(self) -> None:
+        """Remove every subcommand this plugin added (it failed half-way)."""
+        for name in self.added:
+            self._sub.choices.pop(name, None)
+        self._sub._choices_actions[:] = [
+            a for a in self._sub._choices_actions if a.dest not in self.added
+        ]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sub, name)
+
+
 def _add_plugin_commands(sub: Any) -> None:
-    """Let every plugin add its subcommands (``spdgraph_add_cli_commands``), in order."""
+    """Let every plugin add its subcommands (``spdgraph_add_cli_commands``), in order.
+
+    A plugin harms only itself: a subcommand name already taken (a built-in's or
+    an earlier plugin's) is refused with a warning naming both, and a plugin whose
+    hook raises is skipped (its half-added subcommands removed) with a warning;
+    ``spdgraph methods`` lists it as broken.
+    """
     from spdgraph.plugins import get_plugin_manager
 
     pm = get_plugin_manager()
     hook_name = "spdgraph_add_cli_commands"
     impls = pm.hook.spdgraph_add_cli_commands.get_hookimpls()  # registration order
+    owners: dict[str, str] = {}
     for impl in impls:
         # one plugin at a time through pluggy, so that a clash names the plugin
         others = [other.plugin for other in impls if other is not impl]
+        proxy = _PluginSubparsers(sub, impl.plugin_name, owners)
         try:
-            pm.subset_hook_caller(hook_name, others)(subparsers=sub)
-        except argparse.ArgumentError as exc:
-            raise PluginError(
-                f"plugin {impl.plugin_name!r} could not add its command line subcommands "
-                f"({exc}); uninstall or disable one of the plugins that add it."
-            ) from exc
+            pm.subset_hook_caller(hook_name, others)(subparsers=proxy)
+        except Exception as exc:  # argparse.ArgumentError, a bug in the plugin
+            proxy.withdraw()
+            mark_skipped(
+                impl.plugin_name,
+                f"its spdgraph_add_cli_commands failed ({type(exc).__name__}: {exc}); "
+                "its subcommands are not available",
+            )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -134,6 +185,14 @@ def _quiet_broken_pipe() -> int:
     return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
 
 
+def _exit_status(exc: SystemExit) -> int:
+    """What Python makes of ``SystemExit(code)``, without the traceback a thread adds."""
+    if exc.code is None or isinstance(exc.code, int):
+        return int(exc.code or 0)
+    print(f"spdgraph: error: {exc.code}", file=sys.stderr)  # sys.exit("message")
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``spdgraph`` console script; returns the exit status."""
     try:
@@ -154,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except BrokenPipeError:
         return _quiet_broken_pipe()
+    except SystemExit as exc:  # plugin code ended the command: its status, no traceback
+        return _exit_status(exc)
     except SpdgraphError as exc:
         print(f"spdgraph: error: {exc}", file=sys.stderr)
         return 2

@@ -48,14 +48,23 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _save_demo_picture(firsts: list[tuple[str, Any]], path: str) -> None:
-    """One heatmap of partial correlations per method, side by side, saved to ``path``."""
+def _demo_figure(firsts: list[tuple[str, Any]]) -> Any:
+    """One heatmap per method of the matrix whose zeros are the graph (the covariance)."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(firsts), figsize=(5.5 * len(firsts), 4.6), squeeze=False)
     for ax, (method, one) in zip(axes[0], firsts, strict=True):
         one.spd.plot(ax=ax)
-        ax.set_title(f"{method}: partial correlations")
+        what = ax.get_title()
+        ax.set_title(f"{method}: {what} (white: exact zeros, the non-edges)")
+    return fig
+
+
+def _save_demo_picture(firsts: list[tuple[str, Any]], path: str) -> None:
+    """The :func:`_demo_figure`, saved to ``path``."""
+    import matplotlib.pyplot as plt
+
+    fig = _demo_figure(firsts)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     print(f"picture: {path}")
@@ -73,19 +82,34 @@ def _add_demo_parser(sub: Any) -> None:
     demo.add_argument(
         "--plot",
         metavar="OUT.png",
-        help="also save each method's first matrix as a heatmap of partial correlations",
+        help="also save each method's first matrix as a heatmap (its zeros, the graph, white)",
     )
     demo.set_defaults(func=_cmd_demo)
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
     import spdgraph
+    from spdgraph.plugins import find_generator
 
-    for name, description in spdgraph.methods().items():
-        print(f"{name:<20} {description}")
+    table = spdgraph.methods()
+    width = max((len(name) for name in table), default=0) + 2  # survives long names
+    for name, description in table.items():
+        print(f"{name:<{width}}{description}")
+        spec, _plugin = find_generator(name)
+        options = ", ".join(f"{opt}={_default(o)}" for opt, o in spec.options.items())
+        notes = [f"options: {options}" if options else "no options"]
+        if spec.intended_kind:
+            notes.append(f"intended kind: {spec.intended_kind}")
+        if spec.portable:
+            notes.append("portable")
+        print(f"{'':<{width}}{'; '.join(notes)}")
     for plugin, reason in spdgraph.plugins.broken_plugins().items():
         print(f"broken plugin {plugin!r}: {reason}")
     return 0
+
+
+def _default(option: Any) -> str:
+    return repr(getattr(option, "default", option))
 
 
 def _add_methods_parser(sub: Any) -> None:

@@ -46,7 +46,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
     data = spdgraph.open(args.data)
     truth = spdgraph.open(args.truth)
-    table = score_table(data, truth, args.learner or ["lasso"], seed=args.seed, cv=args.cv)
+    table = score_table(
+        data, truth, args.learner or ["lasso"], seed=args.seed, cv=args.cv,
+        criterion=args.criterion, gamma=args.gamma,
+    )  # fmt: skip
     if args.areas:
         table = _areas(data, truth, table, args.path)
     if args.output:
@@ -76,6 +79,13 @@ def _add_score_parser(sub: Any) -> None:
     )
     score.add_argument("--seed", type=_non_negative_int, default=None, help="CV folds' seed")
     score.add_argument("--cv", type=_positive_int, default=5, help="cross-validation folds")
+    score.add_argument(
+        "--criterion",
+        choices=("stars", "ebic", "cv"),
+        default=None,
+        help="how glasso chooses its penalty (default: the library's, see docs/validation.md)",
+    )
+    score.add_argument("--gamma", type=float, default=0.5, help="EBIC's gamma (--criterion ebic)")
     score.add_argument(
         "--areas", action="store_true", help="add ROC/PR areas of the node-wise lasso path"
     )

@@ -29,42 +29,68 @@ NETWORKX_BYTES_PER_EDGE = 350
 #: Scratch bytes per node pair of the families that draw every pair at once
 #: (erdos_renyi, cluster): two int64 index arrays, the uniforms, the threshold, the mask.
 PAIR_SCRATCH_BYTES = 33
+#: Largest count (nodes, groups, band width, graphs...) any family takes: beyond it
+#: no machine holds the graph, and floats stop counting exactly (2**53).
+MAX_COUNT = 2**53
 
 
 def check_count(value: object, name: str, low: int = 1, high: int | None = None) -> int:
-    """``value`` as an int in ``[low, high]``, else an InvalidOptionError saying so."""
+    """``value`` as an int in ``[low, high]``, else an InvalidOptionError saying so.
+
+    A count beyond :data:`MAX_COUNT` is a :class:`TooLargeError` (no machine
+    builds a graph of 2**53 nodes), decided on the integer before any float
+    arithmetic, so that ``10**400`` is refused at once and never overflows.
+    """
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         n = int(value)
         if n >= low and (high is None or n <= high):
+            if n > MAX_COUNT:
+                raise TooLargeError(
+                    f"{name} = {written(n)} is beyond what any machine can build (at most "
+                    f"2**53 = {MAX_COUNT:,}, and memory allows far fewer); use a smaller {name}."
+                )
             return n
-    upper = "" if high is None else f" and <= {high}"
+    upper = "" if high is None else f" and <= {written(high)}"
     raise InvalidOptionError(f"{name} must be an integer >= {low}{upper}, got {written(value)}.")
 
 
 def check_probability(value: object, name: str) -> float:
     """``value`` as a float in [0, 1], else an InvalidOptionError saying so."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
-    if not 0.0 <= float(value) <= 1.0:
-        raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
-    return float(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            q = float(value)
+        except (OverflowError, ValueError):  # 10**400: not a probability either
+            q = float("nan")
+        if 0.0 <= q <= 1.0:
+            return q
+    raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
 
 
-def check_graph_memory(family: str, p: int, edges: float, pairs: bool = False) -> None:
+def check_graph_memory(
+    family: str, p: int, edges: float, pairs: bool = False, copies: int = 1
+) -> None:
     """Refuse, before any allocation, a graph that cannot be built in available memory.
 
     ``edges`` is the (expected) edge count; ``pairs`` says the family draws all
-    ``p (p - 1) / 2`` node pairs at once. Raises :class:`TooLargeError` naming
-    the need, what is available and the largest ``p`` that fits.
+    ``p (p - 1) / 2`` node pairs at once; ``copies`` graphs of this size are
+    built (``related_graphs``). Raises :class:`TooLargeError` naming the need,
+    what is available and the largest ``p`` that fits.
     """
     from spdgraph.sampling import available_memory
 
     per_pair = PAIR_SCRATCH_BYTES if pairs else 0.0
-    need = NETWORKX_BYTES_PER_NODE * p + NETWORKX_BYTES_PER_EDGE * edges
-    need += per_pair * p * (p - 1) / 2
+    p = min(p, MAX_COUNT)  # floats from here on: never an OverflowError
+    need = copies * (NETWORKX_BYTES_PER_NODE * float(p) + NETWORKX_BYTES_PER_EDGE * edges)
+    need += per_pair * float(p) * (p - 1) / 2
     available = available_memory()
     if available is None or need <= available:
         return
+    if copies > 1:
+        raise TooLargeError(
+            f"{copies:,} graphs of {p:,} nodes need about {need / 2**30:,.1f} GiB to build "
+            f"but only {available / 2**30:,.1f} GiB is available; make fewer graphs (at most "
+            f"about {max(1, int(copies * available / need)):,} here)."
+        )
     # the largest p that fits at this family's edges per node (and pair scratch)
     per_node = NETWORKX_BYTES_PER_NODE + NETWORKX_BYTES_PER_EDGE * edges / p
     low, high = 1, p
@@ -74,11 +100,17 @@ def check_graph_memory(family: str, p: int, edges: float, pairs: bool = False) -
             low = mid
         else:
             high = mid - 1
+    graph_gib = (need - per_pair * p * (p - 1) / 2) / 2**30
+    what = f"a networkx graph of {p:,} nodes and about {int(edges):,} edges: {graph_gib:,.1f} GiB"
+    if pairs:  # name the real cost: the draw over every node pair, not the graph
+        what = (
+            f"the draw over all {p * (p - 1) // 2:,} node pairs at {per_pair:.0f} bytes each: "
+            f"{per_pair * p * (p - 1) / 2 / 2**30:,.1f} GiB, plus {what}"
+        )
     raise TooLargeError(
         f"graph family {family!r} with p={p:,} needs about {need / 2**30:,.1f} GiB to build "
-        f"(a networkx graph of {p:,} nodes and about {int(edges):,} edges) but only "
-        f"{available / 2**30:,.1f} GiB is available; use fewer nodes (at most about "
-        f"{low:,} here)."
+        f"({what}) but only {available / 2**30:,.1f} GiB is available; use fewer nodes (at "
+        f"most about {low:,} here)."
     )
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
-
 import networkx as nx
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, written
-from spdgraph.graphs._common import check_graph_memory, make_graph, seeded_rng
+from spdgraph.graphs._common import (
+    check_count,
+    check_graph_memory,
+    check_probability,
+    make_graph,
+    seeded_rng,
+)
 from spdgraph.seeds import SeedLike
 
 __all__ = ["erdos_renyi"]
@@ -43,11 +46,9 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None) -> nx.Graph:
     >>> sorted(g.edges) == sorted(erdos_renyi(10, 0.5, seed=0).edges)
     True
     """
-    if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
-        raise InvalidOptionError(f"p must be a positive integer, got {written(p)}.")
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0.0 <= float(d) <= 1.0:
-        raise InvalidOptionError(f"d must be a probability in [0, 1], got {written(d)}.")
-    check_graph_memory("erdos_renyi", int(p), float(d) * p * (p - 1) / 2, pairs=True)
+    p = check_count(p, "p")
+    d = check_probability(d, "d")
+    check_graph_memory("erdos_renyi", p, d * float(p) * (p - 1) / 2, pairs=True)
     rng, entropy = seeded_rng(seed)
     rows, cols = np.triu_indices(int(p), k=1)
     keep = rng.random(rows.size) < float(d)

@@ -13,7 +13,8 @@ __all__ = ["ar1", "ar2", "band", "circle", "lattice"]
 
 
 def _band_edges(p: int, bandwidth: int) -> list[tuple[int, int]]:
-    return [(i, i + k) for k in range(1, bandwidth + 1) for i in range(p - k)]
+    # a width beyond p - 1 adds nothing: never loop over it (band(10, 10**12) is K_10 at once)
+    return [(i, i + k) for k in range(1, min(bandwidth, p - 1) + 1) for i in range(p - k)]
 
 
 def band(p: int, bandwidth: int = 1) -> nx.Graph:

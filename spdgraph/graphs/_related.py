@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
-
 import networkx as nx
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
+from spdgraph.graphs._common import check_count, check_graph_memory
 from spdgraph.seeds import SeedLike, root_stream, seed_sequence
 
 __all__ = ["related_graphs", "shared_edges"]
 
 _MODES = ("group", "time")
-
-
-def _count(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise InvalidOptionError(f"{name} must be a non-negative integer, got {value!r}.")
-    return int(value)
 
 
 def related_graphs(
@@ -81,13 +74,17 @@ def related_graphs(
         raise InvalidOptionError(
             f"base must be an undirected networkx.Graph, got {type(base).__name__}."
         )
-    if isinstance(n_graphs, bool) or not isinstance(n_graphs, numbers.Integral) or n_graphs < 1:
-        raise InvalidOptionError(f"n_graphs must be a positive integer, got {n_graphs!r}.")
-    n_add, n_remove = _count(n_add, "n_add"), _count(n_remove, "n_remove")
+    n_graphs = check_count(n_graphs, "n_graphs")
+    n_add, n_remove = check_count(n_add, "n_add", 0), check_count(n_remove, "n_remove", 0)
     if mode not in _MODES:
-        raise InvalidOptionError(f"mode must be 'group' or 'time', got {mode!r}.")
+        raise InvalidOptionError(f"mode must be 'group' or 'time', got {written(mode)}.")
     nodes = list(base.nodes)
     p = len(nodes)
+    # K graphs of about base's edges (+ n_add each), then the dense scratch: p^2 floats
+    # and booleans, two index arrays and a mask per node pair
+    edges = base.number_of_edges() + n_add * (n_graphs if mode == "time" else 1)
+    check_graph_memory("related_graphs", p, min(edges, p * (p - 1) / 2), copies=n_graphs)
+    check_graph_memory("related_graphs", p, 0, pairs=True)
     adjacency = nx.to_numpy_array(base, nodelist=nodes, weight=None) != 0
     np.fill_diagonal(adjacency, False)
     rng = root_stream(seed_sequence(seed))

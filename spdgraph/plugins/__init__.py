@@ -17,7 +17,9 @@ from spdgraph.plugins._manager import (
     find_generator,
     generators,
     get_plugin_manager,
+    load_entry_points,
     mark_broken,
+    mark_skipped,
     reset_plugin_manager,
 )
 from spdgraph.plugins.backends import GraphBackend as GraphBackend  # spdgraph.GraphBackend
@@ -34,6 +36,8 @@ __all__ = [
     "get_plugin_manager",
     "graph_backend",
     "graph_backends",
+    "load_entry_points",
     "mark_broken",
+    "mark_skipped",
     "reset_plugin_manager",
 ]

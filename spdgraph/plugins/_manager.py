@@ -34,7 +34,9 @@ __all__ = [
     "find_generator",
     "generators",
     "get_plugin_manager",
+    "load_entry_points",
     "mark_broken",
+    "mark_skipped",
     "reset_plugin_manager",
 ]
 
@@ -100,10 +102,82 @@ def _build_plugin_manager() -> SpdgraphPluginManager:
     pm.add_hookspecs(hookspecs)
     for modname in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(modname), name=modname)
+    pm.check_pending()  # the built-ins: a fault here is spdgraph's own bug
     if not os.environ.get(AUTOLOAD_ENV):
-        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
-    pm.check_pending()
+        load_entry_points(pm)
     return pm
+
+
+def _distributions() -> list[Any]:
+    import importlib.metadata
+
+    return list(importlib.metadata.distributions())
+
+
+def load_entry_points(pm: pluggy.PluginManager, group: str = ENTRY_POINT_GROUP) -> int:
+    """Load every ``group`` entry point, one at a time: a faulty one harms only itself.
+
+    An entry point whose import raises, or whose hook implementations pluggy
+    refuses (a hook no spec declares, an argument the spec lacks), is skipped
+    with a :class:`~spdgraph.errors.PluginWarning` naming it and its
+    distribution, and listed by :func:`broken_plugins`; the built-ins and the
+    other plugins are registered as usual. ``SystemExit`` and
+    ``KeyboardInterrupt`` raised by a plugin's import are not errors: they
+    propagate. Returns the number of plugins registered.
+    """
+    count = 0
+    for dist in _distributions():
+        for ep in dist.entry_points:
+            if ep.group != group or pm.has_plugin(ep.name) or pm.is_blocked(ep.name):
+                continue
+            who = _entry_point_name(ep.name, dist)
+            try:
+                plugin = ep.load()
+            except Exception as exc:
+                mark_skipped(who, f"importing it raised {type(exc).__name__}: {exc}")
+                continue
+            if _shadows_builtin(pm, plugin, who):
+                continue
+            try:
+                pm.register(plugin, name=ep.name)
+                pm.check_pending()  # a hookimpl no spec declares: this plugin's own
+            except Exception as exc:  # pluggy.PluginValidationError, a hostile plugin object
+                if pm.has_plugin(ep.name):
+                    pm.unregister(name=ep.name)
+                mark_skipped(who, f"its hooks are invalid ({type(exc).__name__}: {exc})")
+                continue
+            count += 1
+    return count
+
+
+def _entry_point_name(name: str, dist: Any) -> str:
+    try:
+        meta = dist.metadata
+        return f"{name} (distribution {meta['Name']} {meta['Version']})"
+    except Exception:  # a distribution with broken metadata
+        return name
+
+
+def _shadows_builtin(pm: pluggy.PluginManager, plugin: object, who: str) -> bool:
+    """Refuse a plugin object that is a built-in module already registered."""
+    builtin = next((name for name in DEFAULT_PLUGINS if pm.get_plugin(name) is plugin), None)
+    if builtin is None:
+        return False
+    mark_skipped(who, f"it points at the built-in plugin {builtin!r}, which stays as it is")
+    return True
+
+
+#: entry point -> why it could not be loaded (kept when the generator table is rebuilt)
+_load_failures: dict[str, str] = {}
+
+
+def mark_skipped(who: str, reason: str) -> None:
+    """Record a plugin that could not be loaded (or whose subcommands were refused)
+    and warn once; unlike :func:`mark_broken` it stays listed until the manager is
+    reset, since nothing re-judges it."""
+    if who not in _load_failures:
+        _load_failures[who] = reason
+        warnings.warn(f"spdgraph: plugin {who} is skipped: {reason}", PluginWarning, stacklevel=4)
 
 
 def get_plugin_manager() -> SpdgraphPluginManager:
@@ -139,6 +213,7 @@ def reset_plugin_manager() -> None:
         _manager = None
         _table_cache.clear()
         _broken.clear()
+        _load_failures.clear()
 
 
 #: (manager id, generation) -> generator table
@@ -180,7 +255,7 @@ def broken_plugins() -> dict[str, str]:
     warning naming it; built-in methods and other plugins keep working.
     """
     generators()  # registration faults are found when the table is built
-    return dict(_broken)
+    return {**_load_failures, **_broken}
 
 
 def mark_broken(plugin: str, reason: str) -> None:
@@ -257,8 +332,9 @@ def _check_generator(
 def find_generator(method: object) -> tuple[GeneratorSpec, str]:
     """The registered generator called ``method`` and the name of its plugin.
 
-    Raises :class:`~spdgraph.errors.UnknownMethodError` listing the known
-    methods when there is none.
+    Names are case-insensitive (``"PO"`` finds ``"po"``). Raises
+    :class:`~spdgraph.errors.UnknownMethodError` listing the known methods,
+    with a "did you mean" for a near miss, when there is none.
     """
     table = generators()
     if not isinstance(method, str):
@@ -267,9 +343,17 @@ def find_generator(method: object) -> tuple[GeneratorSpec, str]:
             f"known methods: {', '.join(sorted(table))}."
         )
     if method not in table:
-        broken = "".join(f"; plugin {name!r} was skipped: {why}" for name, why in _broken.items())
+        folded = {name.casefold(): name for name in table}
+        if method.casefold() in folded:  # method names are case-insensitive ("PO" is "po")
+            return table[folded[method.casefold()]]
+        import difflib
+
+        near = difflib.get_close_matches(method.casefold(), list(folded), n=1, cutoff=0.5)
+        hint = f" Did you mean {folded[near[0]]!r}?" if near else ""
+        skipped = {**_load_failures, **_broken}
+        broken = "".join(f"; plugin {name!r} was skipped: {why}" for name, why in skipped.items())
         raise UnknownMethodError(
-            f"unknown method {method!r}; known methods: {', '.join(sorted(table))} "
+            f"unknown method {method!r};{hint} known methods: {', '.join(sorted(table))} "
             f"(plugins add more; see spdgraph.methods()){broken}."
         )
     return table[method]

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spdgraph.errors import GraphError, GraphTypeError
+from spdgraph.adjacency import accepting_complete
+from spdgraph.errors import GraphError, GraphTypeError, InvalidOptionError, written
 from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
 from spdgraph.plugins.types import GraphData
 
@@ -93,6 +94,14 @@ def recognise(graph: object, dag_method: str | None = None) -> Recognised:
     found = find_backend(graph)
     if found is None:
         given = f"{type(graph).__module__}.{type(graph).__qualname__}"
+        if _is_pair(graph):
+            raise GraphTypeError(
+                f"got the pair {written(graph)} as a graph: a list (or tuple) given to "
+                "spdgraph.sample is read as several related graphs, one per item, so a list "
+                "of (u, v) pairs is not an edge list. For an edge list pass "
+                "networkx.Graph(edges) (nodes in order of first appearance; add isolated "
+                "nodes with G.add_nodes_from), or the path of an edge-list file."
+            )
         if dag_method is not None:
             raise GraphTypeError(needs_dag(dag_method, given))
         raise GraphTypeError(
@@ -100,6 +109,19 @@ def recognise(graph: object, dag_method: str | None = None) -> Recognised:
             "install/register a graph backend plugin for this type (spdgraph.GraphBackend)."
         )
     return Recognised(*found)
+
+
+def _is_pair(graph: object) -> bool:
+    """A tuple of two labels (str or number): an edge, not a graph.
+
+    (A list of two numbers is more likely a row of a nested-list matrix: the
+    general message, which names numpy arrays, fits it better.)
+    """
+    return (
+        isinstance(graph, tuple)
+        and len(graph) == 2
+        and all(isinstance(x, str | numbers.Number) for x in graph)
+    )
 
 
 def needs_dag(method: str, given: str) -> str:
@@ -113,7 +135,9 @@ def needs_dag(method: str, given: str) -> str:
     )
 
 
-def adapt_graph(graph: object, method: str | None = None) -> GraphData:
+def adapt_graph(
+    graph: object, method: str | None = None, *, complete: object = False
+) -> GraphData:
     """Turn any supported graph object into canonical adjacency plus labels.
 
     Asks the registered graph backends (:class:`spdgraph.GraphBackend`: the
@@ -128,6 +152,11 @@ def adapt_graph(graph: object, method: str | None = None) -> GraphData:
         A graph object some registered backend recognises.
     method
         The method the graph is for, named in the refusal of a directed graph.
+    complete
+        Take a dense weighted array (no zero off its diagonal, values other
+        than 1: a covariance matrix, say) as the complete graph it encodes;
+        by default such an array is refused (``GraphError``), since it is
+        rarely meant as a graph.
 
     Returns
     -------
@@ -149,8 +178,11 @@ def adapt_graph(graph: object, method: str | None = None) -> GraphData:
     >>> g.labels, g.adjacency.sum()
     (['a', 'b', 'c'], np.int64(4))
     """
+    if not isinstance(complete, bool | np.bool_):
+        raise InvalidOptionError(f"complete must be True or False, got {written(complete)}.")
     found = recognise(graph)
-    result = found.to_graph()
+    with accepting_complete(bool(complete)):
+        result = found.to_graph()
     if result.directed is not None:
         raise GraphError(_directed_refusal(found, method))
     adjacency = np.asarray(result.adjacency)
@@ -224,7 +256,10 @@ def check_unique_labels(labels: Sequence[Hashable]) -> None:
 
 def label_array(labels: Sequence[Hashable]) -> np.ndarray:
     """Labels as a 1-D coordinate array: int64, str, or object as a last resort."""
-    if all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in labels):
+    if all(
+        isinstance(x, numbers.Integral) and not isinstance(x, bool) and -(2**63) <= x < 2**63
+        for x in labels
+    ):  # beyond 64 bits (2**70): kept exactly as Python ints, in an object array
         return np.asarray(labels, dtype=np.int64)
     if all(isinstance(x, str) for x in labels):
         return np.asarray(labels, dtype=str)

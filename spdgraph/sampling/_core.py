@@ -72,6 +72,7 @@ def sample(
     progress: bool | None = None,
     uncertified: str = "redraw",
     max_redraws: int = 20,
+    complete: bool = False,
     **method_options: Any,
 ) -> xr.DataArray:
     """Sample SPD matrices whose off-diagonal zeros are exactly the non-edges of a graph.
@@ -88,7 +89,8 @@ def sample(
         :func:`spdgraph.graphs.related_graphs`) gives one array with a leading
         ``group`` dimension: group ``k`` is sampled from its own seed stream
         and keeps its graph in the ``adjacency`` coordinate, dims ``("group",
-        "node", "node_2")``.
+        "node", "node_2")``; so a list of ``(u, v)`` pairs is no edge list (it
+        is refused saying so: pass ``networkx.Graph(edges)``).
         A DAG-capable method (``method="dag"``) takes a directed acyclic
         graph instead: a ``networkx.DiGraph``, a directed ``igraph.Graph``,
         ``spdgraph.DAG(path)`` (a graph file read as directed) or
@@ -174,6 +176,11 @@ def sample(
     max_redraws
         The redraws allowed per matrix before the graph is declared
         uncertifiable (a :class:`~spdgraph.errors.GeneratorOutputError`).
+    complete
+        Take a dense weighted array given as ``graph`` (no zero off its
+        diagonal, values other than 1, e.g. ``np.cov(X)``) as the complete
+        graph it encodes. By default such an array is refused with a
+        ``GraphError`` saying to threshold it: it is rarely meant as a graph.
     **method_options
         Options of the chosen method (e.g. ``residual_tolerance`` for
         ``"po"``); unknown names are an error.
@@ -236,6 +243,7 @@ def sample(
         uncertified=uncertified,
         max_redraws=max_redraws,
         method_options=method_options,
+        complete=complete,
     )
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
         from spdgraph.sampling._groups import sample_groups
@@ -252,6 +260,10 @@ def _run(request: SampleRequest) -> xr.DataArray:
 
         return _label(request, sample_lazy(request), request.attrs)
     return _sample_eager(request)
+
+
+#: Largest run of matrices the progress path makes at once (see _blocks_with_progress).
+PROGRESS_RUN_BYTES = 16 * 2**20
 
 
 def _sample_eager(request: SampleRequest) -> xr.DataArray:
@@ -283,33 +295,48 @@ def _redraw_attrs(request: SampleRequest, block: Block) -> dict[str, Any]:
 
 
 def _blocks_with_progress(request: SampleRequest) -> Block:
-    """``generate_block`` over runs of matrices, a progress bar counting them."""
+    """``generate_block`` over runs of matrices, a progress bar counting them.
+
+    The runs are written into the one output stack as they come (never a list
+    of parts concatenated at the end: that held the stack twice, beyond what
+    the memory guard counts); a run is at most 2% of the stack and 16 MiB, so
+    the extra is within the guard's per-call allowance.
+    """
     from spdgraph.sampling._progress import Progress
 
     n, p = request.n, request.graph.adjacency.shape[0]
     factors = request.factors
-    step = max(1, n // 50)
-    parts: list[Block] = []
+    step = max(1, min(n // 50, PROGRESS_RUN_BYTES // (8 * p * p)))
+    values = np.empty((n, p, p), dtype=np.float64)
+    lmins: list[np.ndarray | None] = []
+    lmaxs: list[np.ndarray | None] = []
+    redraws: list[np.ndarray] = []
     what = f"sampling {request.gen.name}, p={p}"
     with Progress(what, total=n, unit="matrix", delay=0.0) as bar:
         for k0 in range(0, max(n, 1), step):
             k1 = min(n, k0 + step)
-            parts.append(
-                generate_block(
-                    request,
-                    rngs=request.rngs(k0, k1),
-                    first=k0,
-                    factors=None if factors is None else factors[k0:k1],
-                )
+            part = generate_block(
+                request,
+                rngs=request.rngs(k0, k1),
+                first=k0,
+                factors=None if factors is None else factors[k0:k1],
             )
+            values[k0:k1] = part.values
+            if part.redraws is not None:
+                redraws.append(part.redraws)
+            lmins.append(part.lmin)
+            lmaxs.append(part.lmax)
+            del part
             bar.update(k1 - k0)
-    values = np.concatenate([part.values for part in parts])
-    redraws = np.concatenate([part.redraws for part in parts if part.redraws is not None])
-    if any(part.lmin is None or part.lmax is None for part in parts):
-        return Block(values, redraws=redraws)
-    lmin = np.concatenate([part.lmin for part in parts if part.lmin is not None])
-    lmax = np.concatenate([part.lmax for part in parts if part.lmax is not None])
-    return Block(values, lmin, lmax, redraws)
+    all_redraws = np.concatenate(redraws)
+    if any(x is None for x in lmins + lmaxs):
+        return Block(values, redraws=all_redraws)
+    return Block(
+        values,
+        np.concatenate([x for x in lmins if x is not None]),
+        np.concatenate([x for x in lmaxs if x is not None]),
+        all_redraws,
+    )
 
 
 def _label(request: SampleRequest, values: Any, attrs: dict[str, Any]) -> xr.DataArray:

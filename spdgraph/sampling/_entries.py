@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, written
+from spdgraph.errors import InvalidOptionError, SpdgraphError, written
 from spdgraph.plugins.types import EntrySampler, standard_normal_entries
 
 __all__ = ["resolve_entries"]
@@ -115,7 +115,22 @@ def _resolve_base_entries(entries: object) -> tuple[EntrySampler, str]:
 
 def _checked(draw: Callable[..., Any], label: str) -> EntrySampler:
     def sampler(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        values = np.asarray(draw(rng, shape), dtype=np.float64)
+        try:
+            raw = draw(rng, shape)
+        except SpdgraphError:
+            raise
+        except Exception as exc:  # the user's callable or distribution: an option's fault
+            raise InvalidOptionError(
+                f"the entries {label} raised {type(exc).__name__}: {exc}; it must return an "
+                "array of real numbers of the shape asked."
+            ) from exc
+        array = np.asarray(raw)
+        if array.dtype.kind not in "biuf":  # strings, complex, objects: never converted silently
+            raise InvalidOptionError(
+                f"the entries {label} returned values of dtype {array.dtype}; it must return "
+                "real numbers (a float array)."
+            )
+        values = array.astype(np.float64, copy=False)
         if values.shape != tuple(shape):
             raise InvalidOptionError(
                 f"the entries {label} returned shape {values.shape} when asked "

@@ -46,7 +46,11 @@ def check_chunks(chunks: object) -> int | None:
     """Validate ``sample``'s ``chunks`` argument (matrices per chunk), eagerly."""
     if chunks is None:
         return None
-    if isinstance(chunks, bool) or not isinstance(chunks, numbers.Integral) or chunks < 1:
+    if (
+        isinstance(chunks, bool)
+        or not isinstance(chunks, numbers.Integral)
+        or not 1 <= int(chunks) <= 2**53
+    ):
         raise InvalidOptionError(
             f"chunks must be None (an in-memory result) or a positive integer (matrices "
             f"per dask chunk), got {written(chunks)}."

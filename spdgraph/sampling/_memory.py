@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.errors import TooLargeError
+from spdgraph.errors import TooLargeError, written
 from spdgraph.plugins.types import GeneratorSpec
 
 __all__ = ["MemoryCheck", "MemoryNeed", "available_memory", "check_memory", "estimate_bytes"]
@@ -206,7 +206,11 @@ class MemoryCheck:
 
     def matrices(self) -> int:
         factor: Any = self.factor
-        if self.size is None and factor is not None and np.ndim(factor) == 3:
+        try:
+            stack = self.size is None and factor is not None and np.ndim(factor) == 3
+        except ValueError:  # a ragged list: the factor check names it
+            stack = False
+        if stack:
             return int(np.shape(factor)[0])  # a stack of explicit factors
         return 1 if self.size is None else self.size
 
@@ -222,6 +226,10 @@ class MemoryCheck:
         )
 
     def check(self, p: int) -> None:
+        if p > 2**53:  # on the integer: 10**400 nodes never reach float arithmetic
+            raise TooLargeError(
+                f"a graph of {written(p)} nodes is beyond any machine's memory; use fewer nodes."
+            )
         n = self.matrices()
         need = self.need(p)
         if need.matrices > 1:

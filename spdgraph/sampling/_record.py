@@ -47,6 +47,7 @@ class SampleCall:
     uncertified: object = "redraw"
     max_redraws: object = 20
     method_options: Mapping[str, Any] = field(default_factory=dict)
+    complete: object = False
 
 
 @dataclass(frozen=True)

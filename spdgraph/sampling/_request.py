@@ -18,7 +18,7 @@ import numpy as np
 
 from spdgraph._kernels.numerics import canonical_kind
 from spdgraph._version import __version__
-from spdgraph.errors import FactorError, InvalidOptionError, written
+from spdgraph.errors import FactorError, InvalidOptionError, TooLargeError, written
 from spdgraph.plugins import find_generator, generators
 from spdgraph.plugins.options import check_options
 from spdgraph.plugins.types import GeneratorSpec, GraphData
@@ -74,7 +74,7 @@ def build_request(graph: object, call: SampleCall) -> SampleRequest:
         refuse_dag(
             graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag)
         )
-        graph_data = adapt_graph(found, gen.name)
+        graph_data = adapt_graph(found, gen.name, complete=call.complete)
     p = graph_data.adjacency.shape[0]
     if counted != p:  # no count (a backend without count_nodes), or a plugin
         memory.check(p)  # adapting a type differently: check right after adapting
@@ -238,7 +238,12 @@ def _check_size(size: object) -> int | None:
             f"got {written(size)}."
         )
     if size < 0:
-        raise InvalidOptionError(f"size must be non-negative, got {size}.")
+        raise InvalidOptionError(f"size must be non-negative, got {written(size)}.")
+    if int(size) > 2**53:  # decided on the integer: 10**400 never reaches float arithmetic
+        raise TooLargeError(
+            f"size = {written(size)} matrices is beyond any machine's memory; use a smaller "
+            "size (the memory guard says how many fit)."
+        )
     return int(size)
 
 
@@ -251,9 +256,12 @@ def _check_normalize(normalize: object) -> bool:
 def _check_factor(factor: object, p: int, size: int | None) -> tuple[np.ndarray, int, bool]:
     """Validate ``factor``; return it as (n, p, p) float64, n and whether a stack."""
     try:
-        f = np.asarray(factor, dtype=np.float64)
+        f = np.asarray(factor)
+        if f.dtype.kind not in "biuf":  # complex parts would be dropped, strings parsed
+            raise TypeError(f"dtype {f.dtype}")
+        f = f.astype(np.float64, copy=False)
     except (TypeError, ValueError) as exc:
-        raise FactorError("factor must be a real numeric array.") from exc
+        raise FactorError(f"factor must be a real numeric array, got {exc}.") from exc
     if f.ndim == 2:
         if size is not None:
             raise FactorError(

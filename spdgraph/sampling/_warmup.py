@@ -14,14 +14,31 @@ from spdgraph.sampling._core import sample
 __all__ = ["warmup"]
 
 
+#: Other parts of the package that add warmup steps, as ``"module:function"``
+#: returning ``(name, step)`` pairs; resolved by name at warmup time, like an
+#: entry point (the validation package imports spdgraph, so it is not imported here).
+STEP_PROVIDERS = ("spdgraph.validation:validation_warmup_steps",)
+
+
+def _provided_steps() -> list[tuple[str, Callable[[], object]]]:
+    import importlib
+
+    steps: list[tuple[str, Callable[[], object]]] = []
+    for provider in STEP_PROVIDERS:
+        module, _, name = provider.partition(":")
+        steps.extend(getattr(importlib.import_module(module), name)())
+    return steps
+
+
 def _steps(portable: bool) -> list[tuple[str, Callable[[], object]]]:
     """Every registered generator's :class:`~spdgraph.WarmupStep` s, in registration order."""
-    return [
+    steps: list[tuple[str, Callable[[], object]]] = [
         (step.label, functools.partial(step.run, sample))
         for gen, _ in generators().values()
         for step in gen.warmup
         if portable or not step.portable
     ]
+    return steps + _provided_steps()  # glasso, lasso, draws and marginals
 
 
 def warmup(*, portable: bool = False, verbose: bool = False) -> dict[str, float]:

@@ -33,9 +33,15 @@ from spdgraph.validation._glasso import (
     graphical_lasso,
     graphical_lasso_path,
 )
-from spdgraph.validation._glasso_select import GlassoSelection, glasso_penalties, select_glasso
+from spdgraph.validation._glasso_select import (
+    CRITERIA,
+    GlassoSelection,
+    glasso_penalties,
+    select_glasso,
+)
 from spdgraph.validation._learners import (
     BUILTIN_LEARNERS,
+    LEARNER_GRAPHS,
     SELECTION_RULES,
     coefficients_to_pcor,
     fit_learners,
@@ -55,9 +61,12 @@ from spdgraph.validation._shrink import (
 )
 from spdgraph.validation._tables import score_table
 from spdgraph.validation._tables import truth_for as truth_for  # for the CLI
+from spdgraph.validation._warmup import validation_warmup_steps
 
 __all__ = [
     "BUILTIN_LEARNERS",
+    "CRITERIA",
+    "LEARNER_GRAPHS",
     "METRICS",
     "SELECTION_RULES",
     "GlassoFit",
@@ -95,4 +104,5 @@ __all__ = [
     "shrink_pcor",
     "shrinkage_intensity",
     "standardize",
+    "validation_warmup_steps",
 ]

@@ -1,4 +1,4 @@
-"""Choosing the graphical lasso penalty: K-fold held-out likelihood or EBIC.
+"""Choosing the graphical lasso penalty: K-fold held-out likelihood, EBIC or StARS.
 
 The penalty grid is log-spaced from ``max_{i != j} |S_ij|`` (where the
 solution is diagonal) down to ``eps`` times that (``eps`` 0.01 when
@@ -7,7 +7,9 @@ fits the path on each fold's training part (its own covariance, centred by
 the training means) and scores the held-out Gaussian log-likelihood
 ``log det(Theta) - tr(S_test Theta)``; EBIC (Foygel and Drton 2010) is
 ``-n (log det(Theta) - tr(S Theta)) + |E| log n + 4 gamma |E| log p`` on the
-full-data path. The fold paths are solved to a looser certificate
+full-data path; StARS (Liu, Roeder and Wasserman 2010, see
+:mod:`spdgraph.validation._stars`) picks the smallest penalty whose edges are
+stable over subsamples. The fold paths are solved to a looser certificate
 (``cv_kkt_tol``, default 1e-4 relative): the held-out likelihood is smooth at
 the optimum, so this moves it by far less than its fold-to-fold spread; the
 returned fit at the chosen penalty is certified to ``kkt_tol``.
@@ -23,8 +25,14 @@ import numpy as np
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.validation._glasso import KKT_TOL, GlassoFit, _check_covariance, _Solver
 from spdgraph.validation._lasso import kfold
+from spdgraph.validation._stars import stars_instability
 
-__all__ = ["GlassoSelection", "glasso_penalties", "select_glasso"]
+__all__ = ["CRITERIA", "GlassoSelection", "glasso_penalties", "select_glasso"]
+
+#: Penalty selection criteria of :func:`select_glasso`.
+CRITERIA = ("cv", "ebic", "stars")
+#: The learner ``"glasso"``'s default criterion (chosen by the table in docs/validation.md).
+GLASSO_CRITERION = "stars"
 
 
 @dataclass(frozen=True)
@@ -39,9 +47,10 @@ class GlassoSelection:
         The penalty grid, decreasing.
     scores
         Per penalty: mean held-out log-likelihood (``"cv"``, higher is better)
-        or EBIC (``"ebic"``, lower is better).
+        or EBIC (``"ebic"``, lower is better) or the monotone instability
+        (``"stars"``, ``inf`` past the point where the path stopped).
     criterion
-        ``"cv"`` or ``"ebic"``.
+        ``"cv"``, ``"ebic"`` or ``"stars"``.
     """
 
     fit: GlassoFit
@@ -113,12 +122,14 @@ def select_glasso(
     n_rhos: int = 30,
     eps: float | None = None,
     gamma: float = 0.5,
+    stars_rep: int = 20,
+    stars_beta: float = 0.05,
     penalize_diagonal: bool = True,
     kkt_tol: float = KKT_TOL,
     cv_kkt_tol: float = 1e-4,
     max_iter: int = 500,
 ) -> GlassoSelection:
-    """Graphical lasso of ``(n, p)`` data with the penalty chosen by K-fold CV or EBIC.
+    """Graphical lasso of ``(n, p)`` data with the penalty chosen by K-fold CV, EBIC or StARS.
 
     Parameters
     ----------
@@ -127,13 +138,19 @@ def select_glasso(
         correlation-scale penalty, as the learner ``"glasso"`` does).
     criterion
         ``"cv"``: mean held-out Gaussian log-likelihood over the folds;
-        ``"ebic"``: extended BIC with ``gamma`` on the full-data path.
+        ``"ebic"``: extended BIC with ``gamma`` on the full-data path;
+        ``"stars"``: the smallest penalty whose subsampling instability
+        stays at most ``stars_beta`` over ``stars_rep`` subsamples (R
+        ``huge.select``'s ``"stars"``).
     folds, cv, seed
-        Test-index arrays of the folds, or ``cv`` random folds seeded by ``seed``.
+        Test-index arrays of the folds, or ``cv`` random folds seeded by
+        ``seed`` (``seed`` also draws the StARS subsamples).
     rhos, n_rhos, eps
         The penalty grid, or its size and depth (:func:`glasso_penalties`).
     gamma
         EBIC's extra penalty (0 is BIC).
+    stars_rep, stars_beta
+        StARS's number of subsamples and instability threshold.
     penalize_diagonal, kkt_tol, max_iter
         As in :func:`graphical_lasso`.
     cv_kkt_tol
@@ -154,9 +171,14 @@ def select_glasso(
     >>> sel = select_glasso(x, seed=0, n_rhos=10)
     >>> sel.rho in sel.rhos, sel.fit.kkt <= 1e-8 * sel.rho
     (True, True)
+    >>> stable = select_glasso(x, criterion="stars", seed=0, n_rhos=10)
+    >>> bool(stable.scores[list(stable.rhos).index(stable.rho)] <= 0.1)
+    True
     """
-    if criterion not in ("cv", "ebic"):
-        raise InvalidOptionError(f"criterion must be 'cv' or 'ebic', got {written(criterion)}.")
+    if criterion not in CRITERIA:
+        raise InvalidOptionError(
+            f"criterion must be one of {list(CRITERIA)}, got {written(criterion)}."
+        )
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] < 2:
         raise InvalidOptionError(f"x must be (n, p) data with n >= 2, got shape {x.shape}.")
@@ -165,9 +187,18 @@ def select_glasso(
     s = _check_covariance(xc.T @ xc / n)
     grid = glasso_penalties(s, n, n_rhos, eps) if rhos is None else np.sort(np.asarray(rhos))[::-1]
     full = _Solver(s, bool(penalize_diagonal), max_iter, 2)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    if criterion == "stars":
+        grid, scores, best = stars_instability(
+            x, grid, own_top=rhos is None, rep=stars_rep, beta=stars_beta, rng=rng,
+            penalize_diagonal=bool(penalize_diagonal), kkt_tol=cv_kkt_tol, max_iter=max_iter,
+        )  # fmt: skip
+        for rho in grid[:best]:
+            full.solve(float(rho), cv_kkt_tol)
+        fit = full.solve(float(grid[best]), kkt_tol)
+        return GlassoSelection(fit=fit, rhos=grid, scores=scores, criterion="stars")
     if criterion == "cv":
         if folds is None:
-            rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
             folds = kfold(n, cv, rng)
         scores = _cv_scores(x, grid, folds, bool(penalize_diagonal), cv_kkt_tol, max_iter)
         best = int(np.argmax(scores))

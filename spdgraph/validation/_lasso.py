@@ -12,9 +12,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.errors import InvalidOptionError, MissingDependencyError, NumericalError
 
-__all__ = ["kfold", "lasso_path"]
+__all__ = ["kfold", "lasso_path", "require_sklearn"]
+
+
+def require_sklearn(what: str) -> None:
+    """Refuse ``what`` (a MissingDependencyError naming the extra) without scikit-learn."""
+    import importlib.util
+
+    if importlib.util.find_spec("sklearn") is None:
+        raise MissingDependencyError(
+            f'{what} needs scikit-learn; install it with pip install "spdgraph[validation]".'
+        )
 
 
 def kfold(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -22,6 +32,7 @@ def kfold(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
 
     Uses :class:`sklearn.model_selection.KFold` with shuffling, seeded from ``rng``.
     """
+    require_sklearn("cross-validation (the built-in learners)")
     from sklearn.model_selection import KFold
 
     if n < k:
@@ -71,6 +82,7 @@ def lasso_path(gram: np.ndarray, cross: np.ndarray, n: int, alphas: np.ndarray) 
     >>> coefs[:, 0], (coefs[:, 1] != 0).tolist()
     (array([0., 0., 0.]), [True, False, True])
     """
+    require_sklearn("the lasso path")
     from sklearn.linear_model import lars_path_gram
 
     alphas = np.asarray(alphas, dtype=float)

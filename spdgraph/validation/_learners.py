@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
+from spdgraph.validation._glasso_select import CRITERIA, GLASSO_CRITERION
 from spdgraph.validation._lasso import (
     _adaptive_cv,
     _lasso_cv_path,
@@ -23,11 +24,13 @@ from spdgraph.validation._lasso import (
     _Moments,
     kfold,
     lasso_path,
+    require_sklearn,
 )
 from spdgraph.validation._shrink import precision_to_pcor, shrink_pcor, standardize
 
 __all__ = [
     "BUILTIN_LEARNERS",
+    "LEARNER_GRAPHS",
     "SELECTION_RULES",
     "coefficients_to_pcor",
     "fit_learners",
@@ -45,6 +48,10 @@ SELECTION_RULES: dict[str, str] = {
     "glasso": "nonzero",
 }
 BUILTIN_LEARNERS: tuple[str, ...] = tuple(SELECTION_RULES)
+#: Which graph each built-in learner estimates: the zeros of the precision
+#: (concentration graph) or of the covariance. A custom learner declares its
+#: own with a ``graph_of`` attribute or ``score(..., graph_of=...)``.
+LEARNER_GRAPHS: dict[str, str] = dict.fromkeys(SELECTION_RULES, "precision")
 
 
 def coefficients_to_pcor(b: np.ndarray) -> np.ndarray:
@@ -97,6 +104,7 @@ def pls_coefficients(z: np.ndarray, y: np.ndarray, max_components: int) -> np.nd
     ``x_rotations_[:, :k] @ y_loadings_[:, :k].T`` (tested against separate
     fits in the test suite).
     """
+    require_sklearn("the pls learner")
     from sklearn.cross_decomposition import PLSRegression
 
     pls = PLSRegression(n_components=max_components, scale=False)
@@ -123,16 +131,23 @@ def _pls_cv(z, y, folds, trains, max_components=15):
     return pls_coefficients(z - z.mean(axis=0), y - y.mean(), best + 1)[:, best]
 
 
-def _glasso_pcor(xs: np.ndarray, folds: Sequence[np.ndarray]) -> np.ndarray:
-    """spdgraph's certified graphical lasso, penalty by 5-fold held-out likelihood.
+def _glasso_pcor(
+    xs: np.ndarray,
+    folds: Sequence[np.ndarray],
+    rng: np.random.Generator,
+    criterion: str,
+    gamma: float,
+) -> np.ndarray:
+    """spdgraph's certified graphical lasso, penalty chosen by ``criterion``.
 
     30 penalties from ``max |S_ij|`` down to 0.01 of it (0.1 when ``n <= p``),
-    the diagonal penalized (R ``glasso``'s default); see
+    the diagonal penalized (R ``glasso``'s default); ``"cv"`` uses the
+    learners' folds, ``"stars"`` draws its subsamples from ``rng``; see
     :func:`spdgraph.validation.select_glasso`.
     """
     from spdgraph.validation._glasso_select import select_glasso
 
-    prec = select_glasso(xs, folds=folds).fit.precision
+    prec = select_glasso(xs, criterion=criterion, folds=folds, seed=rng, gamma=gamma).fit.precision
     pc = precision_to_pcor(prec)
     pc[prec == 0] = 0.0  # exact zeros of the precision stay exact zeros
     np.fill_diagonal(pc, 1.0)
@@ -148,6 +163,8 @@ def fit_learners(
     n_jobs: int = 1,
     on_fit: Callable[[str, float], None] | None = None,
     blas_threads: int | None = 1,
+    criterion: str = GLASSO_CRITERION,
+    gamma: float = 0.5,
 ) -> dict[str, np.ndarray]:
     """Fit built-in learners on ``(n, p)`` data; return their partial-correlation matrices.
 
@@ -174,6 +191,10 @@ def fit_learners(
         dependency); the node-wise fits are many small problems where extra
         threads only add contention (measured 25x slower ridge with 2 threads
         on a busy 2-core machine). ``None`` leaves the BLAS setting alone.
+    criterion, gamma
+        How ``"glasso"`` chooses its penalty: ``"stars"``, ``"ebic"`` (with
+        ``gamma``) or ``"cv"`` (:func:`~spdgraph.validation.select_glasso`);
+        the default was chosen by the table in docs/validation.md.
 
     Returns
     -------
@@ -198,10 +219,12 @@ def fit_learners(
 
         ctx = threadpool_limits(limits=blas_threads)
     with ctx:
-        return _fit_learners(x, learners, seed=seed, cv=cv, n_jobs=n_jobs, on_fit=on_fit)
+        return _fit_learners(
+            x, learners, seed=seed, cv=cv, on_fit=on_fit, criterion=criterion, gamma=gamma
+        )
 
 
-def _fit_learners(x, learners, *, seed, cv, n_jobs, on_fit):
+def _fit_learners(x, learners, *, seed, cv, on_fit, criterion, gamma):
     import time
 
     unknown = [name for name in learners if name not in SELECTION_RULES]
@@ -212,6 +235,10 @@ def _fit_learners(x, learners, *, seed, cv, n_jobs, on_fit):
         )
     if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
         raise InvalidOptionError(f"cv must be an integer >= 2, got {written(cv)}.")
+    if criterion not in CRITERIA:
+        raise InvalidOptionError(
+            f"criterion must be one of {list(CRITERIA)}, got {written(criterion)}."
+        )
     xs = standardize(x)
     n, p = xs.shape
     if p < 2:
@@ -275,6 +302,6 @@ def _fit_learners(x, learners, *, seed, cv, n_jobs, on_fit):
         done("shrink", t0)
     if "glasso" in wanted:
         t0 = time.perf_counter()
-        out["glasso"] = _glasso_pcor(xs, folds)
+        out["glasso"] = _glasso_pcor(xs, folds, rng, criterion, gamma)
         done("glasso", t0)
     return {name: out[name] for name in wanted}

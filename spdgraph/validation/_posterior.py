@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError
+from spdgraph.validation._kind import truth_graph_of
 
 __all__ = ["PosteriorScores", "posterior_scores"]
 
@@ -159,10 +160,10 @@ def _truth_precision(truth: Any) -> tuple[np.ndarray, list[Any]]:
         )
     if not np.all(np.isfinite(values)):
         raise InvalidOptionError("truth has non-finite entries; pass a valid precision matrix.")
-    attrs = getattr(truth, "attrs", {}) or {}
-    if attrs.get("kind") == "covariance":
+    if truth_graph_of(truth) == "covariance":
+        kind = (getattr(truth, "attrs", {}) or {}).get("kind")
         raise InvalidOptionError(
-            "truth is a covariance matrix (its zeros are a covariance graph); a GGM's "
+            f"truth is a {kind} matrix (its zeros are a covariance graph); a GGM's "
             "posterior is scored against the precision matrix: sample the truth with "
             "kind='precision'."
         )

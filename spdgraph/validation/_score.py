@@ -11,14 +11,16 @@ import numpy as np
 import spdgraph
 from spdgraph.errors import InvalidOptionError
 from spdgraph.validation._curves import confusion, edge_metrics
-from spdgraph.validation._learners import SELECTION_RULES, fit_learners
+from spdgraph.validation._glasso_select import GLASSO_CRITERION
+from spdgraph.validation._kind import check_graph_of, refuse_matrix_data, truth_graph_of
+from spdgraph.validation._learners import LEARNER_GRAPHS, SELECTION_RULES, fit_learners
 from spdgraph.validation._lfdr import local_fdr
 from spdgraph.validation._shrink import precision_to_pcor
 
 __all__ = ["Score", "score", "select_edges"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Score:
     """Result of :func:`score`.
 
@@ -40,6 +42,9 @@ class Score:
         Boolean ``(p, p)`` symmetric matrix of the selected edges.
     learner
         Name of the learner.
+    graph_of
+        The graph the learner estimates and the truth's zeros are:
+        ``"precision"`` (concentration graph) or ``"covariance"``.
     """
 
     tpr: float
@@ -49,6 +54,15 @@ class Score:
     true_positives: int
     selected: np.ndarray
     learner: str
+    graph_of: str = "precision"
+
+    def __repr__(self) -> str:
+        p = self.selected.shape[0]
+        return (
+            f"Score(learner={self.learner!r}, graph_of={self.graph_of!r}, tpr={self.tpr:.3g}, "
+            f"tdr={self.tdr:.3g}, n_selected={self.n_selected}, n_true={self.n_true}, "
+            f"true_positives={self.true_positives}, selected=<{p} x {p} bool>)"
+        )
 
     def metrics(self) -> dict[str, float]:
         """TPR, FPR, TDR, F1, MCC and SHD (:func:`~spdgraph.validation.edge_metrics`)."""
@@ -64,6 +78,7 @@ class Score:
         """The scalar fields and :meth:`metrics` as a dict."""
         return {
             "learner": self.learner,
+            "graph_of": self.graph_of,
             "n_selected": self.n_selected,
             "n_true": self.n_true,
             "true_positives": self.true_positives,
@@ -177,6 +192,9 @@ def score(
     rule: str | None = None,
     cutoff: float = 0.2,
     cv: int = 5,
+    criterion: str | None = None,
+    gamma: float = 0.5,
+    graph_of: str | None = None,
 ) -> Score:
     """Learn a graph from data and score it against the true graph.
 
@@ -203,6 +221,17 @@ def score(
         lfdr threshold.
     cv
         Number of cross-validation folds of built-in learners.
+    criterion, gamma
+        How ``"glasso"`` chooses its penalty: ``"stars"`` (the default, chosen
+        by the table in docs/validation.md), ``"ebic"`` with ``gamma`` or
+        ``"cv"`` (:func:`~spdgraph.validation.select_glasso`).
+    graph_of
+        The graph the learner estimates: ``"precision"`` (built-in learners,
+        and the default for custom ones) or ``"covariance"``; a custom
+        learner may also say so with a ``graph_of`` attribute. It must match
+        the truth's kind when the truth or the data carry one (a matrix's
+        ``attrs["kind"]``, data's ``attrs["source_kind"]``), else
+        :class:`~spdgraph.InvalidOptionError`.
 
     Returns
     -------
@@ -223,7 +252,20 @@ def score(
     (True, True)
     >>> score(x, g, lambda x: np.eye(8)).tdr      # nothing selected: TDR missing
     nan
+    >>> cov = spdgraph.sample(g, "po", seed=1)    # kind="covariance": not glasso's graph
+    >>> score(cov.spd.draw(200, seed=2), cov, "glasso")
+    Traceback (most recent call last):
+    ...
+    spdgraph.errors.InvalidOptionError: learner 'glasso' estimates the precision ...
     """
+    refuse_matrix_data(data)
+    name, learner_graph = _learner_graph(learner, graph_of)
+    check_graph_of(learner_graph, truth_graph_of(graph, data), f"learner {name!r}")
+    if criterion is not None and learner != "glasso":
+        raise InvalidOptionError(
+            f"criterion chooses the graphical lasso's penalty; learner {name!r} has none "
+            "(drop criterion, or use learner='glasso')."
+        )
     graph_data = spdgraph.adapt_graph(graph)
     labels = list(graph_data.labels)
     truth = graph_data.adjacency
@@ -235,26 +277,43 @@ def score(
             "the graph's nodes in order."
         )
     if isinstance(learner, str):
-        if learner not in SELECTION_RULES:
-            raise InvalidOptionError(
-                f"unknown learner {learner!r}; built-in learners are {sorted(SELECTION_RULES)}."
-            )
-        estimate = fit_learners(x, [learner], seed=seed, cv=cv)[learner]
-        name = learner
+        estimate = fit_learners(
+            x, [learner], seed=seed, cv=cv, criterion=criterion or GLASSO_CRITERION, gamma=gamma
+        )[learner]
         rule = SELECTION_RULES[learner] if rule is None else rule
     else:
         estimate = _custom_estimate(learner, x)
-        name = getattr(learner, "__name__", type(learner).__name__)
         rule = "nonzero" if rule is None else rule
     if estimate.shape != (p, p):
         raise InvalidOptionError(
             f"the learner returned shape {estimate.shape}; expected {(p, p)}."
         )
     selected = select_edges(estimate, rule, cutoff)
-    return score_selection(selected, truth, name)
+    return score_selection(selected, truth, name, learner_graph)
 
 
-def score_selection(selected: np.ndarray, truth: np.ndarray, learner: str = "") -> Score:
+def _learner_graph(learner: object, graph_of: str | None) -> tuple[str, str]:
+    """The learner's name and the graph it estimates (declared, or given by ``graph_of``)."""
+    if isinstance(learner, str):
+        if learner not in SELECTION_RULES:
+            raise InvalidOptionError(
+                f"unknown learner {learner!r}; built-in learners are {sorted(SELECTION_RULES)}."
+            )
+        own = LEARNER_GRAPHS[learner]
+        if graph_of is not None and graph_of != own:
+            raise InvalidOptionError(
+                f"learner {learner!r} estimates the {own} graph; graph_of={graph_of!r} does "
+                "not apply to it (pass a covariance-graph learner, or drop graph_of)."
+            )
+        return learner, own
+    name = getattr(learner, "__name__", type(learner).__name__)
+    declared = getattr(learner, "graph_of", None)
+    return name, str(graph_of or declared or "precision")
+
+
+def score_selection(
+    selected: np.ndarray, truth: np.ndarray, learner: str = "", graph_of: str = "precision"
+) -> Score:
     """TPR, TDR and counts of a symmetric boolean selection against a true adjacency
     (:func:`~spdgraph.validation.confusion` and :func:`~spdgraph.validation.edge_metrics`)."""
     tp, fp, fn, _ = counts = confusion(selected, truth)
@@ -267,4 +326,5 @@ def score_selection(selected: np.ndarray, truth: np.ndarray, learner: str = "") 
         true_positives=tp,
         selected=selected,
         learner=learner,
+        graph_of=graph_of,
     )

@@ -9,6 +9,7 @@ import numpy as np
 
 from spdgraph.errors import InvalidOptionError
 from spdgraph.validation._curves import METRICS, _truth, confusion, edge_metrics
+from spdgraph.validation._kind import check_graph_of, truth_graph_of
 
 __all__ = ["estimated_graph", "graph_scorer"]
 
@@ -31,7 +32,9 @@ def estimated_graph(estimator: Any) -> np.ndarray:
     )
 
 
-def graph_scorer(graph: object, metric: str = "mcc") -> Callable[..., float]:
+def graph_scorer(
+    graph: object, metric: str = "mcc", *, graph_of: str = "precision"
+) -> Callable[..., float]:
     """A scikit-learn scorer ``scorer(estimator, X, y=None)`` against a known graph.
 
     Use it as ``scoring=`` of :class:`~sklearn.model_selection.GridSearchCV`
@@ -47,6 +50,12 @@ def graph_scorer(graph: object, metric: str = "mcc") -> Callable[..., float]:
     metric
         One of ``"tpr"``, ``"tdr"``, ``"f1"``, ``"mcc"``, ``"shd"``, ``"fpr"``
         (``fpr`` negated too).
+    graph_of
+        The graph the tuned estimator estimates: ``"precision"`` (a graphical
+        lasso's ``precision_``, the default) or ``"covariance"``. A truth
+        that carries its kind (a matrix :func:`spdgraph.sample` returned)
+        must match, else :class:`~spdgraph.InvalidOptionError` (sample it
+        with ``kind="precision"`` for precision-graph estimators).
 
     Examples
     --------
@@ -63,6 +72,7 @@ def graph_scorer(graph: object, metric: str = "mcc") -> Callable[..., float]:
     """
     if metric not in METRICS:
         raise InvalidOptionError(f"metric must be one of {list(METRICS)}, got {metric!r}.")
+    check_graph_of(graph_of, truth_graph_of(graph), "the estimator graph_scorer scores")
     truth = _truth(graph)
     sign = -1.0 if metric in ("shd", "fpr") else 1.0
 

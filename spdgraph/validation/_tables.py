@@ -32,6 +32,9 @@ def score_table(
     truth: object,
     learners: str | Sequence[Any] = "lasso",
     seed: int | None = None,
+    *,
+    criterion: str | None = None,
+    gamma: float = 0.5,
     **options: Any,
 ) -> Any:
     """Score learners on every data set of a stack, per group, as one tidy table.
@@ -51,6 +54,9 @@ def score_table(
         takes them (built-in names, callables, estimators).
     seed
         Seeds the built-in learners' cross-validation folds.
+    criterion, gamma
+        How ``"glasso"`` chooses its penalty (passed to the glasso learner
+        only; see :func:`~spdgraph.validation.score`).
     **options
         Passed to :func:`~spdgraph.validation.score` (``rule``, ``cutoff``, ``cv``).
 
@@ -94,7 +100,12 @@ def score_table(
         x = data.isel(where)
         graph = truth_for(truth, where.get("group"))
         for learner in learner_list:
-            result = score(x, graph, learner, seed, **options)
+            if isinstance(learner, str) and learner == "glasso":
+                result = score(
+                    x, graph, learner, seed, criterion=criterion, gamma=gamma, **options
+                )
+            else:
+                result = score(x, graph, learner, seed, **options)
             row: dict[str, Any] = {}
             for dim, k in where.items():
                 row[dim] = data[dim].values[k].item() if dim in data.coords else k

@@ -53,8 +53,8 @@ def test_stacks_groups_and_one_sample():
     groups = spdgraph.sample([G, nx.path_graph(list(G))], seed=1, size=2)
     fig = groups.spd.plot()
     assert [ax.get_title() for ax in fig.axes[:2]] == [
-        "partial correlation · group 0",
-        "partial correlation · group 1",
+        "covariance · group 0",
+        "covariance · group 1",
     ]
     _, ax = plt.subplots()
     assert spdgraph.sample(G, seed=1).spd.plot(ax=ax) is ax.figure
@@ -65,7 +65,7 @@ def test_stacks_groups_and_one_sample():
 
 
 def test_plot_graph_draws_every_edge_by_its_partial_correlation():
-    da = spdgraph.sample(G, seed=2)
+    da = spdgraph.sample(G, seed=2, kind="precision")
     fig = da.spd.plot_graph(seed=0)
     ax = fig.axes[0]
     edges = ax.collections[-1]  # the edge collection is drawn last
@@ -74,7 +74,60 @@ def test_plot_graph_draws_every_edge_by_its_partial_correlation():
     pcor = da.spd.partial_correlation().values
     strengths = [abs(pcor[list(G).index(u), list(G).index(v)]) for u, v in da.spd.graph().edges]
     assert np.argmax(widths) == np.argmax(strengths) and np.argmin(widths) == np.argmin(strengths)
-    assert ax.get_title() == "partial correlations on the 5 edges"
+    assert ax.get_title() == "partial correlations on the 5 edges (precision graph)"
+
+
+def test_plot_graph_of_a_covariance_draws_edges_by_the_covariance_entries():
+    da = spdgraph.sample(G, seed=2)  # kind="covariance": its zeros are the graph
+    fig = da.spd.plot_graph(seed=0)
+    ax = fig.axes[0]
+    edges = ax.collections[-1]
+    corr = da.spd.correlation().values
+    index = {node: k for k, node in enumerate(G)}
+    wanted = np.array([corr[index[u], index[v]] for u, v in da.spd.graph().edges])
+    widths = np.asarray(edges.get_linewidths())
+    np.testing.assert_allclose(widths, 0.5 + 4.5 * np.abs(wanted) / np.abs(wanted).max())
+    cmap = plt.get_cmap("RdBu_r")
+    top = np.abs(wanted).max()
+    np.testing.assert_allclose(edges.get_colors(), cmap((wanted + top) / (2 * top)))
+    assert ax.get_title() == "correlations on the 5 edges (covariance graph)"
+
+
+def _non_edges(graph):
+    adjacency = nx.to_numpy_array(graph, nodelist=list(graph), dtype=bool)
+    return ~adjacency & ~np.eye(len(graph), dtype=bool)
+
+
+def test_default_heatmap_shows_the_matrix_whose_zeros_are_the_graph():
+    # the measured case: a covariance's partial correlations drew 292 of 330
+    # non-edges of a 20-node graph non-zero ("PO gives no zeros")
+    g = spdgraph.graphs.erdos_renyi(20, 0.15, seed=4)
+    cov = spdgraph.sample(g, seed=3)
+    heatmap = cov.spd.plot().axes[0]
+    shown = np.asarray(heatmap.images[0].get_array())
+    np.testing.assert_array_equal(shown, cov.values)
+    assert np.all(shown[_non_edges(g)] == 0) and heatmap.get_title() == "covariance"
+    dense = np.asarray(cov.spd.plot(view="pcor").axes[0].images[0].get_array())
+    assert np.count_nonzero(dense[_non_edges(g)]) > 0  # why the default changed
+    prec = spdgraph.sample(g, seed=3, kind="precision")
+    heatmap = prec.spd.plot().axes[0]
+    shown = np.asarray(heatmap.images[0].get_array())
+    np.testing.assert_array_equal(shown, prec.spd.partial_correlation().values)
+    assert np.all(shown[_non_edges(g)] == 0) and heatmap.get_title() == "partial correlation"
+    corr = cov.spd.correlation()
+    shown = np.asarray(corr.spd.plot().axes[0].images[0].get_array())
+    assert np.all(shown[_non_edges(g)] == 0)
+
+
+def test_demo_picture_shows_the_zeros():
+    from spdgraph.cli._basic import _demo_figure
+
+    g = spdgraph.graphs.erdos_renyi(12, 0.25, seed=1)
+    po = spdgraph.sample(g, "po", seed=1, normalize=False, entries="uniform")
+    fig = _demo_figure([("po", po)])
+    shown = np.asarray(fig.axes[0].images[0].get_array())
+    assert np.all(shown[_non_edges(g)] == 0)
+    assert fig.axes[0].get_title() == "po: covariance (white: exact zeros, the non-edges)"
 
 
 def test_cli_info_and_demo_save_pictures(tmp_path, capsys):

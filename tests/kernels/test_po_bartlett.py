@@ -192,7 +192,15 @@ def test_small_batch_fallback_rebuilds_the_drawn_coordinates(monkeypatch):
                 out[1] = np.nan
                 residuals[1] = np.inf
 
+    real_group = _po_small.group_first
+
+    def flag_the_middle_of_a_group(adjacency, ptr, idx, lmats, out, limit, residuals):
+        real_group(adjacency, ptr, idx, lmats, out, limit, residuals)
+        out[1] = np.nan
+        residuals[1] = np.inf
+
     monkeypatch.setattr(_po_small, "small_group", flag_the_middle)
+    monkeypatch.setattr(_po_small, "group_first", flag_the_middle_of_a_group)
     redone = batch()
     np.testing.assert_array_equal(redone[[0, 2]], clean[[0, 2]])
     scale = np.sqrt(np.diag(clean[1]))

@@ -9,6 +9,7 @@ import platform
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -159,10 +160,25 @@ _HASH_SCRIPT = textwrap.dedent(
     """
 )
 
+
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags (Linux); empty where /proc/cpuinfo cannot be read."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return set()
+    line = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
+    return set(line.partition(":")[2].split())
+
+
+_FLAGS = _cpu_flags()
+#: OpenBLAS kernels this CPU can run: SkylakeX's AVX-512 kernels die with an illegal
+#: instruction on a CPU without AVX-512 (e.g. an AMD EPYC before Zen 4), so that machine
+#: is emulated only where the CPU has the instructions (or the flags cannot be read).
 _MACHINES = [
     {},  # this machine as it is
     {"OPENBLAS_CORETYPE": "Haswell", "NUMBA_CPU_NAME": "generic"},
-    {"OPENBLAS_CORETYPE": "SkylakeX"},
+    *([{"OPENBLAS_CORETYPE": "SkylakeX"}] if not _FLAGS or "avx512f" in _FLAGS else []),
     {"OPENBLAS_CORETYPE": "Sandybridge", "NUMBA_CPU_NAME": "generic"},
 ]
 

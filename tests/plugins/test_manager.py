@@ -136,9 +136,9 @@ def test_batch_function_wrong_shape(register):
 def test_autoload_env_var(monkeypatch):
     calls = []
     monkeypatch.setattr(
-        spdgraph.plugins._manager.pluggy.PluginManager,
-        "load_setuptools_entrypoints",
-        lambda self, group: calls.append(group),
+        spdgraph.plugins._manager,
+        "load_entry_points",
+        lambda pm, group="spdgraph": calls.append(group),
     )
     monkeypatch.setenv(plugins.AUTOLOAD_ENV, "1")
     spdgraph.reset_plugin_manager()

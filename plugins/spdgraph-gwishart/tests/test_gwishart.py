@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.stats
-from spdgraph_gwishart import gwishart, wishart_bartlett
+from spdgraph_gwishart import GWishartLenkoskiWarning, gwishart, wishart_bartlett
 
 import spdgraph
 
@@ -107,7 +107,10 @@ def test_exact_zeros_symmetry_pd_and_reproducible():
 def test_kernel_matches_slow_reference():
     for p, d in [(6, 0.4), (12, 0.3), (20, 0.15)]:
         adjacency = nx.to_numpy_array(nx.gnp_random_graph(p, d, seed=p), dtype=bool)
-        k = gwishart(adjacency, rng=np.random.default_rng(p), entries=None, b=4.0)
+        with pytest.warns(GWishartLenkoskiWarning):
+            k = gwishart(
+                adjacency, rng=np.random.default_rng(p), entries=None, b=4.0, algorithm="lenkoski"
+            )
         k0 = wishart_bartlett(np.random.default_rng(p), 4.0, np.eye(p))
         ref = lenkoski_reference(adjacency, np.linalg.inv(k0))
         scale = np.sqrt(np.outer(np.diag(ref), np.diag(ref)))
@@ -117,7 +120,10 @@ def test_kernel_matches_slow_reference():
 def test_complete_graph_is_the_bartlett_draw():
     adjacency = ~np.eye(4, dtype=bool)
     d = np.array([[2.0, 0.5, 0, 0], [0.5, 1.0, 0, 0], [0, 0, 1.0, 0.2], [0, 0, 0.2, 3.0]])
-    k = gwishart(adjacency, rng=np.random.default_rng(5), entries=None, b=3.5, D=d)
+    with pytest.warns(GWishartLenkoskiWarning):
+        k = gwishart(
+            adjacency, rng=np.random.default_rng(5), entries=None, b=3.5, D=d, algorithm="lenkoski"
+        )
     np.testing.assert_array_equal(k, wishart_bartlett(np.random.default_rng(5), 3.5, d))
 
 
@@ -150,18 +156,16 @@ def test_empty_graph_diagonal_is_gamma():
         assert scipy.stats.kstest(k[:, j, j], law.cdf).pvalue > 1e-3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limitation of Lenkoski's (2013) sampler, as in BDgraph: without edges it "
-    "returns 1 / diag(Sigma) of one inverse-Wishart draw, whose entries are correlated, "
-    "while under W_G(b, D) they are independent (see Tjelmeland & Kvaløy 2025, "
-    "arXiv:2505.24400). Marginals are right (test above); the joint law is not.",
-)
-def test_empty_graph_diagonal_entries_independent():
-    k = _draws(np.zeros((4, 4), dtype=bool), 2000, seed=3)
+@pytest.mark.filterwarnings("ignore::spdgraph_gwishart.GWishartLenkoskiWarning")
+@pytest.mark.parametrize(("algorithm", "independent"), [("auto", True), ("lenkoski", False)])
+def test_empty_graph_diagonal_entries_independent(algorithm, independent):
+    """Under W_G the diagonal of an edgeless graph is independent. Lenkoski's sampler (as
+    BDgraph) returns 1 / diag(Sigma) of one inverse-Wishart draw, whose entries are
+    correlated (Tjelmeland & Kvaloy 2025, arXiv:2505.24400): the negative control."""
+    k = _draws(np.zeros((4, 4), dtype=bool), 2000, seed=3, algorithm=algorithm)
     corr = np.corrcoef(np.log(k[:, np.arange(4), np.arange(4)]).T)
     # independent entries: sample correlations within 4.5 / sqrt(n) of 0
-    assert np.abs(corr[np.triu_indices(4, 1)]).max() < 4.5 / np.sqrt(2000)
+    assert (np.abs(corr[np.triu_indices(4, 1)]).max() < 4.5 / np.sqrt(2000)) == independent
 
 
 def test_decomposable_graph_matches_independent_sampler():
@@ -234,15 +238,18 @@ def test_scalar_d_is_scaled_identity():
 
 def test_not_converged_is_a_clear_error():
     adjacency = nx.to_numpy_array(nx.cycle_graph(8), dtype=bool)
-    with pytest.raises(spdgraph.NumericalError, match="did not converge in max_iter=1"):
-        spdgraph.sample(adjacency, "gwishart", seed=0, max_iter=1)
+    with (
+        pytest.raises(spdgraph.NumericalError, match="did not converge in max_iter=1"),
+        pytest.warns(GWishartLenkoskiWarning),
+    ):
+        spdgraph.sample(adjacency, "gwishart", seed=0, max_iter=1, algorithm="lenkoski")
 
 
 @pytest.mark.parametrize(
     ("options", "match"),
     [
-        ({"b": 2.0}, "option b \\(degrees of freedom\\) .* must be a number > 2; got 2.0"),
-        ({"b": "3"}, "must be a number > 2; got '3' \\(it has the wrong type\\)"),
+        ({"b": 2.0}, "option b .* must be a number > 2 and <= 1e\\+12; got 2.0"),
+        ({"b": "3"}, "must be a number > 2 and <= 1e\\+12; got '3' \\(it has the wrong type\\)"),
         ({"D": np.eye(3)}, "must be 5 x 5"),
         ({"D": -np.eye(5)}, "positive definite"),
         ({"D": np.triu(np.ones((5, 5)))}, "symmetric"),
@@ -251,7 +258,16 @@ def test_not_converged_is_a_clear_error():
         ({"max_iter": 0}, "option max_iter .* must be an integer >= 1; got 0"),
         ({"max_iter": 10.0}, "option max_iter .* must be an integer >= 1; got 10.0"),
         ({"tol": -1.0}, "option tol .* must be a number > 0"),
-        ({"algorithm": 3}, "option algorithm .* must be one of 'lenkoski', 'chordal'; got 3"),
+        ({"algorithm": 3}, "option algorithm .* must be one of 'auto', 'chordal', .*; got 3"),
+        ({"b": 1e308}, "option b .* must be a number > 2 and <= 1e\\+12; got 1e\\+308"),
+        ({"b": float("nan")}, "option b"),
+        ({"D": 1e-308 * np.eye(5)}, "D must have diagonal entries between 1e-100"),
+        ({"D": 1e-308}, "option D \\(a scalar"),
+        ({"D": 1e300}, "option D \\(a scalar"),
+        ({"D": np.full((5, 5), np.nan)}, "D holds NaN or inf"),
+        ({"D": np.ones((5, 5)) + 1e-14 * np.eye(5)}, "D must be positive definite"),
+        ({"min_acceptance": 2.0}, "option min_acceptance"),
+        ({"burn_in": 0}, "option burn_in"),
     ],
 )
 def test_bad_options(options, match):
@@ -275,7 +291,8 @@ def test_spectrum_control_and_diagnostics_work_on_gwishart():
 # ----------------------------------------------------------------------- both algorithms
 
 
-@pytest.mark.parametrize("algorithm", ["lenkoski", "chordal"])
+@pytest.mark.filterwarnings("ignore::spdgraph_gwishart.GWishartLenkoskiWarning")
+@pytest.mark.parametrize("algorithm", ["lenkoski", "chordal", "exact"])
 def test_clique_marginals_are_inverse_wishart_means(algorithm):
     """Decomposable G: Sigma_CC ~ IW(b, D_CC) on each clique C, so E[Sigma_CC] = D_CC/(b-2).
 
@@ -337,8 +354,8 @@ def test_chordal_errors():
     cycle = nx.to_numpy_array(nx.cycle_graph(5), dtype=bool)
     with pytest.raises(spdgraph.InvalidOptionError, match="chordal"):
         spdgraph.sample(cycle, "gwishart", seed=0, algorithm="chordal")
-    with pytest.raises(spdgraph.InvalidOptionError, match="'lenkoski', 'chordal'; got 'exact'"):
-        spdgraph.sample(_adjacency(5, DECOMPOSABLE), "gwishart", seed=0, algorithm="exact")
+    with pytest.raises(spdgraph.InvalidOptionError, match=r"'auto', 'chordal', .*; got 'wang'"):
+        spdgraph.sample(_adjacency(5, DECOMPOSABLE), "gwishart", seed=0, algorithm="wang")
 
 
 def _random_spd(p, seed):

@@ -150,19 +150,26 @@ def small_batch(
 ) -> None:
     """``p < MIN_P``: groups of matrices in one compiled call each (:mod:`._po_small`).
 
-    Each group draws its matrices' factors (from their own generators; with
+    On graphs sparse enough (:func:`~spdgraph._kernels.po.small.group_first_pays`)
+    a group runs the matrix-innermost kernel :func:`~spdgraph._kernels.po.small.group_first`
+    (one pass for the whole group; a matrix it cannot certify is redone below),
+    otherwise the row kernel matrix by matrix. Each group draws its matrices'
+    factors (from their own generators; with
     ``bartlett`` their coordinates ``L0`` directly, no QR) and runs on the
     pool. A matrix whose residual is above the kernel's limit is redone by
     :func:`~spdgraph._kernels.po.fast.po_matrix_checked` (the Householder
     fallback) and checked against ``tolerance`` in its group, from the
     group's draws (no batch-wide copy of the factors).
     """
+    from spdgraph._kernels.po import blocked as _po_blocked
     from spdgraph._kernels.po import fast as po_fast
     from spdgraph._kernels.po import small as _po_small
 
     n, p = out.shape[0], adjacency.shape[0]
     limit = min(po_fast.FALLBACK_ABOVE, tolerance)
     degrees = np.arange(p, 0, -1, dtype=np.float64)
+    ptr, idx = _po_blocked.earlier_neighbours(adjacency)
+    group_first = _po_small.group_first_pays(ptr)
 
     def group(k0: int, k1: int) -> None:
         # each matrix's draws from its own generator, on the worker (numpy's
@@ -190,7 +197,11 @@ def small_batch(
             return po_fast.lower_coordinates(drawn[a:b])
 
         residuals = np.zeros(g)
-        _po_small.small_group(adjacency, coordinates(0, g), out[k0:k1], 0, limit, residuals)
+        if group_first:  # the whole group in one matrix-innermost pass (po/group.py)
+            _po_small.group_first(adjacency, ptr, idx, coordinates(0, g), out[k0:k1], limit,
+                                  residuals)  # fmt: skip
+        else:
+            _po_small.small_group(adjacency, coordinates(0, g), out[k0:k1], 0, limit, residuals)
         for flagged in np.flatnonzero(residuals > limit).tolist():
             if residuals[flagged] > po_fast.FALLBACK_ABOVE:
                 lmat = coordinates(flagged, flagged + 1)[0]

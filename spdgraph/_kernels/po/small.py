@@ -29,6 +29,22 @@ from numba import njit
 
 from spdgraph._kernels.po.blocked import nonedge_residual, zero_nonedges
 from spdgraph._kernels.po.fast import FASTMATH, process_rows
+from spdgraph._kernels.po.group import process_group
+
+#: Largest non-edge residual a matrix of the group-first kernel keeps (it takes no
+#: correction steps); above it the caller recomputes the matrix by the row kernel.
+GROUP_CERTIFY_ABOVE = 1e-14
+
+
+def group_first_pays(ptr: np.ndarray) -> bool:
+    """Whether the group-first kernel is cheaper than the row kernel for these neighbours.
+
+    Its subproblems cost ``sum_i i |K_i|^2`` besides the ``p^3 / 6`` of ``T``; the
+    row kernel's passes ``~ sum_i i^2``: the same rule as the sparse blocked kernel's.
+    """
+    counts = np.diff(ptr).astype(np.float64)
+    rows = np.arange(counts.size, dtype=np.float64)
+    return bool(np.sum(rows * counts**2) <= np.sum(rows**2))
 
 
 @njit(cache=True, nogil=True, fastmath=FASTMATH, error_model="numpy")
@@ -107,3 +123,37 @@ def small_group(adjacency, lmats, out, k0, limit, residuals):
         residuals[k] = residual
         if residual <= limit:
             zero_nonedges(out[k], adjacency)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def group_first(adjacency, ptr, idx, lmats, out, limit, residuals):
+    """:func:`small_group` with the kernel of :mod:`~spdgraph._kernels.po.group`.
+
+    ``lmats`` (``(G, p, p)``, the group's ``L0``) is laid out matrix-innermost,
+    processed for the whole group at once and written back; then matrix by
+    matrix ``L L^T``, its non-edge residual and the zeros, as in
+    :func:`small_group`. A matrix whose residual is above
+    ``min(limit, GROUP_CERTIFY_ABOVE)``, or whose subproblem was not numerically
+    positive definite, gets an infinite residual: the caller recomputes it.
+    """
+    ng, p = lmats.shape[0], lmats.shape[1]
+    lm = np.empty((p, p, ng))
+    for g in range(ng):
+        for r in range(p):
+            for c in range(p):
+                lm[r, c, g] = lmats[g, r, c]
+    bad = np.zeros(ng, dtype=np.bool_)
+    process_group(lm, ptr, idx, bad)
+    keep = min(limit, GROUP_CERTIFY_ABOVE)
+    for g in range(ng):
+        for r in range(p):
+            for c in range(p):
+                lmats[g, r, c] = lm[r, c, g]
+        _gram_into(lmats[g], out[g])
+        residual = nonedge_residual(out[g], adjacency) if p > 1 else 0.0
+        if bad[g] or not residual <= keep:
+            out[g, :, :] = np.nan
+            residuals[g] = np.inf
+            continue
+        residuals[g] = residual
+        zero_nonedges(out[g], adjacency)

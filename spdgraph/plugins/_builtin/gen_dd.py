@@ -44,8 +44,11 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             description=("diagonal dominance (gmat diagdom): fast, but links weaken like 1/(p d)"),
             options={},  # dd takes no option: any name passed is refused before work
             # the matrix being filled, its copies (fitted to the measured peak:
-            # benchmarks/bench_memory_guard.py)
+            # benchmarks/bench_memory_guard.py); per matrix of a batch, its random
+            # stream and the batch's share of the checks (~0.7 KB + 3% of a matrix at
+            # p = 150: without it a size just below the guard failed to allocate)
             work_per_call=1.6,
+            work_per_matrix=0.1,
             portable=True,
             seconds=lambda p, edges: 0.01 * (p / 1000.0) ** 3,
             warmup=(

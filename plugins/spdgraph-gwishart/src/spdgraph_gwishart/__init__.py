@@ -1,7 +1,10 @@
 """spdgraph plugin: G-Wishart sampler, ``spdgraph.sample(g, method="gwishart")``.
 
-Lenkoski (2013) as in BDgraph by default; ``algorithm="chordal"`` is exact on
-decomposable graphs.
+Exact W_G(b, D) draws on every graph by default (``algorithm="auto"``: the
+chordal row sampler on decomposable graphs, accept-reject on the
+Atay-Kayis-Massam decomposition otherwise, block Gibbs MCMC with a warning
+when the acceptance is tiny); ``algorithm="lenkoski"`` is R BDgraph's
+``rgwish`` sampler (warns: its joint law is not W_G).
 
 >>> import networkx as nx, spdgraph
 >>> k = spdgraph.sample(nx.cycle_graph(5), "gwishart", kind="precision",
@@ -10,6 +13,28 @@ decomposable graphs.
 0.0
 """
 
-from spdgraph_gwishart.plugin import gwishart, scale_matrix, wishart_bartlett
+from spdgraph_gwishart.choice import (
+    AlgorithmChoice,
+    GWishartMCMCWarning,
+    choose_algorithm,
+    plan,
+    sample,
+)
+from spdgraph_gwishart.plugin import (
+    GWishartLenkoskiWarning,
+    gwishart,
+    scale_matrix,
+    wishart_bartlett,
+)
 
-__all__ = ["gwishart", "scale_matrix", "wishart_bartlett"]
+__all__ = [
+    "AlgorithmChoice",
+    "GWishartLenkoskiWarning",
+    "GWishartMCMCWarning",
+    "choose_algorithm",
+    "gwishart",
+    "plan",
+    "sample",
+    "scale_matrix",
+    "wishart_bartlett",
+]

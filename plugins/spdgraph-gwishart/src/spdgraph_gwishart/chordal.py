@@ -53,8 +53,8 @@ def _cached_order(p: int, packed: bytes) -> np.ndarray:
     if order is None:
         raise spdgraph.InvalidOptionError(
             "gwishart algorithm='chordal' needs a decomposable (chordal) graph, and this "
-            "graph has a chordless cycle of length >= 4; use algorithm='lenkoski', or "
-            "triangulate the graph."
+            "graph has a chordless cycle of length >= 4; use algorithm='auto' (exact on any "
+            "graph), or triangulate the graph."
         )
     out = np.array(order)
     out.setflags(write=False)  # shared by every call through the cache

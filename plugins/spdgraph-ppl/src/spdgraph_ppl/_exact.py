@@ -8,7 +8,7 @@ import xarray as xr
 import spdgraph
 from spdgraph.seeds import SeedLike
 from spdgraph_ppl._data import data_matrix
-from spdgraph_ppl._graph import GraphStructure, graph_structure
+from spdgraph_ppl._graph import graph_structure
 
 __all__ = ["exact_posterior", "prior_draws", "scale_or_identity"]
 
@@ -18,12 +18,6 @@ def scale_or_identity(D: object, p: int) -> np.ndarray:
     from spdgraph_gwishart import scale_matrix
 
     return scale_matrix(D, p)
-
-
-def _algorithm(s: GraphStructure, algorithm: str) -> str:
-    if algorithm == "auto":
-        return "chordal" if s.decomposable else "lenkoski"
-    return algorithm
 
 
 def prior_draws(
@@ -48,9 +42,10 @@ def prior_draws(
     seed
         Anything :func:`spdgraph.sample` accepts as a seed.
     algorithm
-        ``"auto"`` (``"chordal"``, exact, on a decomposable graph; otherwise
-        Lenkoski's sampler, which is not exact on every graph: see the
-        ``spdgraph-gwishart`` README), ``"chordal"`` or ``"lenkoski"``.
+        ``spdgraph-gwishart``'s ``algorithm``: ``"auto"`` (exact on every
+        graph: chordal rows, accept-reject, or block Gibbs with a warning when
+        the exact acceptance is tiny), ``"chordal"``, ``"exact"``, ``"mcmc"``
+        or ``"lenkoski"`` (not W_G jointly; warns).
 
     Examples
     --------
@@ -70,7 +65,7 @@ def prior_draws(
         normalize=False,
         b=float(b),
         D=d,
-        algorithm=_algorithm(s, algorithm),
+        algorithm=algorithm,
     )
     return np.asarray(out.values, dtype=np.float64).reshape(int(size), s.p, s.p)
 

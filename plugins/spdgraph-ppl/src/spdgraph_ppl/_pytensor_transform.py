@@ -15,46 +15,61 @@ from spdgraph_ppl._graph import GraphStructure, graph_structure
 __all__ = ["GraphCholeskyTransform", "backward", "forward"]
 
 
-def backward(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
-    """PyTensor: free coordinates ``u`` (length ``p + |E|``) -> K, exact zeros on non-edges.
+def _scatter(s: GraphStructure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Constant 0/1 matrices: diagonal and edge coordinates -> flat ``Phi`` (p * p), and
+    flat ``Phi`` -> edge coordinates (exact: one 1 per column)."""
+    p = s.p
+    rows, cols = s.edges
+    sd = np.zeros((p, p * p))
+    sd[np.arange(p), np.arange(p) * (p + 1)] = 1.0
+    se = np.zeros((s.n_edges, p * p))
+    se[np.arange(s.n_edges), rows * p + cols] = 1.0
+    return sd, se, se.T.copy()
 
-    The completion of :mod:`spdgraph_ppl.transform`, unrolled over the rows
-    that need it (graphs are static).
+
+def backward(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
+    """PyTensor: free coordinates ``u`` (last axis ``p + |E|``) -> K, exact zeros on non-edges.
+
+    Batched over the leading axes of ``u``; the completion of
+    :mod:`spdgraph_ppl.transform`, unrolled over the rows that need it (graphs are static).
     """
     s = structure
     p = s.p
-    diag = pt.exp(u[:p])
-    idx = np.arange(p)
-    rows, cols = s.edges
-    phi = pt.zeros((p, p), dtype=u.dtype)
-    phi = pt.set_subtensor(phi[idx, idx], diag)
+    sd, se, _ = _scatter(s)
+    diag = pt.exp(u[..., :p])
+    flat = pt.dot(diag, sd)
     if s.n_edges:
-        phi = pt.set_subtensor(phi[rows, cols], u[p:])
+        flat = flat + pt.dot(u[..., p:], se)
+    batch = [u.shape[i] for i in range(u.ndim - 1)]
+    phi = flat.reshape((*batch, p, p))
     if s.completed_rows:
-        row_list = [phi[i] for i in range(p)]
+        row_list = [phi[..., i, :] for i in range(p)]
         for i in s.completed_rows:
-            prev = pt.stack(row_list[:i])
-            c = pt.dot(prev[:, i], prev)
-            row_list[i] = pt.where(s.upper_nonedges[i], -c / diag[i], row_list[i])
-        phi = pt.stack(row_list)
-    k = pt.dot(phi.T, phi)
-    return (k + k.T) * 0.5 * s.pattern
+            prev = pt.stack(row_list[:i], axis=-2)
+            c = pt.sum(pt.shape_padright(prev[..., :, i]) * prev, axis=-2)
+            d_i = pt.shape_padright(diag[..., i])
+            row_list[i] = pt.where(s.upper_nonedges[i], -c / d_i, row_list[i])
+        phi = pt.stack(row_list, axis=-2)
+    k = pt.matmul(phi.swapaxes(-1, -2), phi)
+    return (k + k.swapaxes(-1, -2)) * 0.5 * s.pattern
 
 
 def forward(k: TensorVariable, structure: GraphStructure) -> TensorVariable:
-    """PyTensor: K -> its free coordinates (``log`` of the Cholesky diagonal, edge entries)."""
+    """PyTensor: K (last two axes) -> its free coordinates (``log`` Cholesky diagonal, edges)."""
     s = structure
-    phi = pt.linalg.cholesky(k).T
-    rows, cols = s.edges
-    parts = [pt.log(pt.diagonal(phi))]
+    p = s.p
+    phi = pt.linalg.cholesky(k).swapaxes(-1, -2)
+    parts = [pt.log(pt.diagonal(phi, axis1=-2, axis2=-1))]
     if s.n_edges:
-        parts.append(phi[rows, cols])
-    return pt.concatenate(parts)
+        _, _, gather = _scatter(s)
+        batch = [k.shape[i] for i in range(k.ndim - 2)]
+        parts.append(pt.dot(phi.reshape((*batch, p * p)), gather))
+    return pt.concatenate(parts, axis=-1)
 
 
 def _log_jacobian(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
     s = structure
-    return s.p * np.log(2.0) + pt.sum((s.nu + 2) * u[: s.p])
+    return s.p * np.log(2.0) + pt.sum((s.nu + 2) * u[..., : s.p], axis=-1)
 
 
 class GraphCholeskyTransform(Transform):
@@ -66,6 +81,10 @@ class GraphCholeskyTransform(Transform):
     :mod:`spdgraph_ppl.transform`). Usable on its own for other priors on
     graph-constrained precision matrices, e.g. ``pm.CustomDist(...,
     default_transform=GraphCholeskyTransform(G))`` with a ``(p, p)`` value.
+
+    Batched: leading axes of the value (one matrix per group,
+    ``GWishart(..., dims=("group", "node", "node_2"))``) map to leading axes of
+    the free coordinates.
 
     Parameters
     ----------
@@ -80,10 +99,9 @@ class GraphCholeskyTransform(Transform):
         self.structure = graph_structure(graph)
 
     def _check(self, value: TensorVariable, ndim: int) -> None:
-        if value.ndim != ndim:
-            raise NotImplementedError(
-                "GraphCholeskyTransform handles one matrix per variable (no batch "
-                "dimensions); use one GWishart per matrix."
+        if value.ndim < ndim:
+            raise ValueError(
+                f"GraphCholeskyTransform needs at least {ndim} dimensions here, got {value.ndim}."
             )
 
     def forward(self, value: TensorVariable, *inputs: TensorVariable) -> TensorVariable:

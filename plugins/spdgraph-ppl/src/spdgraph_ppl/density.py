@@ -61,7 +61,8 @@ def log_normalizer_generic(
 ) -> Any:
     """``log I_G(b, D)`` of a decomposable graph, in any array namespace.
 
-    ``D`` must support ``D[idx][:, idx]`` indexing with an integer array.
+    ``D`` (``(..., p, p)``) must support ``D[..., idx, :][..., idx]`` indexing
+    with an integer array; ``logdet`` acts on the last two axes.
 
     Raises
     ------
@@ -72,7 +73,7 @@ def log_normalizer_generic(
     out = 0.0
     for sign, blocks in ((1.0, cliques), (-1.0, separators)):
         for c in blocks:
-            block = D[c][:, c]
+            block = D[..., c, :][..., c]  # batched D: the blocks of each batch member
             out = out + sign * wishart_log_normalizer(b, block, int(c.size), logdet, gammaln)
     return out
 

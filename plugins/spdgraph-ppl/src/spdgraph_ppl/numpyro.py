@@ -171,15 +171,19 @@ class GWishart(dist.Distribution):
         Scale: None (identity), a number c (c I) or ``(p, p)`` SPD.
     normalized
         Include ``log I_G(b, D)`` (decomposable graphs only).
+    batch_shape
+        Independent matrices with the same law (one per group), e.g. ``(3,)``.
     validate_args
         NumPyro's argument validation.
 
     Notes
     -----
     ``sample`` calls ``spdgraph.sample(..., "gwishart")`` on the host through
-    :func:`jax.pure_callback` (exact on decomposable graphs with
-    ``algorithm="chordal"``; Lenkoski's sampler otherwise). NUTS uses
-    :class:`GraphCholeskyTransform`, registered with ``biject_to``.
+    :func:`jax.pure_callback` (exact on every graph: the default
+    ``algorithm="auto"``). NUTS uses :class:`GraphCholeskyTransform`,
+    registered with ``biject_to``. One precision per group: ``GWishart(...,
+    batch_shape=(k,))``, ``.expand((k,))`` or a ``numpyro.plate``; the log
+    density and the transform are batched.
     """
 
     arg_constraints = {  # noqa: RUF012 - numpyro's convention
@@ -196,6 +200,7 @@ class GWishart(dist.Distribution):
         D: Any = None,
         *,
         normalized: bool = True,
+        batch_shape: tuple[int, ...] = (),
         validate_args: bool | None = None,
     ) -> None:
         self.structure = graph_structure(graph)
@@ -205,7 +210,11 @@ class GWishart(dist.Distribution):
             D = scale_or_identity(D, p)
         self.b = jnp.asarray(b, dtype=jnp.result_type(float))
         self.D = jnp.asarray(D, dtype=jnp.result_type(float))
-        super().__init__(batch_shape=(), event_shape=(p, p), validate_args=validate_args)
+        super().__init__(
+            batch_shape=tuple(int(n) for n in batch_shape),
+            event_shape=(p, p),
+            validate_args=validate_args,
+        )
 
     @property
     def support(self) -> GraphPrecisionConstraint:
@@ -218,10 +227,10 @@ class GWishart(dist.Distribution):
         return self.normalized and self.structure.decomposable
 
     def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = ()) -> jax.Array:
-        """Exact draws (decomposable graphs) from spdgraph, through a host callback."""
+        """Exact draws from spdgraph, through a host callback."""
         s = self.structure
-        shape = (*sample_shape, s.p, s.p)
-        n = int(np.prod(sample_shape, dtype=np.int64))
+        shape = (*sample_shape, *self.batch_shape, s.p, s.p)
+        n = int(np.prod(shape[:-2], dtype=np.int64))
         dtype = self.D.dtype
         if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
             key = jax.random.key_data(key)

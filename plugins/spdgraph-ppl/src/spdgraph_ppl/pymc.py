@@ -56,6 +56,11 @@ def _static(var: Variable, what: str) -> np.ndarray:
 
 def _structure_of(adjacency: Variable) -> GraphStructure:
     a = _static(adjacency, "graph").astype(bool)
+    if a.ndim > 2:  # broadcast over a batch (one precision per group): one graph
+        stack = a.reshape(-1, *a.shape[-2:])
+        if not (stack == stack[:1]).all():
+            raise NotImplementedError("GWishart needs the same graph for every batch member.")
+        a = stack[0]
     return GraphStructure(a, tuple(range(a.shape[0])))
 
 
@@ -63,8 +68,8 @@ class GWishartRV(RandomVariable):
     """Exact forward draws of ``W_G(b, D)`` through ``spdgraph.sample(..., "gwishart")``.
 
     Inputs: ``b``, ``D``, the boolean adjacency and a 0/1 ``normalized`` flag
-    (constants). On a decomposable graph the draws use ``algorithm="chordal"``
-    (exact), otherwise Lenkoski's sampler (see the ``spdgraph-gwishart`` README).
+    (constants). The draws use spdgraph's default ``algorithm="auto"``: exact on
+    every graph (block Gibbs, with a warning, where exact acceptance is tiny).
     """
 
     name = "gwishart"
@@ -131,10 +136,13 @@ class GWishart(Continuous):
     Notes
     -----
     In a model the value is unconstrained by :class:`GraphCholeskyTransform`
-    (``p + |E|`` coordinates). Without ``dims``, the variable gets dims
-    ``("node", "node_2")`` whose coordinates are the graph's labels (added to
-    the model's coords). Forward draws (``pm.draw``,
-    ``pm.sample_prior_predictive``) are exact on decomposable graphs.
+    (``p + |E|`` coordinates per matrix). Without ``dims``, the variable gets
+    dims ``("node", "node_2")`` whose coordinates are the graph's labels
+    (added to the model's coords). Batches: one precision per group with
+    ``dims=("group", "node", "node_2")`` (or ``shape=(k, p, p)``); the log
+    density and the transform are batched. Forward draws (``pm.draw``,
+    ``pm.sample_prior_predictive``) are exact on every graph (spdgraph's
+    default ``algorithm="auto"``).
 
     Examples
     --------
@@ -150,8 +158,14 @@ class GWishart(Continuous):
     def __new__(cls, name: str, graph: object, *args: Any, **kwargs: Any) -> Any:
         s = graph_structure(graph)
         if kwargs.get("dims") is None and kwargs.get("shape") is None:
+            kwargs["dims"] = ("node", "node_2")
+        dims = kwargs.get("dims")
+        if dims is not None:
+            dims = (dims,) if isinstance(dims, str) else tuple(dims)
             model = pm.modelcontext(None)
             for dim in ("node", "node_2"):
+                if dim not in dims[-2:]:
+                    continue
                 if dim not in model.coords:
                     model.add_coord(dim, list(s.labels))
                 elif list(model.coords[dim]) != list(s.labels):
@@ -159,7 +173,6 @@ class GWishart(Continuous):
                         f"the model's {dim!r} coordinate {list(model.coords[dim])} is not the "
                         f"graph's node labels {list(s.labels)}; pass dims= explicitly."
                     )
-            kwargs["dims"] = ("node", "node_2")
         return super().__new__(cls, name, s, *args, **kwargs)
 
     @classmethod
@@ -200,10 +213,12 @@ class GWishart(Continuous):
         adjacency: TensorVariable,
         norm: TensorVariable,
     ) -> TensorVariable:
-        """A point inside the support: ``diag(b / D_ii)``."""
-        point = pt.diag(b / pt.diagonal(D))
+        """A point inside the support: ``diag(b / D_ii)`` (per batch member)."""
+        diag = pt.shape_padright(b) / pt.diagonal(D, axis1=-2, axis2=-1)
+        point = pt.shape_padaxis(diag, -2) * pt.eye(D.shape[-1])
         if not rv_size_is_none(size):
-            point = pt.full((*size, *point.shape), point)
+            batch = [size[i] for i in range(int(size.type.shape[0]))]
+            point = pt.broadcast_to(point, (*batch, point.shape[-2], point.shape[-1]))
         return point
 
     @staticmethod
@@ -216,7 +231,7 @@ class GWishart(Continuous):
     ) -> TensorVariable:
         """Log density (normalized on decomposable graphs when ``normalized``)."""
         s = _structure_of(adjacency)
-        norm = bool(_static(normalized, "normalized flag"))
+        norm = bool(_static(normalized, "normalized flag").ravel()[0])
         chol = pt.linalg.cholesky(value, on_error="nan")
         logdet = 2.0 * pt.sum(pt.log(pt.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
         out = (b - 2.0) / 2.0 * logdet - pt.sum(D * value, axis=(-2, -1)) / 2.0
@@ -225,7 +240,12 @@ class GWishart(Continuous):
                 b,
                 D,
                 s,
-                lambda a: 2.0 * pt.sum(pt.log(pt.diagonal(pt.linalg.cholesky(a)))),
+                lambda a: (
+                    2.0
+                    * pt.sum(
+                        pt.log(pt.diagonal(pt.linalg.cholesky(a), axis1=-2, axis2=-1)), axis=-1
+                    )
+                ),
                 pt.gammaln,
             )
         off = pt.sum(pt.abs(value * (1.0 - s.pattern)), axis=(-2, -1))

@@ -107,12 +107,14 @@ def plot_kramer(df: pd.DataFrame, out: Path) -> list[Path]:
 
     With two or more replications a band shows one standard error of the mean
     (over the replications where the value exists: TDR is missing when a
-    learner selects nothing).
+    learner selects nothing). A point whose TDR is missing in every
+    replication (nothing selected) is drawn as a cross at 0 and the panel says so.
     """
     paths = []
     gens = sorted(df["generator"].unique(), key=lambda g: (g != "dd", g))
     for d, dsub in df.groupby("d"):
         fig, axes = _figure(len(gens), 2, width=4.6, height=3.4)
+        notes = np.zeros(axes.shape, dtype=bool)
         for col, gen in enumerate(gens):
             gsub = dsub[dsub["generator"] == gen]
             grouped = gsub.groupby(["learner", "n"])[["tpr", "tdr"]]
@@ -122,6 +124,13 @@ def plot_kramer(df: pd.DataFrame, out: Path) -> list[Path]:
                 ax = axes[row, col]
                 for learner, grp in means.groupby("learner"):
                     (line,) = ax.plot(grp["n"], grp[metric], marker="o", ms=3, label=learner)
+                    missing = grp[grp[metric].isna()]
+                    if len(missing):  # TDR undefined: nothing selected in any replication
+                        ax.plot(
+                            missing["n"], np.zeros(len(missing)), marker="x", ms=6,
+                            linestyle="none", color=line.get_color(), clip_on=False,
+                        )  # fmt: skip
+                        notes[row, col] = True
                     err = sems.loc[sems["learner"] == learner, metric].to_numpy()
                     if np.isfinite(err).any():
                         ax.fill_between(
@@ -139,5 +148,10 @@ def plot_kramer(df: pd.DataFrame, out: Path) -> list[Path]:
                     title=f"{gen.upper()} truth, p = {int(gsub['p'].iloc[0])}, d = {d:g}",
                 )
                 ax.legend(fontsize=7)
+                if notes[row, col]:
+                    ax.text(
+                        0.02, 0.04, "× at 0: nothing selected (TDR undefined)",
+                        transform=ax.transAxes, fontsize=7,
+                    )  # fmt: skip
         paths.append(_save(fig, out / f"fig5_kramer_d{d:g}.png"))
     return paths

@@ -1,0 +1,225 @@
+"""``spdgraph.simulate``: graph, matrix, its inverse, partial correlations and data in one call."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import xarray as xr
+
+import spdgraph.accessor  # noqa: F401 - registers da.spd
+from spdgraph._version import __version__
+from spdgraph.errors import InvalidOptionError, written
+from spdgraph.graphs import related_graphs
+from spdgraph.sampling import adapt_graph, sample
+from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence, sub_root
+from spdgraph.simulation._data import data_marginals, describe_data
+from spdgraph.simulation._families import canonical_family, family_graph, split_family_options
+
+__all__ = ["STREAMS", "simulate", "stream_seed"]
+
+#: Spawn-key entries of the three sub-streams of a call (ASCII "grph", "mtrx", "data"):
+#: the graph, the matrices and the observations never share random numbers.
+STREAMS: dict[str, int] = {"graph": 0x67727068, "matrix": 0x6D747278, "data": 0x64617461}
+
+
+def stream_seed(root: np.random.SeedSequence, stream: str) -> np.random.SeedSequence:
+    """The sub-stream ``stream`` (``"graph"``, ``"matrix"`` or ``"data"``) of a call's root."""
+    return sub_root(root, STREAMS[stream])
+
+
+def _graphs(
+    graph: object,
+    p: object,
+    options: dict[str, Any],
+    related: Mapping[str, Any] | None,
+    root: np.random.SeedSequence,
+) -> tuple[object, dict[str, Any], dict[str, Any]]:
+    """``(graph or list of graphs, the options left for sample, graph attrs)``."""
+    attrs: dict[str, Any] = {}
+    if isinstance(graph, str):
+        family = canonical_family(graph)
+        graph_options, options = split_family_options(family, options)
+        made = family_graph(family, p, graph_options, stream_seed(root, "graph"))
+        attrs["graph_family"] = family
+        attrs["graph_name"] = graph
+        attrs["graph_parameters"] = json.dumps(made.graph.get("parameters", {}), default=str)
+        graph = made
+    elif p is not None:
+        raise InvalidOptionError(
+            f"p={written(p)} is for a family name; a given graph has its own nodes (leave p out)."
+        )
+    else:
+        attrs["graph_family"] = "given"
+    if related:
+        if isinstance(graph, list | tuple):
+            raise InvalidOptionError("related= makes the group of graphs; pass one base graph.")
+        if isinstance(graph, nx.Graph):
+            base = graph
+        else:
+            adapted = adapt_graph(graph)
+            base = nx.relabel_nodes(
+                nx.from_numpy_array(adapted.adjacency.astype(np.int8)),
+                dict(enumerate(adapted.labels)),
+            )
+        allowed = {"n_graphs", "n_add", "n_remove", "mode"}
+        if not set(related) <= allowed or "n_graphs" not in related:
+            raise InvalidOptionError(
+                f"related takes n_graphs (required), n_add, n_remove and mode, got "
+                f"{sorted(related)}."
+            )
+        seed = sub_root(root, STREAMS["graph"], 1)
+        graph = related_graphs(base, **dict(related), seed=seed)
+        attrs["related"] = json.dumps(dict(related))
+    return graph, options, attrs
+
+
+def _per_group(matrix: xr.DataArray, step: str) -> xr.DataArray:
+    """``matrix.spd.<step>()``, one group at a time when there is a ``group`` dim."""
+    if "group" not in matrix.dims:
+        return getattr(matrix.spd, step)()
+    parts = [
+        getattr(matrix.isel(group=k).spd, step)().drop_vars("adjacency")
+        for k in range(matrix.sizes["group"])
+    ]
+    out = xr.concat(parts, dim="group", coords="minimal", combine_attrs="override")
+    return out.transpose(*matrix.dims).assign_coords(adjacency=matrix["adjacency"])
+
+
+def _dataset(
+    truth: xr.DataArray, data: xr.DataArray, kind: str, attrs: dict[str, Any]
+) -> xr.Dataset:
+    other = _per_group(truth, "inverse")
+    precision, covariance = (truth, other) if kind == "precision" else (other, truth)
+    pcor = _per_group(precision, "partial_correlation")
+    adjacency = truth["adjacency"].reset_coords(drop=True).rename("adjacency")
+    adjacency.attrs = {"description": "the true graph: exact zeros of the " + kind}
+    variables = {
+        "precision": precision,
+        "covariance": covariance,
+        "partial_correlation": pcor,
+    }
+    out = {k: v.drop_vars("adjacency").rename(k) for k, v in variables.items()}
+    out["adjacency"] = adjacency
+    out["data"] = data
+    return xr.Dataset(out, attrs=attrs)
+
+
+def simulate(
+    graph: object,
+    n: int = 0,
+    *,
+    p: int | None = None,
+    method: str = "po",
+    kind: str = "precision",
+    data: object = "gaussian",
+    missing: float = 0.0,
+    size: int | None = None,
+    related: Mapping[str, Any] | None = None,
+    seed: SeedLike = None,
+    **options: Any,
+) -> xr.Dataset:
+    """A graph, its matrices and data drawn from them, in one call (huge.generator, bdgraph.sim).
+
+    Parameters
+    ----------
+    graph
+        Anything :func:`spdgraph.sample` accepts (a graph, an adjacency
+        matrix, a list of related graphs), or a family name of R
+        ``huge.generator`` / ``bdgraph.sim`` with ``p``: ``"random"``,
+        ``"hub"``, ``"cluster"``, ``"band"``, ``"scale-free"``,
+        ``"smallworld"``, ``"circle"``, ``"star"``, ``"lattice"``,
+        ``"AR(1)"``, ``"AR(2)"`` (see :data:`FAMILY_NAMES`).
+    n
+        Number of observations (0: matrices only, an empty ``data``).
+    p
+        Number of nodes, with a family name.
+    method
+        The generator (:func:`spdgraph.methods`): ``"po"``, ``"huge"`` (R
+        huge's matrix, options ``v`` and ``u``), ``"gwishart"`` (BDgraph's,
+        options ``b`` and ``D``, from the spdgraph-gwishart plugin), ...
+    kind
+        ``"precision"`` (default: the graph is the conditional independence
+        graph, as in huge and BDgraph) or ``"covariance"``. The matrix of this
+        kind has the exact zeros; the other is its inverse.
+    data
+        ``"gaussian"`` or a BDgraph type (``"non-Gaussian"``, ``"binary"``,
+        ``"categorical"``, ``"count"``, ``"t"``, ``"mixed"``; see
+        :data:`DATA_TYPES`, tuned by the options ``cut``, ``df`` and
+        ``mean_count``), a marginal written as text (``"t(df=5)"``,
+        ``"poisson(3)"``) or anything ``da.spd.draw(marginals=...)`` takes.
+    missing
+        Rate of values set to NaN completely at random.
+    size
+        None for one matrix and data set; an int for a stack (``sample`` dim).
+    related
+        ``{"n_graphs": K, "n_add": a, "n_remove": r, "mode": "group"}``:
+        K related graphs (:func:`spdgraph.graphs.related_graphs`) from the
+        base graph: a leading ``group`` dim.
+    seed
+        The root seed. The graph, the matrices and the data come from three
+        sub-streams of it (:data:`STREAMS`): same seed, same bits; the
+        matrices do not depend on ``n`` or ``data``.
+    **options
+        The family's parameters (``n_hubs``, ``prob``, ``bandwidth``, or R's
+        names ``g`` and ``class``), the data options, then the options of
+        :func:`spdgraph.sample` and of the method (``normalize``,
+        ``entries``, ``v``, ``b``...).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``precision``, ``covariance``, ``partial_correlation``, ``adjacency``
+        (dims ``node``, ``node_2``) and ``data`` (``obs``, ``node``), after a
+        ``group`` and a ``sample`` dim when asked for; attrs: the graph's
+        family, parameters and edge count, ``n``, ``data``, ``missing``,
+        ``kind``, ``method`` and ``seed``.
+
+    Examples
+    --------
+    >>> import numpy as np, spdgraph
+    >>> sim = spdgraph.simulate("hub", n=100, p=20, seed=1)
+    >>> sim["data"].dims, sim["precision"].dims
+    (('obs', 'node'), ('node', 'node_2'))
+    >>> off = ~np.eye(20, dtype=bool) & ~sim["adjacency"].values
+    >>> bool((sim["precision"].values[off] == 0).all())
+    True
+    >>> sim.attrs["graph_family"], int(sim.attrs["n_edges"])
+    ('hub', 18)
+    """
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise InvalidOptionError(f"n must be a non-negative integer, got {written(n)}.")
+    if kind not in ("precision", "covariance", "concentration"):
+        raise InvalidOptionError(f"kind must be 'precision' or 'covariance', got {written(kind)}.")
+    kind = "precision" if kind == "concentration" else kind
+    root = seed_sequence(seed)
+    options = dict(options)
+    graph, options, attrs = _graphs(graph, p, options, related, root)
+    n_nodes = adapt_graph(graph[0] if isinstance(graph, list | tuple) else graph).adjacency
+    marginals, data_options = data_marginals(data, n_nodes.shape[0], options)
+    truth = sample(
+        graph, method, kind=kind, size=size, seed=stream_seed(root, "matrix"), **options
+    )
+    observations = truth.spd.draw(
+        int(n), seed=stream_seed(root, "data"), marginals=marginals, missing=missing
+    )
+    adjacency = np.asarray(truth["adjacency"].values)
+    attrs.update(
+        {
+            "n": int(n),
+            "p": int(n_nodes.shape[0]),
+            "n_edges": int(np.triu(adjacency if adjacency.ndim == 2 else adjacency[0], 1).sum()),
+            "kind": kind,
+            "method": method,
+            "data": data if isinstance(data, str) else describe_data(data),
+            "data_options": json.dumps(data_options),
+            "missing": float(missing),
+            "streams": json.dumps(STREAMS),
+            "spdgraph_version": __version__,
+            **seed_attrs(root),
+        }
+    )
+    return _dataset(truth, observations, kind, attrs)

@@ -1,0 +1,116 @@
+"""The ``data`` argument of :func:`spdgraph.simulate`: BDgraph's data types and any marginal.
+
+``data`` is a name (BDgraph's ``type`` or a marginal written as on the
+command line, ``"t(df=5)"``, ``"poisson(3)"``, ``"ordinal(n_categories=3)"``)
+or anything ``da.spd.draw(marginals=...)`` takes (a frozen scipy.stats
+distribution, an :class:`~spdgraph.marginals.Ordinal`, one spec per node, a
+mapping node -> spec). Every non-Gaussian type is a Gaussian copula on the
+latent Gaussian whose precision is the truth.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from spdgraph.errors import InvalidOptionError, written
+
+__all__ = ["DATA_TYPES", "data_marginals", "describe_data"]
+
+#: BDgraph ``type`` names (and huge's nonparanormal) and what they draw.
+DATA_TYPES: dict[str, str] = {
+    "gaussian": "multivariate normal (huge.generator, bdgraph.sim type = 'Gaussian')",
+    "non-gaussian": "Gaussian copula with exponential marginals (bdgraph.sim 'non-Gaussian')",
+    "nonparanormal": "Gaussian copula with lognormal marginals (huge.npn's model)",
+    "binary": "the latent Gaussian cut at 0 (bdgraph.sim 'binary')",
+    "categorical": "ordinal with `cut` equally probable categories (bdgraph.sim 'categorical')",
+    "ordinal": "as 'categorical'",
+    "count": "Poisson counts with mean `mean_count` (bdgraph.sim's counts are discrete Weibull)",
+    "t": "Gaussian copula with Student t marginals, `df` degrees of freedom",
+    "mixed": "columns cycle through Gaussian, exponential, Poisson, ordinal, binary",
+}
+
+_DATA_OPTIONS = {"cut": 4, "df": 3.0, "mean_count": 3.0}
+
+
+def _parse_spec(text: str) -> object:
+    """A marginal written as text: a scipy.stats call with literal arguments or ordinal(...)."""
+    from scipy import stats
+
+    from spdgraph.marginals import Ordinal
+
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            raise ValueError
+        args = [ast.literal_eval(a) for a in node.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+    except (SyntaxError, ValueError):
+        raise InvalidOptionError(
+            f"unknown data type {text!r}: give one of {sorted(DATA_TYPES)} or a marginal "
+            "such as 't(df=5)', 'poisson(3)' or 'ordinal(n_categories=3)'."
+        ) from None
+    name = node.func.id
+    try:
+        if name == "ordinal":
+            return Ordinal(*args, **kwargs)
+        dist = getattr(stats, name, None)
+        if not isinstance(dist, stats.rv_continuous | stats.rv_discrete):
+            raise InvalidOptionError(f"{name!r} is not a scipy.stats distribution.")
+        return dist(*args, **kwargs)
+    except TypeError as exc:
+        raise InvalidOptionError(f"data {text!r}: {exc}.") from None
+
+
+def _named(name: str, p: int, options: dict[str, Any]) -> object:
+    from scipy import stats
+
+    from spdgraph.marginals import Ordinal
+
+    cut, df, mean = options["cut"], options["df"], options["mean_count"]
+    if name == "gaussian":
+        return None
+    if name == "non-gaussian":
+        return stats.expon()
+    if name == "nonparanormal":
+        return stats.lognorm(1.0)
+    if name == "binary":
+        return "binary"
+    if name in ("categorical", "ordinal"):
+        return Ordinal(n_categories=int(cut))
+    if name == "count":
+        return stats.poisson(mean)
+    if name == "t":
+        return stats.t(df=df)
+    cycle = ["gaussian", stats.expon(), stats.poisson(mean), Ordinal(n_categories=int(cut))]
+    cycle.append("binary")
+    return [cycle[j % len(cycle)] for j in range(p)]  # mixed
+
+
+def data_marginals(data: object, p: int, options: dict[str, Any]) -> tuple[object, dict]:
+    """``(marginals for draw, the data options used)``; pops the data options it knows."""
+    used = {k: options.pop(k, v) for k, v in _DATA_OPTIONS.items()}
+    if isinstance(data, str):
+        name = data.strip().lower().replace("_", "-")
+        if name in DATA_TYPES:
+            return _named(name, p, used), used
+        return _parse_spec(data), used
+    if data is None:
+        return None, used
+    if isinstance(data, Mapping | Sequence) or hasattr(data, "ppf") or hasattr(data, "cuts"):
+        return data, used
+    raise InvalidOptionError(
+        f"data must be a data type name {sorted(DATA_TYPES)}, a marginal spec or "
+        f"what da.spd.draw(marginals=...) takes, got {written(data)}."
+    )
+
+
+def describe_data(data: object) -> str:
+    """A short serializable description of ``data`` for the provenance attrs."""
+    if data is None or isinstance(data, str):
+        return str(data or "gaussian")
+    dist = getattr(data, "dist", None)
+    if dist is not None:
+        return f"{dist.name}{tuple(getattr(data, 'args', ()))}"
+    return type(data).__name__

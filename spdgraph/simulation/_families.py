@@ -1,0 +1,128 @@
+"""Graph family names of R huge.generator and BDgraph's bdgraph.sim, mapped onto spdgraph.graphs.
+
+A name is matched case-insensitively with ``-``, ``_``, spaces and
+parentheses ignored, so ``"scale-free"``, ``"scale_free"``, ``"AR(1)"`` and
+``"AR1"`` all work. The R arguments that name a family parameter
+differently are accepted under their R name too (huge's ``g``, BDgraph's
+``class``, the ``prob`` of a random graph, BDgraph's lattice ``size``
+spelled ``shape`` since ``size`` is the stack size here).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from spdgraph.errors import InvalidOptionError, written
+
+__all__ = ["FAMILY_NAMES", "canonical_family", "family_graph", "split_family_options"]
+
+#: Every accepted family name (as written in R where R has it) -> spdgraph.graphs function.
+FAMILY_NAMES: dict[str, str] = {
+    "random": "erdos_renyi",
+    "erdos_renyi": "erdos_renyi",
+    "hub": "hub",
+    "cluster": "cluster",
+    "band": "band",
+    "scale-free": "scale_free",
+    "smallworld": "small_world",
+    "small_world": "small_world",
+    "circle": "circle",
+    "star": "star",
+    "lattice": "lattice",
+    "AR(1)": "ar1",
+    "AR(2)": "ar2",
+}
+
+#: R argument -> spdgraph.graphs parameter, per family (huge's g, BDgraph's class, ...).
+_R_ARGUMENTS: dict[str, dict[str, str]] = {
+    "erdos_renyi": {"prob": "d"},
+    "hub": {"g": "n_hubs"},
+    "cluster": {"g": "n_groups", "class": "n_groups"},
+    "band": {"g": "bandwidth"},
+    "small_world": {"nei": "neighbors"},
+}
+
+
+def _key(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+_LOOKUP = {_key(k): v for k, v in FAMILY_NAMES.items()}
+
+
+def canonical_family(name: object) -> str:
+    """The :data:`spdgraph.graphs.FAMILIES` name of a huge/BDgraph family name.
+
+    Examples
+    --------
+    >>> from spdgraph.simulation import canonical_family
+    >>> canonical_family("AR(1)"), canonical_family("scale-free"), canonical_family("random")
+    ('ar1', 'scale_free', 'erdos_renyi')
+    """
+    if not isinstance(name, str) or _key(name) not in _LOOKUP:
+        raise InvalidOptionError(
+            f"unknown graph family {written(name)}; known families: "
+            f"{', '.join(FAMILY_NAMES)} (R's spellings; '-', '_', case and parentheses "
+            "are ignored), or pass a graph."
+        )
+    return _LOOKUP[_key(name)]
+
+
+def _parameters(family: str) -> list[str]:
+    from spdgraph.graphs import FAMILIES
+
+    params = inspect.signature(FAMILIES[family]).parameters
+    return [k for k in params if k not in ("p", "seed")]
+
+
+def split_family_options(
+    family: str, options: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(family parameters, the rest)``: R names translated, the rest for :func:`sample`."""
+    takes = _parameters(family)
+    aliases = _R_ARGUMENTS.get(family, {})
+    graph_options: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, value in options.items():
+        name = aliases.get(key, key)
+        if name in takes:
+            if name in graph_options:
+                raise InvalidOptionError(
+                    f"{family}'s {name!r} is given twice (once as R's {key!r}); give it once."
+                )
+            graph_options[name] = value
+        else:
+            rest[key] = value
+    return graph_options, rest
+
+
+def family_graph(
+    family: str, p: object, options: Mapping[str, Any], seed: np.random.SeedSequence
+) -> nx.Graph:
+    """The graph of ``family`` on ``p`` nodes; ``seed`` is used by random families only."""
+    from spdgraph.graphs import FAMILIES, check_count
+
+    if p is None:
+        raise InvalidOptionError(
+            f"a family name ({family!r}) needs the number of nodes: pass p=..., e.g. "
+            f"simulate({family!r}, n=100, p=50)."
+        )
+    p = check_count(p, "p")
+    kwargs = dict(options)
+    if family == "erdos_renyi":
+        kwargs.setdefault("d", min(1.0, 3.0 / p))  # huge's default density
+    function = FAMILIES[family]
+    random = family != "hub" or kwargs.get("mode", "huge") != "huge"
+    if random and "seed" in inspect.signature(function).parameters:
+        kwargs["seed"] = seed
+    try:
+        return function(p, **kwargs)
+    except TypeError as exc:  # a missing or extra parameter
+        raise InvalidOptionError(
+            f"graph family {family!r}: {exc}; it takes {_parameters(family)}."
+        ) from None

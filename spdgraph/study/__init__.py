@@ -1,0 +1,30 @@
+"""Simulation studies: a grid of graph family x p x n x generator, learners, scores, repeats.
+
+A study is described in a TOML file (the schema is in ``docs/study.md`` and
+:mod:`spdgraph.study._config`) and run by :func:`run` (``spdgraph study run
+STUDY.toml -o DIR``). Each cell (one point of the grid) simulates its repeats
+with :func:`spdgraph.simulate`, fits every learner and scores it with
+:mod:`spdgraph.validation`; its seed comes from the study seed and its
+coordinates only (:func:`cell_seed`), so a cell gives the same bits whichever
+other cells run, in whatever order, on local processes or a dask cluster.
+Finished cells are stored atomically as they finish and skipped on a rerun.
+"""
+
+from spdgraph.study._cell import cell_key, cell_seed, compute_cell
+from spdgraph.study._config import Study, import_object, load_study
+from spdgraph.study._results import plot_curves, plot_metrics
+from spdgraph.study._run import StudyError, StudyResult, run
+
+__all__ = [
+    "Study",
+    "StudyError",
+    "StudyResult",
+    "cell_key",
+    "cell_seed",
+    "compute_cell",
+    "import_object",
+    "load_study",
+    "plot_curves",
+    "plot_metrics",
+    "run",
+]

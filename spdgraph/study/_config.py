@@ -1,0 +1,237 @@
+"""A study's description: read from TOML (or a dict), checked before any work.
+
+The schema (``docs/study.md``)::
+
+    name = "small"        # optional (default: the file's stem)
+    seed = 2026           # the study seed (required)
+    repeats = 2           # simulations per cell (default 1)
+    kind = "precision"    # the truth's kind (default precision)
+
+    [grid]                # axes: one cell per combination
+    family = ["hub", "random"]   # family names of spdgraph.simulate
+    p = [20, 40]
+    n = [50, 100, 200]
+    method = ["po"]              # generators (default ["po"])
+    data = ["gaussian"]          # data types (default ["gaussian"])
+    # any other axis is a keyword of spdgraph.simulate (missing, v, prob...)
+
+    [families.hub]        # options of a family, in every cell of that family
+    g = 2
+    [methods.huge]        # options of a generator
+    v = 0.3
+
+    [[learners]]          # built-in (name), estimator ("module:Class") or function
+    name = "glasso"
+    [[learners]]
+    name = "sk-glasso"
+    estimator = "sklearn.covariance:GraphicalLassoCV"
+    options = { cv = 3 }
+
+    [scores]
+    metrics = ["tpr", "tdr", "f1"]   # default: all of spdgraph.validation.METRICS
+    curves = true                    # ROC/PR areas where a learner gives edge scores
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import itertools
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spdgraph.errors import InvalidOptionError, written
+
+__all__ = ["Study", "import_object", "load_study"]
+
+_TOP = {"name", "seed", "repeats", "kind", "grid", "families", "methods", "learners", "scores"}
+_LEARNER_KEYS = {"name", "estimator", "function", "options", "rule", "cutoff"}
+_DEFAULT_AXES = {"method": ["po"], "data": ["gaussian"]}
+
+
+def import_object(spec: str) -> Any:
+    """``"package.module:attribute"`` -> the object (a learner class or function)."""
+    module, sep, attr = spec.partition(":")
+    if not sep or not module or not attr:
+        raise InvalidOptionError(f"expected 'package.module:name', got {spec!r}.")
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise InvalidOptionError(
+            f"cannot import {spec!r} ({exc}); is the module installed / on PYTHONPATH?"
+        ) from None
+    return obj
+
+
+def _check_learner(entry: object, k: int) -> dict[str, Any]:
+    from spdgraph.validation import BUILTIN_LEARNERS
+
+    if not isinstance(entry, Mapping) or "name" not in entry:
+        raise InvalidOptionError(f"learner {k} needs a name (a table with name = ...).")
+    unknown = set(entry) - _LEARNER_KEYS
+    if unknown:
+        raise InvalidOptionError(
+            f"learner {entry['name']!r}: unknown keys {sorted(unknown)}; "
+            f"allowed: {sorted(_LEARNER_KEYS)}."
+        )
+    given = [k for k in ("estimator", "function") if k in entry]
+    if len(given) > 1:
+        raise InvalidOptionError(f"learner {entry['name']!r}: give estimator or function.")
+    if not given and entry["name"] not in BUILTIN_LEARNERS:
+        raise InvalidOptionError(
+            f"learner {entry['name']!r} is not built in ({', '.join(BUILTIN_LEARNERS)}); "
+            "give estimator = 'module:Class' or function = 'module:function'."
+        )
+    for key in given:
+        spec = entry[key]
+        if isinstance(spec, str):
+            import_object(spec)  # fails now, not in a worker
+        elif not callable(spec):
+            raise InvalidOptionError(f"learner {entry['name']!r}: {key} must be 'module:name'.")
+    return dict(entry)
+
+
+@dataclass(frozen=True)
+class Study:
+    """A checked study: what :func:`spdgraph.study.run` runs (see ``docs/study.md``)."""
+
+    name: str
+    seed: int
+    grid: dict[str, list[Any]]
+    learners: list[dict[str, Any]]
+    repeats: int = 1
+    kind: str = "precision"
+    families: dict[str, dict[str, Any]] = field(default_factory=dict)
+    methods: dict[str, dict[str, Any]] = field(default_factory=dict)
+    metrics: list[str] = field(default_factory=list)
+    curves: bool = True
+
+    def cells(self) -> list[dict[str, Any]]:
+        """Every cell: one dict of grid coordinates per combination, in grid order."""
+        axes = list(self.grid)
+        return [dict(zip(axes, values, strict=True)) for values in itertools.product(
+            *self.grid.values()
+        )]  # fmt: skip
+
+    def config(self) -> dict[str, Any]:
+        """What a cell's result depends on besides its coordinates (JSON-ready)."""
+        learners = [
+            {k: (v if isinstance(v, str | int | float | dict) else repr(v)) for k, v in e.items()}
+            for e in self.learners
+        ]
+        return {
+            "seed": self.seed,
+            "repeats": self.repeats,
+            "kind": self.kind,
+            "families": self.families,
+            "methods": self.methods,
+            "learners": learners,
+            "metrics": self.metrics,
+            "curves": self.curves,
+        }
+
+    def fingerprint(self) -> str:
+        """A hash of :meth:`config`: stored cells with another fingerprint are recomputed."""
+        blob = json.dumps(self.config(), sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _positive(value: object, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidOptionError(f"{name} must be an integer >= {low}, got {written(value)}.")
+    return int(value)
+
+
+def _grid(grid: object) -> dict[str, list[Any]]:
+    if not isinstance(grid, Mapping) or not grid:
+        raise InvalidOptionError("the study needs a [grid] table with at least family, p and n.")
+    out = {k: (list(v) if isinstance(v, list | tuple) else [v]) for k, v in grid.items()}
+    if "graph" in out and "family" not in out:
+        out["family"] = out.pop("graph")
+    for axis in ("family", "p", "n"):
+        if axis not in out:
+            raise InvalidOptionError(f"the [grid] table needs the axis {axis!r}.")
+    for axis, values in out.items():
+        if not values:
+            raise InvalidOptionError(f"grid axis {axis!r} is empty.")
+        if len(set(map(repr, values))) != len(values):
+            raise InvalidOptionError(f"grid axis {axis!r} repeats a value: {values}.")
+    for key, default in _DEFAULT_AXES.items():
+        out.setdefault(key, list(default))
+    return out
+
+
+def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Study:
+    """A :class:`Study` from a parsed TOML document (or an equivalent dict)."""
+    from spdgraph.simulation import canonical_family
+    from spdgraph.validation import METRICS
+
+    unknown = set(spec) - _TOP
+    if unknown:
+        raise InvalidOptionError(f"unknown study keys {sorted(unknown)}; allowed: {sorted(_TOP)}.")
+    if "seed" not in spec:
+        raise InvalidOptionError("the study needs a seed (seed = 2026 at the top).")
+    seed = _positive(spec["seed"], "seed", 0)
+    grid = _grid(spec.get("grid"))
+    for family in grid["family"]:
+        canonical_family(family)
+    learners = spec.get("learners", [])
+    if not isinstance(learners, list) or not learners:
+        raise InvalidOptionError("the study needs at least one [[learners]] entry.")
+    checked = [_check_learner(e, k) for k, e in enumerate(learners)]
+    names = [e["name"] for e in checked]
+    if len(set(names)) != len(names):
+        raise InvalidOptionError(f"learner names must be distinct, got {names}.")
+    scores = dict(spec.get("scores", {}))
+    metrics = list(scores.get("metrics", METRICS))
+    bad = [m for m in metrics if m not in METRICS]
+    if bad:
+        raise InvalidOptionError(f"unknown metrics {bad}; known: {list(METRICS)}.")
+    kind = spec.get("kind", "precision")
+    if kind not in ("precision", "covariance"):
+        raise InvalidOptionError(f"kind must be 'precision' or 'covariance', got {kind!r}.")
+    return Study(
+        name=str(spec.get("name", default_name)),
+        seed=seed,
+        grid=grid,
+        learners=checked,
+        repeats=_positive(spec.get("repeats", 1), "repeats", 1),
+        kind=kind,
+        families={str(k): dict(v) for k, v in spec.get("families", {}).items()},
+        methods={str(k): dict(v) for k, v in spec.get("methods", {}).items()},
+        metrics=metrics,
+        curves=bool(scores.get("curves", True)),
+    )
+
+
+def load_study(source: str | os.PathLike[str] | Mapping[str, Any] | Study) -> Study:
+    """A checked :class:`Study` from a TOML file, a dict or a Study.
+
+    Examples
+    --------
+    >>> from spdgraph.study import load_study
+    >>> study = load_study({"seed": 1, "grid": {"family": ["hub"], "p": [10], "n": [20, 40]},
+    ...                     "learners": [{"name": "shrink"}]})
+    >>> [(c["family"], c["n"]) for c in study.cells()]
+    [('hub', 20), ('hub', 40)]
+    """
+    import tomllib
+
+    if isinstance(source, Study):
+        return source
+    if isinstance(source, Mapping):
+        return study_from_dict(source)
+    path = Path(source)
+    if not path.is_file():
+        raise InvalidOptionError(f"study file {str(path)!r} does not exist.")
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidOptionError(f"{str(path)!r} is not valid TOML: {exc}.") from None
+    return study_from_dict(spec, default_name=path.stem)

@@ -1,0 +1,149 @@
+"""A study's outputs: the tidy table (CSV, netCDF), the ROC/PR points and the standard plots."""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from spdgraph.errors import MissingDependencyError
+from spdgraph.study._config import Study
+from spdgraph.study._store import atomic_write
+
+__all__ = ["plot_curves", "plot_metrics", "write_results"]
+
+_PLOTTED = ("tpr", "tdr", "f1")
+
+
+def _frame(study: Study, payloads: list[Any], key: str, columns: list[str]) -> Any:
+    import pandas as pd
+
+    rows = [row for payload in payloads for row in payload[key]]
+    axes = list(study.grid)
+    frame = pd.DataFrame(rows, columns=[*axes, "repeat", "learner", *columns])
+    return frame.reset_index(drop=True)
+
+
+def _varying(study: Study) -> list[str]:
+    """Grid axes (besides family and n) with more than one value: they split the lines."""
+    return [a for a, v in study.grid.items() if a not in ("family", "n") and len(v) > 1]
+
+
+def _label(learner: str, key: tuple, axes: list[str]) -> str:
+    extra = ", ".join(f"{a}={v}" for a, v in zip(axes, key, strict=True))
+    return f"{learner} ({extra})" if extra else learner
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise MissingDependencyError(
+            'the study plots need matplotlib: pip install "spdgraph[plots]" (or plots=False).'
+        ) from None
+    return plt
+
+
+def plot_metrics(study: Study, table: Any, path: Path) -> Path:
+    """TPR, TDR and F1 against n: one row of panels per family, one line per learner."""
+    plt = _pyplot()
+    metrics = [m for m in _PLOTTED if m in set(table["metric"])]
+    families = list(study.grid["family"])
+    axes_split = _varying(study)
+    fig, axs = plt.subplots(
+        len(families), max(1, len(metrics)), figsize=(4 * max(1, len(metrics)),
+        3 * len(families)), squeeze=False,
+    )  # fmt: skip
+    for i, family in enumerate(families):
+        sub = table[table["family"] == family]
+        for j, metric in enumerate(metrics):
+            ax = axs[i][j]
+            rows = sub[sub["metric"] == metric]
+            by = ["learner", *axes_split]
+            for key, group in rows.groupby(by, sort=False):
+                mean = group.groupby("n")["value"].mean()
+                ax.plot(
+                    mean.index,
+                    mean.to_numpy(),
+                    marker="o",
+                    label=_label(key[0], key[1:], axes_split),
+                )
+            ax.set_title(f"{family}: {metric.upper()}")
+            ax.set_xlabel("n")
+            ax.set_ylim(-0.02, 1.02)
+    axs[0][-1].legend(fontsize="small")
+    fig.tight_layout()
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=90))
+    plt.close(fig)
+    return path
+
+
+def _mean_curve(group: Any, x: str, y: str) -> tuple[np.ndarray, np.ndarray]:
+    grid = np.linspace(0.0, 1.0, 51)
+    curves = []
+    for _, one in group.groupby("repeat"):
+        xs, ys = one[x].to_numpy(float), one[y].to_numpy(float)
+        ok = np.isfinite(xs) & np.isfinite(ys)
+        if ok.sum() >= 2:
+            order = np.argsort(xs[ok], kind="stable")
+            curves.append(np.interp(grid, xs[ok][order], ys[ok][order]))
+    return grid, (np.mean(curves, axis=0) if curves else np.full_like(grid, np.nan))
+
+
+def plot_curves(study: Study, curves: Any, path: Path) -> Path:
+    """ROC and precision-recall curves (mean over repeats) at the largest n, per family."""
+    plt = _pyplot()
+    families = list(study.grid["family"])
+    fig, axs = plt.subplots(len(families), 2, figsize=(8, 3.2 * len(families)), squeeze=False)
+    n_max = max(study.grid["n"])
+    axes_split = _varying(study)
+    for i, family in enumerate(families):
+        sub = curves[(curves["family"] == family) & (curves["n"] == n_max)]
+        for key, group in sub.groupby(["learner", *axes_split], sort=False):
+            label = _label(key[0], key[1:], axes_split)
+            axs[i][0].plot(*_mean_curve(group, "fpr", "tpr"), label=label)
+            axs[i][1].plot(*_mean_curve(group, "tpr", "tdr"), label=label)
+        axs[i][0].set(title=f"{family}, n = {n_max}: ROC", xlabel="FPR", ylabel="TPR")
+        axs[i][1].set(title=f"{family}, n = {n_max}: PR", xlabel="recall (TPR)", ylabel="TDR")
+    axs[0][1].legend(fontsize="small")
+    fig.tight_layout()
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=90))
+    plt.close(fig)
+    return path
+
+
+def write_results(
+    study: Study, folder: Path, payloads: list[Any], *, plots: bool | None
+) -> tuple[Any, Any, list[Path]]:
+    """``results.csv``, ``results.nc`` (when netCDF4 is installed), ``curves.csv``, plots."""
+    import xarray as xr
+
+    table = _frame(study, payloads, "records", ["metric", "value"])
+    curves = _frame(study, payloads, "curves", ["point", "fpr", "tpr", "tdr"])
+    files = [folder / "results.csv", folder / "curves.csv"]
+    atomic_write(files[0], lambda tmp: table.to_csv(tmp, index=False))
+    atomic_write(files[1], lambda tmp: curves.to_csv(tmp, index=False))
+    if importlib.util.find_spec("netCDF4") is not None:
+        ds = xr.Dataset.from_dataframe(table.rename_axis("row"))
+        ds.attrs = {"study": study.name, "fingerprint": study.fingerprint()}
+        files.append(folder / "results.nc")
+        atomic_write(files[-1], lambda tmp: ds.to_netcdf(tmp, engine="netcdf4"))
+    if plots is None:
+        plots = importlib.util.find_spec("matplotlib") is not None
+        if not plots:
+            warnings.warn(
+                'no plots: matplotlib is not installed (pip install "spdgraph[plots]").',
+                stacklevel=3,
+            )
+    if plots and len(table):
+        (folder / "plots").mkdir(exist_ok=True)
+        files.append(plot_metrics(study, table, folder / "plots" / "metrics.png"))
+        if len(curves):
+            files.append(plot_curves(study, curves, folder / "plots" / "roc_pr.png"))
+    return table, curves, files

@@ -1,0 +1,228 @@
+"""Run a study: the cells not yet stored, here, on local processes or on a dask cluster."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spdgraph.errors import InvalidOptionError, MissingDependencyError, SpdgraphError, written
+from spdgraph.study._cell import cell_key, compute_cell
+from spdgraph.study._config import Study, load_study
+from spdgraph.study._store import CellStore, atomic_write
+
+__all__ = ["StudyError", "StudyResult", "run"]
+
+Coords = dict[str, Any]
+Finish = Callable[[Coords, Callable[[], dict[str, Any]]], None]
+
+
+class StudyError(SpdgraphError, RuntimeError):
+    """Some cells of a study failed (the others are stored: fix the cause and rerun)."""
+
+
+@dataclass
+class StudyResult:
+    """What :func:`run` returns.
+
+    Attributes
+    ----------
+    table
+        The tidy table (pandas): one row per cell x repeat x learner x metric.
+    curves
+        ROC/PR points of the learners that give edge scores.
+    computed, skipped
+        Cells computed by this run, and found already stored.
+    files
+        The paths written (results, curves, plots).
+    """
+
+    table: Any
+    curves: Any
+    computed: int
+    skipped: int
+    files: list[Path]
+
+
+def _local_pool(todo: Sequence[Coords], study: Study, workers: int, finish: Finish) -> None:
+    """Cells in fresh ("spawn") worker processes; each is stored as it arrives."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        futures = {pool.submit(compute_cell, study, c): c for c in todo}
+        for fut in cf.as_completed(futures):
+            finish(futures[fut], fut.result)
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _dask(
+    todo: Sequence[Coords], study: Study, scheduler: Any, workers: int, finish: Finish
+) -> None:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise MissingDependencyError(
+            'a dask scheduler needs dask.distributed: pip install "spdgraph[dask]" '
+            "(or run on local processes: leave the scheduler out)."
+        ) from None
+    cluster = None
+    if isinstance(scheduler, Client):
+        client = scheduler
+    elif scheduler == "local":
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = Client(cluster)
+    else:
+        client = Client(str(scheduler))
+    try:
+        futures = {client.submit(compute_cell, study, c, pure=False): c for c in todo}
+        for fut in as_completed(futures):
+            finish(futures[fut], fut.result)
+    finally:
+        if client is not scheduler:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _workers(workers: object) -> int:
+    if workers is None:
+        return max(1, min(os.cpu_count() or 1, 8))
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidOptionError(f"workers must be a positive integer, got {written(workers)}.")
+    return workers
+
+
+def _execute(
+    todo: list[Coords],
+    study: Study,
+    store: CellStore,
+    *,
+    workers: int,
+    scheduler: Any,
+    progress: bool | None,
+    on_cell: Callable[[Coords], None] | None,
+) -> None:
+    from spdgraph.sampling import Progress, stderr_is_tty
+
+    enabled = stderr_is_tty() if progress is None else bool(progress)
+    bar = Progress(study.name, total=len(todo), enabled=enabled and bool(todo), unit="cell")
+    failures: list[tuple[Coords, BaseException]] = []
+
+    def finish(coords: Coords, result: Callable[[], dict[str, Any]]) -> None:
+        try:
+            payload = result()
+        except BrokenProcessPool:  # the pool itself, not the cell: stop
+            raise
+        except Exception as exc:  # reported at the end; the other cells go on
+            failures.append((coords, exc))
+        else:
+            store.save(coords, payload)
+            if on_cell is not None:
+                on_cell(coords)
+        bar.update()
+
+    try:
+        if scheduler is not None:
+            _dask(todo, study, scheduler, workers, finish)
+        elif workers == 1 or len(todo) <= 1:
+            for coords in todo:
+                finish(coords, functools.partial(compute_cell, study, coords))
+        else:
+            _local_pool(todo, study, min(workers, len(todo)), finish)
+    finally:
+        bar.close()
+    if failures:
+        coords, error = failures[0]
+        raise StudyError(
+            f"{len(failures)} of {len(todo)} cells failed and were not stored (the other "
+            f"{len(todo) - len(failures)} were); first: {cell_key(coords)}: "
+            f"{type(error).__name__}: {error}. Fix the cause and rerun: stored cells are reused."
+        ) from error
+
+
+def run(
+    study: str | os.PathLike[str] | Mapping[str, Any] | Study,
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool | None = None,
+    plots: bool | None = None,
+    on_cell: Callable[[Coords], None] | None = None,
+) -> StudyResult:
+    """Run a simulation study: every cell not yet stored in ``out``, then the tables and plots.
+
+    Parameters
+    ----------
+    study
+        A TOML file (``docs/study.md`` gives the schema), the same as a dict,
+        or a :class:`Study`.
+    out
+        The study's folder (created): ``cells/`` (one file per finished cell),
+        ``results.csv`` and ``results.nc`` (the tidy table), ``curves.csv``
+        and ``plots/``.
+    workers
+        Local worker processes (default: the CPU count, at most 8); 1 runs
+        the cells here, one after the other. With ``scheduler="local"``, the
+        LocalCluster's number of workers.
+    scheduler
+        None (local processes), ``"local"`` (a dask LocalCluster), a dask
+        scheduler address (``"tcp://host:8786"``) or a ``distributed.Client``.
+        The results are the same bits whichever runs them.
+    progress
+        A progress bar over the cells (default: when stderr is a terminal).
+    plots
+        Draw the standard plots (needs matplotlib, ``spdgraph[plots]``);
+        default: when matplotlib is installed.
+    on_cell
+        Called with a cell's coordinates once it is stored.
+
+    Returns
+    -------
+    StudyResult
+        The tidy table, the curves, and how many cells were computed and reused.
+
+    Examples
+    --------
+    >>> import tempfile, spdgraph.study
+    >>> spec = {"seed": 1, "grid": {"family": ["hub"], "p": [10], "n": [40, 80]},
+    ...         "learners": [{"name": "shrink"}], "scores": {"metrics": ["tpr", "tdr"]}}
+    >>> res = spdgraph.study.run(spec, tempfile.mkdtemp(), workers=1, plots=False)
+    >>> res.computed, sorted(res.table["metric"].unique())
+    (2, ['pr_auc', 'roc_auc', 'tdr', 'tpr'])
+    """
+    from spdgraph.study._results import write_results
+
+    checked = load_study(study)
+    n_workers = _workers(workers)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    store = CellStore(folder, checked.fingerprint())
+    text = json.dumps({"name": checked.name, "grid": checked.grid, **checked.config()}, indent=1)
+    atomic_write(folder / "study.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    cells = checked.cells()
+    todo = [c for c in cells if store.load(c) is None]
+    _execute(
+        todo,
+        checked,
+        store,
+        workers=n_workers,
+        scheduler=scheduler,
+        progress=progress,
+        on_cell=on_cell,
+    )
+    payloads = [store.load(c) for c in cells]
+    table, curves, files = write_results(checked, folder, payloads, plots=plots)
+    return StudyResult(table, curves, len(todo), len(cells) - len(todo), files)

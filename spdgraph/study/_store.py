@@ -1,0 +1,63 @@
+"""Finished cells on disk: one JSON file per cell, written atomically, reused on a rerun."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from spdgraph.study._cell import cell_key
+
+__all__ = ["CellStore", "atomic_write"]
+
+
+def atomic_write(path: Path, write: Any) -> None:
+    """Call ``write(tmp_path)`` then rename it onto ``path``: all of it or nothing."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp's 0600 -> what open() would give
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+class CellStore:
+    """``DIR/cells/<cell>.json`` per finished cell, with the study's fingerprint.
+
+    A cell counts as done when its file exists and carries the study's
+    fingerprint (:meth:`spdgraph.study.Study.fingerprint`): changing a
+    learner, the seed or the repeats recomputes every cell; adding a grid
+    value computes only the new cells. Floats are stored as JSON (shortest
+    repr: the exact double), so a reloaded cell has the bits it was computed with.
+    """
+
+    def __init__(self, out: Path, fingerprint: str) -> None:
+        self.root = Path(out) / "cells"
+        self.fingerprint = fingerprint
+
+    def path(self, coords: Mapping[str, Any]) -> Path:
+        return self.root / f"{cell_key(coords)}.json"
+
+    def load(self, coords: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The stored result of a cell, or None (missing, unreadable or another study's)."""
+        try:
+            payload = json.loads(self.path(coords).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if payload.get("fingerprint") != self.fingerprint or payload.get("coords") != dict(coords):
+            return None
+        return dict(payload)
+
+    def save(self, coords: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        payload = {"fingerprint": self.fingerprint, "coords": dict(coords), **result}
+        text = json.dumps(payload)
+        atomic_write(self.path(coords), lambda tmp: tmp.write_text(text, encoding="utf-8"))
