@@ -13,34 +13,12 @@ anything else (or ``--format csv``) for a folder of CSV files
 from __future__ import annotations
 
 import argparse
-import ast
 from pathlib import Path
 from typing import Any
 
+from spdgraph.cli._options import _key_value, _non_negative_int
+
 __all__: list[str] = []
-
-
-def _option(text: str) -> tuple[str, Any]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip().isidentifier():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        parsed: Any = ast.literal_eval(value.strip())
-    except (ValueError, SyntaxError):
-        parsed = value.strip()  # a bare word: a string
-    return key.strip(), parsed
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a non-negative integer, got {text!r}"
-        ) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -100,19 +78,33 @@ def _add_simulate_parser(sub: Any) -> None:
     cmd.add_argument(
         "--graph", required=True, help="a family name (hub, AR(1)...) or a graph file"
     )
-    cmd.add_argument("--p", type=_count, default=None, help="number of nodes (with a family)")
-    cmd.add_argument("--n", type=_count, default=0, help="number of observations (default 0)")
+    cmd.add_argument(
+        "--p", type=_non_negative_int, default=None, help="number of nodes (with a family)"
+    )
+    cmd.add_argument(
+        "--n", type=_non_negative_int, default=0, help="number of observations (default 0)"
+    )
     cmd.add_argument("--method", default="po", help="generator (default po; huge, gwishart...)")
     cmd.add_argument("--kind", default="precision", choices=("precision", "covariance"))
     cmd.add_argument("--data", default="gaussian", help="gaussian, binary, mixed, t(df=5)...")
     cmd.add_argument("--missing", type=float, default=0.0, help="MCAR rate of missing values")
-    cmd.add_argument("--size", type=_count, default=None, help="a stack of SIZE matrices")
-    cmd.add_argument("--groups", type=_count, default=0, help="K related graphs (group dim)")
-    cmd.add_argument("--n-add", type=_count, default=0, help="edges added per related graph")
-    cmd.add_argument("--n-remove", type=_count, default=0, help="edges removed per related graph")
-    cmd.add_argument("--seed", type=_count, default=None, help="root seed (default: fresh)")
     cmd.add_argument(
-        "--option", type=_option, action="append", metavar="KEY=VALUE", help="repeatable"
+        "--size", type=_non_negative_int, default=None, help="a stack of SIZE matrices"
+    )
+    cmd.add_argument(
+        "--groups", type=_non_negative_int, default=0, help="K related graphs (group dim)"
+    )
+    cmd.add_argument(
+        "--n-add", type=_non_negative_int, default=0, help="edges added per related graph"
+    )
+    cmd.add_argument(
+        "--n-remove", type=_non_negative_int, default=0, help="edges removed per related graph"
+    )
+    cmd.add_argument(
+        "--seed", type=_non_negative_int, default=None, help="root seed (default: fresh)"
+    )
+    cmd.add_argument(
+        "--option", type=_key_value, action="append", metavar="KEY=VALUE", help="repeatable"
     )
     cmd.add_argument("--format", choices=("auto", "csv"), default="auto")
     cmd.add_argument("--overwrite", action="store_true", help="replace an existing output")

@@ -137,7 +137,7 @@ def _check(fmt: object, plugin: str, table: dict[str, tuple[FileFormat, str]]) -
 
 
 def _build(pm: Any) -> dict[str, tuple[FileFormat, str]]:
-    from spdgraph.plugins import mark_broken
+    from spdgraph.plugins import failure_reason, mark_broken
 
     impls = pm.hook.spdgraph_file_formats.get_hookimpls()  # registration order
     table: dict[str, tuple[FileFormat, str]] = {}
@@ -150,8 +150,7 @@ def _build(pm: Any) -> dict[str, tuple[FileFormat, str]]:
                     checked = _check(fmt, impl.plugin_name, {**table, **found})
                     found[checked.name] = (checked, impl.plugin_name)
         except Exception as exc:  # a faulty plugin harms only itself
-            reason = str(exc) if isinstance(exc, PluginError) else f"{type(exc).__name__}: {exc}"
-            mark_broken(impl.plugin_name, reason)
+            mark_broken(impl.plugin_name, failure_reason("spdgraph_file_formats", exc))
             continue
         table.update(found)
     return table

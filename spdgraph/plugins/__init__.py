@@ -3,7 +3,8 @@
 Public (through :mod:`spdgraph`): ``get_plugin_manager``, ``reset_plugin_manager``,
 ``hookimpl``/``hookspec``, ``Generator`` (alias of ``GeneratorSpec``), ``OptionSpec``,
 ``GraphData``, ``DAG``, ``GraphBackend``. Internal interface: ``find_generator`` and
-``generators`` (the cached generator table), ``graph_backends``, ``graph_backend`` and
+``generators`` (the cached generator table), ``mark_broken`` and ``failure_reason``
+(a faulty plugin's record), ``graph_backends``, ``graph_backend`` and
 ``find_backend`` (the cached graph backend table), ``DEFAULT_PLUGINS`` (the built-in
 graph backends and generators under :mod:`spdgraph.plugins.builtin`, registered
 exactly as third-party plugins are), ``check_options`` (:mod:`~spdgraph.plugins.options`).
@@ -14,6 +15,7 @@ from spdgraph.plugins._manager import (
     DEFAULT_PLUGINS,
     ENTRY_POINT_GROUP,
     broken_plugins,
+    failure_reason,
     find_generator,
     generators,
     get_plugin_manager,
@@ -30,6 +32,7 @@ __all__ = [
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
     "broken_plugins",
+    "failure_reason",
     "find_backend",
     "find_generator",
     "generators",

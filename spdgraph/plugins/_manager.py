@@ -267,6 +267,17 @@ def mark_broken(plugin: str, reason: str) -> None:
         )
 
 
+def failure_reason(hook: str, exc: BaseException) -> str:
+    """Why a plugin whose ``hook`` raised ``exc`` is broken (for :func:`mark_broken`).
+
+    A :class:`~spdgraph.errors.PluginError` (a check on what the plugin
+    returned) already says it; any other exception is named with the hook.
+    """
+    if isinstance(exc, PluginError):
+        return str(exc)
+    return f"its {hook} failed with {type(exc).__name__}: {exc}"
+
+
 def _registered_by(pm: pluggy.PluginManager, impl: Any, impls: list[Any]) -> list[Any]:
     # each plugin's implementation is called through pluggy (a hook caller
     # restricted to that plugin), so every generator stays tied to the plugin
@@ -286,12 +297,7 @@ def _build_table(pm: pluggy.PluginManager) -> dict[str, tuple[GeneratorSpec, str
                     _check_generator(gen, impl.plugin_name, {**table, **found})
                     found[gen.name] = (gen, impl.plugin_name)
         except Exception as exc:  # a faulty plugin harms only itself
-            reason = (
-                str(exc)
-                if isinstance(exc, PluginError)
-                else (f"its spdgraph_register_generators failed with {type(exc).__name__}: {exc}")
-            )
-            mark_broken(impl.plugin_name, reason)
+            mark_broken(impl.plugin_name, failure_reason("spdgraph_register_generators", exc))
             continue
         table.update(found)
     return table

@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from spdgraph.errors import InvalidOptionError, PluginError, SpdgraphError
-from spdgraph.plugins._manager import broken_plugins, get_plugin_manager, mark_broken
+from spdgraph.plugins._manager import (
+    broken_plugins,
+    failure_reason,
+    get_plugin_manager,
+    mark_broken,
+)
 from spdgraph.plugins.types import DAG, GraphData
 
 __all__ = ["GraphBackend", "call_backend", "find_backend", "graph_backend", "graph_backends"]
@@ -121,12 +126,7 @@ def _build(pm: Any) -> list[tuple[GraphBackend, str]]:
             for backend in found:
                 _check(backend, impl.plugin_name, names)
         except Exception as exc:  # a faulty plugin harms only itself
-            reason = (
-                str(exc)
-                if isinstance(exc, PluginError)
-                else (f"its spdgraph_graph_backends failed with {type(exc).__name__}: {exc}")
-            )
-            mark_broken(impl.plugin_name, reason)
+            mark_broken(impl.plugin_name, failure_reason("spdgraph_graph_backends", exc))
             continue
         for backend in found:
             names[backend.name] = impl.plugin_name
