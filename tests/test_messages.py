@@ -14,7 +14,10 @@ from spdgraph.errors import written
 @pytest.mark.parametrize(
     ("call", "shown"),
     [
-        (lambda: spdgraph.sample(np.array([[0.0, 1.0], [0.5, 0.0]])), "is 1.0 but [1, 0] is 0.5"),
+        (
+            lambda: spdgraph.sample(np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.0, 0.0]])),
+            "is 1.0 but [1, 0] is 0.5",
+        ),
         (lambda: spdgraph.sample(np.eye(2), size=np.float64(2.0)), "got 2.0."),
         (lambda: spdgraph.sample(np.eye(2), min_eigenvalue=np.float64(-1.0)), "got -1.0."),
         (lambda: spdgraph.sample(np.eye(2), condition_number=np.float64(0.5)), "got 0.5"),

@@ -252,6 +252,8 @@ def read_tables(path: str | os.PathLike[str]) -> xr.DataArray:
             target.glob("sample_*.csv"), key=lambda f: _sample_key(f.stem[len("sample_") :])
         )
     )
+    if not files and target.is_dir() and any(target.glob("group_*")):
+        return _read_groups(target)
     if not files:
         raise FileError(
             f"{os.fspath(path)!r} holds no sample_<k>.csv tables; it is not a folder "
@@ -281,6 +283,25 @@ def read_tables(path: str | os.PathLike[str]) -> xr.DataArray:
     samples = [_sample_key(f.stem[len("sample_") :]) for f in files]
     coords["sample"] = samples
     return xr.DataArray(values, dims=("sample", "node", "node_2"), coords=coords, attrs=attrs)
+
+
+def _read_groups(folder: Path) -> xr.DataArray:
+    """A folder of ``group_<g>`` tables or sub-folders (related graphs) along ``group``."""
+    parts = sorted(
+        folder.glob("group_*"), key=lambda f: _sample_key(f.name[6:].removesuffix(".csv"))
+    )
+    arrays = []
+    for part in parts:
+        da = read_tables(part)
+        name = part.name[len("group_") :].removesuffix(".csv")
+        graph = folder / f"adjacency_{name}.csv"
+        if graph.exists() and "adjacency" in da.coords:
+            import pandas as pd
+
+            adjacency = pd.read_csv(graph, header=0).to_numpy() != 0
+            da = da.assign_coords(adjacency=(("node", "node_2"), adjacency))
+        arrays.append(da.expand_dims(group=[_sample_key(name)]))
+    return xr.concat(arrays, dim="group", join="outer", coords="different", compat="equals")
 
 
 def _data_tables(values: np.ndarray, labels: list[Any], target: Path, files: list[Path]) -> Any:

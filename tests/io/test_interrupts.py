@@ -201,7 +201,7 @@ def test_a_failed_write_in_the_worker_is_raised_and_cleaned(tmp_path, monkeypatc
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(xr.DataArray, "to_netcdf", broken)
-    with pytest.raises(OSError, match="(?i)no space left"):
+    with pytest.raises(OSError, match=r"(?i)no space left"):
         spdgraph.save(spdgraph.sample(nx.path_graph(3), seed=1), tmp_path / "m.nc")
     assert list(tmp_path.iterdir()) == []
 

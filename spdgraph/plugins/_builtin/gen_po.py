@@ -93,8 +93,13 @@ def po_kernels_cached() -> bool | None:
     """Whether the PO row kernel is in Numba's on-disk cache (None when unknown)."""
     from spdgraph._kernels.cache import on_disk
     from spdgraph._kernels.po import fast as po_fast
+    from spdgraph._kernels.po import group as po_group
 
-    return on_disk(po_fast.process_rows)
+    # small stacks on sparse graphs run the group kernel, the rest the row kernel
+    found = [on_disk(po_fast.process_rows), on_disk(po_group.process_group)]
+    if any(found):
+        return True
+    return None if all(f is None for f in found) else False
 
 
 def _gnp(p: int, d: float) -> np.ndarray:
