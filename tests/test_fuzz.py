@@ -621,6 +621,9 @@ GUARD_CATALOGUE = [
         E.SpdgraphError,
         5,
     ),
+    # graph files: what is no path is a FileError, not numpy's or os's TypeError
+    ("read_graph(3)", lambda: spdgraph.read_graph(3), E.FileError, 1),
+    ("read_graph NUL", lambda: spdgraph.read_graph("g\0.txt"), E.FileError, 1),
 ]
 
 #: Valid hostile input that must succeed fast (a band wider than the graph is K_p).

@@ -17,6 +17,7 @@ from xml.etree import ElementTree
 import numpy as np
 
 from spdgraph.errors import FileError
+from spdgraph.io._paths import as_path
 
 __all__ = ["count_graph_file", "read_graph"]
 
@@ -267,7 +268,7 @@ def read_graph(path: str | os.PathLike[str], *, directed: bool = False) -> Any:
     """
     import networkx as nx
 
-    path = Path(path)
+    path = as_path(path)  # a FileError for what is no path (an int, a NUL byte)
     if not path.is_file():
         raise FileError(f"cannot read graph file {os.fspath(path)!r}: no such file.")
     suffix = path.suffix.lower()
