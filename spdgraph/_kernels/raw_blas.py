@@ -98,3 +98,43 @@ def add_gram_of_rows_lower(target: np.ndarray, rows: np.ndarray) -> None:
     # Fortran view: A = rows^T (n x k), C = target^T, whose upper triangle is
     # target's lower one: C += A A^T
     _DSYRK(b"U", b"N", _int(n), _int(k), _double(1.0), a, _int(lda), _double(1.0), c, _int(ldc))
+
+
+# dpotrf(uplo, n, a, lda, info)
+_DPOTRF = lapack_function("dpotrf", _C, _I, _P, _I, _I)
+
+
+def potrf_lower_t(block: np.ndarray, n: int) -> bool:
+    """Cholesky of ``block[:n, :n]`` from its upper triangle, in place: ``R^T R``, ``R`` upper.
+
+    ``block`` is C-ordered with contiguous rows; its upper triangle (read by
+    rows) is, to Fortran, the lower triangle of the same matrix (LAPACK
+    ``dpotrf``, ``uplo="L"``, measured 1.4 to 1.9x faster than ``"U"`` here at
+    n = 250 to 500). The strict lower triangle is not touched. False if the
+    matrix is not numerically positive definite.
+    """
+    if n == 0:
+        return True
+    a, lda = _address(block)
+    info = ctypes.c_int(0)
+    _DPOTRF(b"L", _int(n), a, _int(lda), ctypes.byref(info))
+    return info.value == 0
+
+
+def times_lower_transposed(lower: np.ndarray, block: np.ndarray) -> None:
+    """``block <- block @ lower.T`` in place, reading the lower triangle of ``lower``.
+
+    ``lower`` is a C-ordered ``(n, n)`` block (``L``, lower triangular),
+    ``block`` is ``(m, n)``: row ``t`` becomes the dot products of ``block[t]``
+    with the rows of ``L`` (BLAS ``dtrmm``).
+    """
+    n = lower.shape[0]
+    m = block.shape[0]
+    if lower.shape != (n, n) or block.shape[1] != n:
+        raise ValueError("times_lower_transposed: shapes do not match")
+    if n == 0 or m == 0:
+        return
+    a, lda = _address(lower)
+    b, ldb = _address(block)
+    # Fortran view: A = L^T (upper), B = block^T (n x m); block @ L^T = (L block^T)^T = (A^T B)^T
+    _DTRMM(b"L", b"U", b"T", b"N", _int(n), _int(m), _double(1.0), a, _int(lda), b, _int(ldb))

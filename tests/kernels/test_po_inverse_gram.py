@@ -195,7 +195,9 @@ def test_unconverged_normal_equations_go_to_rows(rng, monkeypatch):
         (1000, 0.05, "inverse_gram"),
         (1000, 0.25, "inverse_gram"),
         (400, 0.4, "inverse_gram"),
-        (400, 0.6, "rows"),
+        (400, 0.6, "dense"),
+        (1000, 0.5, "dense"),
+        (400, 0.8, "rows"),
         (400, 0.9, "rows"),
     ],
 )

@@ -372,10 +372,19 @@ def po_blocked_into(
         ok = _block_rows(lmat, tt, ptr, idx, i0, i1, cols, colpos, dinv_t, v, g, y, z)
         colpos[cols] = -1
         if not ok:
-            return False
+            return None
         if i1 < p:
             _append_block_of_t(tt, lmat, i0, i1, dinv_t, threads)
     del tt, v
     gram_inplace(lmat, threads)
-    residual = take_nonedge_residual(out, adjacency)
+    return certified(out, adjacency)
+
+
+def certified(m: np.ndarray, adjacency: np.ndarray) -> float | None:
+    """The non-edge residual of a blocked kernel's result ``m`` if at most :data:`CERTIFY_ABOVE`.
+
+    The non-edges are set to 0 in the same pass (:func:`take_nonedge_residual`);
+    None (recompute by rows) above it.
+    """
+    residual = take_nonedge_residual(m, adjacency)
     return residual if residual <= CERTIFY_ABOVE else None

@@ -39,6 +39,15 @@ def _chol_columns(a, k0, k1, n):
     return True
 
 
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy", inline="always")
+def _take2(a, r, c, c1, two, t0, t1):
+    """``a[r, c] -= t0`` and (if ``two``) ``a[r, c1] -= t1``, where in the lower triangle."""
+    if c <= r:
+        a[r, c] -= t0
+    if two and c1 <= r:
+        a[r, c1] -= t1
+
+
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
 def small_cholesky(a, n):
     """Lower Cholesky factor of ``a[:n, :n]`` in place; False if not positive definite.
@@ -86,25 +95,13 @@ def small_cholesky(a, n):
                         t31 += x3 * y1
                     # write back the distinct entries of the lower triangle only
                     two = c1 != c
-                    if c <= r:
-                        a[r, c] -= t00
-                    if two and c1 <= r:
-                        a[r, c1] -= t01
+                    _take2(a, r, c, c1, two, t00, t01)
                     if r1 != r:
-                        if c <= r1:
-                            a[r1, c] -= t10
-                        if two and c1 <= r1:
-                            a[r1, c1] -= t11
+                        _take2(a, r1, c, c1, two, t10, t11)
                     if r2 != r1:
-                        if c <= r2:
-                            a[r2, c] -= t20
-                        if two and c1 <= r2:
-                            a[r2, c1] -= t21
+                        _take2(a, r2, c, c1, two, t20, t21)
                     if r3 != r2:
-                        if c <= r3:
-                            a[r3, c] -= t30
-                        if two and c1 <= r3:
-                            a[r3, c1] -= t31
+                        _take2(a, r3, c, c1, two, t30, t31)
         if not _chol_columns(a, k, stop, n):
             return False
     return True

@@ -21,10 +21,17 @@ BLOCKED_BELOW = 1.0
 #: inverse-Gram kernel is used: it always solves with the ``|K|`` neighbours,
 #: the row-by-row kernel with the smaller of the two sets.
 INVERSE_GRAM_BELOW = 1.1
+#: The dense kernel (:mod:`spdgraph._kernels.po.dense`, the direct route with its
+#: factorizations on two cores) is used when ``sum_i |J_i|^3`` is at most
+#: :data:`DENSE_BELOW` times ``sum_i |K_i|^3`` (Erdős–Rényi from d ~ 0.45) and at
+#: least :data:`DENSE_ABOVE` of ``sum_i i^3`` (up to d ~ 0.69): denser graphs have
+#: small subproblems, which the row kernel solves in its own pass.
+DENSE_BELOW = 2.0
+DENSE_ABOVE = 0.03
 
 
 def kernel_for(ptr: np.ndarray) -> str:
-    """``"blocked"``, ``"inverse_gram"`` or ``"rows"``: the PO kernel for these neighbour lists.
+    """``"blocked"``, ``"inverse_gram"``, ``"dense"`` or ``"rows"``: the PO kernel for this graph.
 
     ``ptr`` is the CSR pointer of the earlier neighbours
     (:func:`~spdgraph._kernels.po.blocked.earlier_neighbours`). Below
@@ -36,7 +43,9 @@ def kernel_for(ptr: np.ndarray) -> str:
     ``p x p`` array less),
     ``"inverse_gram"`` up to medium density (the Cholesky work of its
     neighbour sets within :data:`INVERSE_GRAM_BELOW` of the row kernel's:
-    Erdős–Rényi up to d ~ 0.45), else ``"rows"``.
+    Erdős–Rényi up to d ~ 0.45), ``"dense"`` from there while the
+    non-neighbours' subproblems are large (:data:`DENSE_BELOW`,
+    :data:`DENSE_ABOVE`: d ~ 0.45 to 0.69), else ``"rows"``.
     """
     p = ptr.shape[0] - 1
     if p < MIN_P:
@@ -45,7 +54,10 @@ def kernel_for(ptr: np.ndarray) -> str:
     i = np.arange(p, dtype=np.float64)
     if float((i * k * k).sum()) <= BLOCKED_BELOW * float((i * i).sum()):
         return "blocked"
-    small = np.minimum(k, i - k)
-    if float((k**3).sum()) <= INVERSE_GRAM_BELOW * float((small**3).sum()):
+    j = i - k
+    k3, j3 = float((k**3).sum()), float((j**3).sum())
+    if j3 <= DENSE_BELOW * k3 and j3 >= DENSE_ABOVE * float((i**3).sum()):
+        return "dense"
+    if k3 <= INVERSE_GRAM_BELOW * float((np.minimum(k, j) ** 3).sum()):
         return "inverse_gram"
     return "rows"

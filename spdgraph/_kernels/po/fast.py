@@ -344,15 +344,9 @@ def po_matrix_checked(adjacency: np.ndarray, lmat: np.ndarray, factor: np.ndarra
 def processed_coordinates(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
     """Processed coordinates ``L`` (lower triangular) with ``Q' Q'^T = L L^T``.
 
-    Parameters
-    ----------
-    adjacency : (p, p) bool array, symmetric, False diagonal
-    factor : (p, p) float64 array whose rows are the initial vectors
-
-    Returns
-    -------
-    (p, p) float64 lower-triangular array ``L``: row ``i`` holds the processed
-    row ``i`` in the orthonormal basis of the QR of ``factor^T``.
+    The arguments are :func:`~spdgraph._kernels.po.householder.partial_orthogonalize`'s;
+    row ``i`` of ``L`` is the processed row ``i`` in the orthonormal basis of
+    the QR of ``factor^T``.
     """
     lmat = lower_coordinates(factor)
     return process_coordinates(lmat, np.ascontiguousarray(adjacency, dtype=np.bool_))
@@ -382,6 +376,7 @@ def po_matrix_into(
     ``coordinates`` ``out`` holds ``L0`` (no QR). Run in :func:`one_blas_thread`.
     """
     from spdgraph._kernels.po import blocked as _po_blocked
+    from spdgraph._kernels.po import dense as _po_dense
     from spdgraph._kernels.po import inverse_gram as _po_inverse_gram
     from spdgraph._kernels.po.dispatch import kernel_for
 
@@ -402,6 +397,8 @@ def po_matrix_into(
             residual = _po_inverse_gram.po_inverse_gram_into(
                 adjacency, factor, ptr, idx, out, threads, coordinates
             )
+        elif kernel == "dense":
+            residual = _po_dense.po_dense_into(adjacency, factor, out, threads, coordinates)
         if residual is not None:
             return residual
     if touched and in_place:  # the kernel wrote over the factor: draw it again

@@ -48,7 +48,6 @@ from spdgraph._kernels.po.blocked import block_columns as _needed_columns
 from spdgraph._kernels.po.blocked import (
     gram_inplace,
     lower_coordinates_into,
-    take_nonedge_residual,
 )
 from spdgraph._kernels.po.dense_loops import axpy, chol_solve, dot, small_cholesky
 from spdgraph._kernels.raw_blas import add_gram_of_rows_lower, triangular_times
@@ -286,8 +285,7 @@ def po_inverse_gram_into(
     if not _process_blocks(lmat, ptr, idx):
         return None
     gram_inplace(lmat, threads)
-    residual = take_nonedge_residual(out, adjacency)
-    return residual if residual <= _po_blocked.CERTIFY_ABOVE else None
+    return _po_blocked.certified(out, adjacency)
 
 
 def _process_blocks(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> bool:
