@@ -220,3 +220,19 @@ def test_one_large_matrix_keeps_its_factor_in_the_output(monkeypatch):
     )
     np.testing.assert_array_equal(redrawn, fallback)
     np.testing.assert_allclose(redrawn, one, rtol=1e-9, atol=1e-12)
+
+
+def test_singular_subproblem_is_recomputed_by_rows(rng, monkeypatch):
+    """A Gram subproblem that is not positive definite means "recompute" (None), never 0."""
+    p = 300
+    adjacency = random_adjacency(p, 0.005, rng)
+    factor = rng.standard_normal((p, p))
+    ptr, idx = _po_blocked.earlier_neighbours(adjacency)
+    assert _po_dispatch.kernel_for(ptr) == "blocked"
+    monkeypatch.setattr(_po_blocked, "_block_rows", lambda *args: False)
+    out = np.empty((p, p))
+    with po_fast.one_blas_thread():
+        assert _po_blocked.po_blocked_into(adjacency, factor, ptr, idx, np.empty((p, p))) is None
+        expected = po_fast.po_matrix_checked(adjacency, po_fast.lower_coordinates(factor), factor)
+        assert po_fast.po_matrix_into(adjacency, factor, out) is None
+    np.testing.assert_array_equal(out, expected)

@@ -92,11 +92,17 @@ def generate_po_batch(
 def po_kernels_cached() -> bool | None:
     """Whether the PO row kernel is in Numba's on-disk cache (None when unknown)."""
     from spdgraph._kernels.cache import on_disk
+    from spdgraph._kernels.po import dense as po_dense
     from spdgraph._kernels.po import fast as po_fast
     from spdgraph._kernels.po import group as po_group
 
-    # small stacks on sparse graphs run the group kernel, the rest the row kernel
-    found = [on_disk(po_fast.process_rows), on_disk(po_group.process_group)]
+    # small stacks on sparse graphs run the group kernel, the rest the row kernel,
+    # large dense graphs the dense kernel
+    found = [
+        on_disk(po_fast.process_rows),
+        on_disk(po_group.process_group),
+        on_disk(po_dense._finish_block),
+    ]
     if any(found):
         return True
     return None if all(f is None for f in found) else False
@@ -114,7 +120,8 @@ PO_WARMUP = (
     WarmupStep("po, small matrices", lambda sample: sample(_gnp(30, 0.2), size=2, seed=1)),
     WarmupStep("po, sparse (blocked kernel)", lambda sample: sample(_gnp(300, 0.01), seed=1)),
     WarmupStep("po, medium (inverse-Gram)", lambda sample: sample(_gnp(300, 0.1), seed=1)),
-    WarmupStep("po, dense (row kernel)", lambda sample: sample(_gnp(300, 0.7), seed=1)),
+    WarmupStep("po, dense (two cores)", lambda sample: sample(_gnp(300, 0.55), seed=1)),
+    WarmupStep("po, very dense (row kernel)", lambda sample: sample(_gnp(300, 0.7), seed=1)),
     WarmupStep(
         "po, portable kernels",
         lambda sample: sample(_gnp(8, 0.4), seed=1, portable=True),
