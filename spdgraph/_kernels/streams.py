@@ -27,7 +27,9 @@ The state of one stream is a ``uint64`` row ``[state_hi, state_lo, inc_hi, inc_l
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 from numba.np.random import _constants as _zig  # NumPy's ziggurat tables, as Numba ships them
 
 __all__ = [
@@ -115,16 +117,17 @@ def _seed_words(pool, out):
         out[j] = _U64(words[2 * j]) | (_U64(words[2 * j + 1]) << _S32)
 
 
-@njit(cache=True, nogil=True)
-def _mulhi(a, b):
-    """The high 64 bits of the 128-bit product of two uint64."""
-    a_lo, a_hi = a & _MASK32, a >> _S32
-    b_lo, b_hi = b & _MASK32, b >> _S32
-    lo_lo = a_lo * b_lo
-    hi_lo = a_hi * b_lo
-    lo_hi = a_lo * b_hi
-    cross = (lo_lo >> _S32) + (hi_lo & _MASK32) + lo_hi
-    return a_hi * b_hi + (hi_lo >> _S32) + (cross >> _S32)
+@intrinsic
+def _mulhi(typingctx, a, b):
+    """The high 64 bits of the 128-bit product of two uint64 (one ``mul`` on x86-64)."""
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+    return sig, codegen
 
 
 @njit(cache=True, nogil=True)
