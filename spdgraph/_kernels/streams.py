@@ -27,7 +27,7 @@ The state of one stream is a ``uint64`` row ``[state_hi, state_lo, inc_hi, inc_l
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba import njit, types
 from numba.extending import intrinsic
 from numba.np.random import _constants as _zig  # NumPy's ziggurat tables, as Numba ships them
@@ -122,7 +122,7 @@ def _mulhi(typingctx, a, b):
     """The high 64 bits of the 128-bit product of two uint64 (one ``mul`` on x86-64)."""
     sig = types.uint64(types.uint64, types.uint64)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         wide = ir.IntType(128)
         product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
         return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
