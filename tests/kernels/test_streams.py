@@ -128,3 +128,22 @@ def test_matrix_streams_sequence() -> None:
     with pytest.raises(RuntimeError, match="already drawn"):
         streams_.pcg64_states()
     assert streams.pcg64_states(root, np.arange(0, dtype=np.uint64)).shape == (0, 4)
+
+
+@pytest.mark.parametrize(("p", "d"), [(12, 0.2), (40, 0.1), (40, 0.6)])
+def test_po_batch_bulk_streams_give_the_generators_bits(p: int, d: float) -> None:
+    """po_batch with MatrixStreams (bulk PCG64 states) == with a list of the same Generators."""
+    from spdgraph._kernels.po.batch import po_batch
+    from spdgraph.plugins.types import standard_normal_entries
+
+    rng = np.random.default_rng(p)
+    upper = np.triu(rng.random((p, p)) < d, 1)
+    adjacency = upper | upper.T
+    root = np.random.SeedSequence(99, spawn_key=(4,))
+    kw = {"entries": standard_normal_entries, "normal": True}
+    bulk = po_batch(adjacency, rngs=MatrixStreams(root, 3, 40), **kw)
+    listed = po_batch(adjacency, rngs=[matrix_stream(root, k) for k in range(3, 40)], **kw)
+    np.testing.assert_array_equal(bulk, listed)
+    # matrix k does not depend on where the stack starts or ends
+    part = po_batch(adjacency, rngs=MatrixStreams(root, 20, 23), **kw)
+    np.testing.assert_array_equal(part, bulk[17:20])
