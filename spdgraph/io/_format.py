@@ -136,39 +136,19 @@ def _check(fmt: object, plugin: str, table: dict[str, tuple[FileFormat, str]]) -
     return fmt
 
 
-def _build(pm: Any) -> dict[str, tuple[FileFormat, str]]:
-    from spdgraph.plugins import failure_reason, mark_broken
-
-    impls = pm.hook.spdgraph_file_formats.get_hookimpls()  # registration order
-    table: dict[str, tuple[FileFormat, str]] = {}
-    for impl in impls:
-        others = [other.plugin for other in impls if other is not impl]
-        try:
-            found: dict[str, tuple[FileFormat, str]] = {}
-            for result in pm.subset_hook_caller("spdgraph_file_formats", others)():
-                for fmt in [result] if isinstance(result, FileFormat) else result:
-                    checked = _check(fmt, impl.plugin_name, {**table, **found})
-                    found[checked.name] = (checked, impl.plugin_name)
-        except Exception as exc:  # a faulty plugin harms only itself
-            mark_broken(impl.plugin_name, failure_reason("spdgraph_file_formats", exc))
-            continue
-        table.update(found)
-    return table
-
-
 def file_formats() -> dict[str, FileFormat]:
     """Every registered file format by name (built-in first, then plugins').
 
     Built through the ``spdgraph_file_formats`` hook and cached until a plugin
     is registered or unregistered.
     """
-    from spdgraph.plugins import get_plugin_manager
+    from spdgraph.plugins import get_plugin_manager, plugin_table
 
     pm = get_plugin_manager()
     key = (id(pm), pm.generation)
     if key not in _cache:
         _cache.clear()
-        _cache[key] = _build(pm)
+        _cache[key] = plugin_table(pm, "spdgraph_file_formats", FileFormat, _check)
     return {name: fmt for name, (fmt, _) in _cache[key].items()}
 
 
