@@ -17,11 +17,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import xarray as xr
 
 from spdgraph.errors import FileError, PluginError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from spdgraph.plugins._manager import PluginTable
 
 __all__ = ["FileFormat", "file_formats", "format_for_reading", "format_for_writing"]
 
@@ -112,10 +115,10 @@ class FileFormat:
 
 
 #: (manager id, generation) -> format table
-_cache: dict[tuple[int, int], dict[str, tuple[FileFormat, str]]] = {}
+_cache: dict[tuple[int, int], PluginTable[FileFormat]] = {}
 
 
-def _check(fmt: object, plugin: str, table: dict[str, tuple[FileFormat, str]]) -> FileFormat:
+def _check(fmt: object, plugin: str, table: PluginTable[FileFormat]) -> FileFormat:
     if not isinstance(fmt, FileFormat):
         raise PluginError(
             f"plugin {plugin!r} returned {fmt!r} from spdgraph_file_formats, which is not a "

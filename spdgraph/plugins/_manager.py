@@ -31,6 +31,7 @@ __all__ = [
     "AUTOLOAD_ENV",
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
+    "PluginTable",
     "broken_plugins",
     "find_generator",
     "generators",
@@ -43,6 +44,10 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+
+#: ``name -> (object, name of the plugin that returned it)``: a table
+#: :func:`plugin_table` builds (``PluginTable[GeneratorSpec]``...).
+PluginTable = dict[str, tuple[_T, str]]
 
 #: Built-in plugin modules, registered in this order before any entry point.
 DEFAULT_PLUGINS: tuple[str, ...] = (
@@ -221,10 +226,10 @@ def reset_plugin_manager() -> None:
 
 
 #: (manager id, generation) -> generator table
-_table_cache: dict[tuple[int, int], dict[str, tuple[GeneratorSpec, str]]] = {}
+_table_cache: dict[tuple[int, int], PluginTable[GeneratorSpec]] = {}
 
 
-def generators() -> dict[str, tuple[GeneratorSpec, str]]:
+def generators() -> PluginTable[GeneratorSpec]:
     """Collect every registered generator, keyed by name.
 
     Returns a mapping ``name -> (GeneratorSpec, plugin_name)``, built by calling
@@ -288,8 +293,8 @@ def plugin_table(
     pm: pluggy.PluginManager,
     hook: str,
     kind: type[_T],
-    check: Callable[[object, str, dict[str, tuple[_T, str]]], _T],
-) -> dict[str, tuple[_T, str]]:
+    check: Callable[[object, str, PluginTable[_T]], _T],
+) -> PluginTable[_T]:
     """Ask every plugin's ``hook`` and build the ``name -> (object, plugin name)`` table.
 
     Plugins are asked in registration order, each alone (through a hook
@@ -303,11 +308,11 @@ def plugin_table(
     Used for the generator and file-format tables.
     """
     impls = getattr(pm.hook, hook).get_hookimpls()  # registration order
-    table: dict[str, tuple[_T, str]] = {}
+    table: PluginTable[_T] = {}
     for impl in impls:
         others = [other.plugin for other in impls if other is not impl]
         try:
-            found: dict[str, tuple[_T, str]] = {}
+            found: PluginTable[_T] = {}
             for result in pm.subset_hook_caller(hook, others)():
                 for obj in [result] if isinstance(result, kind) else result:
                     checked = check(obj, impl.plugin_name, {**table, **found})
@@ -319,9 +324,7 @@ def plugin_table(
     return table
 
 
-def _check_generator(
-    gen: object, plugin: str, table: dict[str, tuple[GeneratorSpec, str]]
-) -> GeneratorSpec:
+def _check_generator(gen: object, plugin: str, table: PluginTable[GeneratorSpec]) -> GeneratorSpec:
     if not isinstance(gen, GeneratorSpec):
         raise PluginError(
             f"plugin {plugin!r} registered {gen!r}, which is not a "

@@ -17,6 +17,7 @@ from typing import Any
 
 from spdgraph.errors import InvalidOptionError, PluginError, SpdgraphError
 from spdgraph.plugins._manager import (
+    PluginTable,
     broken_plugins,
     get_plugin_manager,
     mark_broken,
@@ -125,9 +126,7 @@ def _build(pm: Any) -> list[tuple[GraphBackend, str]]:
     return [pair for plugin in reversed(by_plugin) for pair in by_plugin[plugin]]
 
 
-def _check(
-    backend: object, plugin: str, table: dict[str, tuple[GraphBackend, str]]
-) -> GraphBackend:
+def _check(backend: object, plugin: str, table: PluginTable[GraphBackend]) -> GraphBackend:
     if not isinstance(backend, GraphBackend):
         raise PluginError(
             f"plugin {plugin!r} returned {backend!r} from spdgraph_graph_backends, which is "
