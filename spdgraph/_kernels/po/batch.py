@@ -19,6 +19,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +33,26 @@ RESIDUAL_TOLERANCE_DOC = "largest relative residual accepted on a non-edge"
 
 #: ``draw(rng, shape)``: the entries of a factor (an ``EntrySampler``).
 Draw = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One call's work for :func:`small_batch` and :func:`portable_batch`: matrix ``k``
+    of ``out`` from ``rngs[k]`` (or ``factors[k]``), on ``workers`` threads; with
+    ``bartlett`` the streams draw the coordinates ``L0`` directly."""
+
+    adjacency: np.ndarray
+    rngs: Sequence[np.random.Generator] | None
+    entries: Draw
+    factors: np.ndarray | None
+    out: np.ndarray
+    workers: int
+    tolerance: float
+    bartlett: bool = False
+
+    def unpacked(self) -> tuple[Any, ...]:
+        """The fields in order (to unpack into locals)."""
+        return tuple(getattr(self, f.name) for f in fields(self))
 
 
 def po_batch(
@@ -78,13 +100,12 @@ def po_batch(
     # law is known (Bartlett): draw L0 itself, no factor and no QR (bartlett.py)
     bartlett = factors is None and normal
     entries = entries if entries is not None else _no_entries
+    job = Batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett)
     if portable:
-        portable_batch(
-            adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett
-        )
+        portable_batch(job)
         return out
     if p < _po_blocked.MIN_P:
-        small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett)
+        small_batch(job)
         return out
     # one matrix: its blocked kernel may use two threads (the bits do not depend on it)
     inner = min(2, worker_count()) if n == 1 else 1
@@ -138,16 +159,7 @@ def draw_coordinates(rng: np.random.Generator, out: np.ndarray) -> np.ndarray:
 GROUP = 16
 
 
-def small_batch(
-    adjacency: np.ndarray,
-    rngs: Sequence[np.random.Generator] | None,
-    entries: Draw,
-    factors: np.ndarray | None,
-    out: np.ndarray,
-    workers: int,
-    tolerance: float,
-    bartlett: bool = False,
-) -> None:
+def small_batch(job: Batch) -> None:
     """``p < MIN_P``: groups of matrices in one compiled call each (:mod:`._po_small`).
 
     On graphs sparse enough (:func:`~spdgraph._kernels.po.small.group_first_pays`)
@@ -166,6 +178,7 @@ def small_batch(
     from spdgraph._kernels.po import fast as po_fast
     from spdgraph._kernels.po import small as _po_small
 
+    adjacency, rngs, entries, factors, out, workers, tolerance, bartlett = job.unpacked()
     n, p = out.shape[0], adjacency.shape[0]
     limit = min(po_fast.FALLBACK_ABOVE, tolerance)
     ptr, idx = _po_blocked.earlier_neighbours(adjacency)
@@ -292,20 +305,12 @@ def portable_matrix(
     return zero_nonedges_checked(portable.lower_gram(lmat), adjacency, tolerance)
 
 
-def portable_batch(
-    adjacency: np.ndarray,
-    rngs: Sequence[np.random.Generator] | None,
-    entries: Draw,
-    factors: np.ndarray | None,
-    out: np.ndarray,
-    workers: int,
-    tolerance: float,
-    bartlett: bool = False,
-) -> None:
+def portable_batch(job: Batch) -> None:
     """Portable PO matrices, the factors (or with ``bartlett`` their ``L0``) drawn in order.
 
     The matrices are computed on a thread pool.
     """
+    adjacency, rngs, entries, factors, out, workers, tolerance, bartlett = job.unpacked()
     n, p = out.shape[0], adjacency.shape[0]
     if factors is None:
         factors = np.empty((n, p, p), dtype=np.float64)
