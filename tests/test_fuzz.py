@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.sparse
 import scipy.stats as st
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st_h
 
 import spdgraph
@@ -170,6 +170,7 @@ def test_catalogue_of_bad_cli_input(tmp_path, capsys):
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st_h.binary(min_size=0, max_size=60), cut=st_h.integers(0, 40))
+@example(data=b";", cut=26)  # a line of separators only (was an IndexError)
 def test_mutated_edge_lists_give_a_graph_or_a_file_error(tmp_path, data, cut):
     valid = b"a b\nb c 0.5\nc d\n# comment\n"
     mutated = valid[:cut] + data + valid[cut:]

@@ -44,6 +44,8 @@ def _edge_lines(path: Path) -> Iterator[list[str]]:
             tokens = [t for t in re.split(r"[\s,;]+", line) if t]
             if "\x00" in line:
                 raise FileError(f"{path}: line {lineno} is binary, not an edge list.")
+            if not tokens:  # only separators (",", ";"): as blank as an empty line
+                continue
             if len(tokens) > 3 or (len(tokens) == 3 and not _is_number(tokens[2])):
                 raise FileError(
                     f"{path}: line {lineno} has {len(tokens)} fields ({line!r}); an edge list "
