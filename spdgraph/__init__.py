@@ -8,27 +8,10 @@
 """
 
 import spdgraph.accessor  # noqa: F401 - registers ``da.spd``
-from spdgraph import graphs, spectrum
+from spdgraph import errors, graphs, spectrum
 from spdgraph._version import __version__
 from spdgraph.accessor import diagnostics
-from spdgraph.errors import (
-    FactorError,
-    FileError,
-    GeneratorOutputError,
-    GraphError,
-    GraphTypeError,
-    InvalidOptionError,
-    MatrixError,
-    MissingDependencyError,
-    NumericalError,
-    PluginError,
-    PluginWarning,
-    SpdgraphError,
-    TooLargeError,
-    UncertifiedMatrixError,
-    UnknownMethodError,
-    UnknownOptionError,
-)
+from spdgraph.errors import *  # noqa: F403 - every exception and warning class (errors.__all__)
 from spdgraph.io import FileFormat, read_graph, save
 from spdgraph.io import open as open  # public, but not in __all__ (see below)
 from spdgraph.plugins import GraphBackend, get_plugin_manager, reset_plugin_manager
@@ -50,28 +33,12 @@ from spdgraph.simulation import simulate
 __all__ = [
     "DAG",
     "EntrySampler",
-    "FactorError",
-    "FileError",
     "FileFormat",
     "Generator",
-    "GeneratorOutputError",
     "GeneratorSpec",
     "GraphBackend",
     "GraphData",
-    "GraphError",
-    "GraphTypeError",
-    "InvalidOptionError",
-    "MatrixError",
-    "MissingDependencyError",
-    "NumericalError",
     "OptionSpec",
-    "PluginError",
-    "PluginWarning",
-    "SpdgraphError",
-    "TooLargeError",
-    "UncertifiedMatrixError",
-    "UnknownMethodError",
-    "UnknownOptionError",
     "WarmupStep",
     "__version__",
     "adapt_graph",
@@ -89,3 +56,4 @@ __all__ = [
     "spectrum",
     "warmup",
 ]
+__all__ += errors.__all__  # every exception and warning class

@@ -45,7 +45,6 @@ from spdgraph.accessor._draw import draw_data
 from spdgraph.accessor._layout import MATRIX_DIMS, SpdArrayView
 from spdgraph.accessor._plot import PlotMixin
 from spdgraph.errors import MatrixError
-from spdgraph.seeds import SeedLike
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -160,83 +159,8 @@ class SpdAccessor(PlotMixin, SpdArrayView):
 
     # ------------------------------------------------------------------ data
 
-    def draw(
-        self,
-        n_obs: int,
-        seed: SeedLike = None,
-        *,
-        marginals: object = None,
-        missing: float = 0.0,
-        progress: bool | None = None,
-    ) -> xr.DataArray:
-        """Draw data from the matrix (or each of a stack): Gaussian, copula, discrete, mixed.
-
-        The latent data are X ~ N(0, Sigma), Sigma the array itself for a
-        covariance or correlation and the inverse for a precision Omega (with
-        Omega = L L^T, ``x = L^{-T} z`` by a triangular solve; Sigma is never
-        formed). With ``marginals``, each node's latent value is standardized
-        and mapped through its marginal (a Gaussian copula, as huge's
-        nonparanormal and bdgraph.sim's data types): ``F^{-1}(Phi(z))`` for a
-        scipy.stats distribution, a cut into categories for
-        :class:`spdgraph.marginals.Ordinal`. The graph is then the conditional
-        independence graph of the latent Gaussian, not of the observed data.
-
-        Parameters
-        ----------
-        n_obs
-            Number of observations per matrix.
-        seed
-            As for :func:`spdgraph.sample`. The observations of matrix ``k``
-            (``k`` its ``sample`` coordinate when that is a non-negative
-            integer, else its position) come from their own stream, so they
-            do not depend on the stack size: ``da.isel(sample=[k]).spd.draw``
-            gives the same rows as ``da.spd.draw`` at ``k``. The streams are
-            distinct from those :func:`spdgraph.sample` draws matrices from,
-            even with the same seed; the latent Gaussian rows do not depend on
-            ``marginals`` or ``missing``.
-        marginals
-            None (Gaussian data), or one spec for every node, a sequence with
-            one spec per node, or a mapping node label -> spec (others stay
-            Gaussian). A spec is ``"gaussian"``, ``"binary"`` (cut at 0), a
-            frozen scipy.stats distribution (continuous: ``t(df=5)``,
-            ``lognorm(1)``, ``expon()``, ``gamma(2)``...; discrete:
-            ``poisson(3)``, ``nbinom(5, 0.5)``, ``bernoulli(0.3)``) or an
-            :class:`~spdgraph.marginals.Ordinal`.
-        missing
-            Rate in [0, 1) of values set to NaN completely at random (MCAR).
-        progress
-            A progress bar over the matrices: ``True``, ``False`` or ``None``
-            (default: shown when interactive and the work is large, about 2 s).
-            The values do not depend on it.
-
-        Returns
-        -------
-        xarray.DataArray
-            Named ``"data"``, dims ``("obs", "node")`` (``("sample", "obs",
-            "node")`` for a stack), node labels kept. ``attrs["seed"]`` records
-            the root entropy (replay with ``seed=int(attrs["seed"])``);
-            the matrix's provenance is kept with a ``matrix_`` prefix (not
-            the achieved spectrum: one value per matrix); with
-            marginals, ``marginals``, ``data_types`` and ``latent_graph``
-            record them (``missing_rate`` with missing values).
-
-        Examples
-        --------
-        >>> import networkx as nx, numpy as np, spdgraph
-        >>> from scipy import stats
-        >>> cov = spdgraph.sample(nx.path_graph(3), seed=0)
-        >>> x = cov.spd.draw(20_000, seed=1)
-        >>> x.dims, x.shape
-        (('obs', 'node'), (20000, 3))
-        >>> bool(np.allclose(np.cov(x.values.T), cov.values, atol=0.05))
-        True
-        >>> mixed = cov.spd.draw(5, seed=1, marginals=["binary", stats.poisson(3), "gaussian"])
-        >>> mixed.attrs["data_types"]
-        'binary,count,gaussian'
-        >>> bool((mixed.values[:, 2] == x.values[:5, 2]).all())  # same latent draws
-        True
-        """
-        return draw_data(self, n_obs, seed, marginals, missing, progress)
+    #: ``da.spd.draw(n_obs, seed=None, *, marginals=None, missing=0.0, progress=None)``
+    draw = draw_data
 
     # ------------------------------------------------------------------ graph
 

@@ -17,11 +17,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import xarray as xr
 
 from spdgraph.errors import FileError, PluginError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from spdgraph.plugins._manager import PluginTable
 
 __all__ = ["FileFormat", "file_formats", "format_for_reading", "format_for_writing"]
 
@@ -112,10 +115,10 @@ class FileFormat:
 
 
 #: (manager id, generation) -> format table
-_cache: dict[tuple[int, int], dict[str, tuple[FileFormat, str]]] = {}
+_cache: dict[tuple[int, int], PluginTable[FileFormat]] = {}
 
 
-def _check(fmt: object, plugin: str, table: dict[str, tuple[FileFormat, str]]) -> FileFormat:
+def _check(fmt: object, plugin: str, table: PluginTable[FileFormat]) -> FileFormat:
     if not isinstance(fmt, FileFormat):
         raise PluginError(
             f"plugin {plugin!r} returned {fmt!r} from spdgraph_file_formats, which is not a "
@@ -136,39 +139,19 @@ def _check(fmt: object, plugin: str, table: dict[str, tuple[FileFormat, str]]) -
     return fmt
 
 
-def _build(pm: Any) -> dict[str, tuple[FileFormat, str]]:
-    from spdgraph.plugins import failure_reason, mark_broken
-
-    impls = pm.hook.spdgraph_file_formats.get_hookimpls()  # registration order
-    table: dict[str, tuple[FileFormat, str]] = {}
-    for impl in impls:
-        others = [other.plugin for other in impls if other is not impl]
-        try:
-            found: dict[str, tuple[FileFormat, str]] = {}
-            for result in pm.subset_hook_caller("spdgraph_file_formats", others)():
-                for fmt in [result] if isinstance(result, FileFormat) else result:
-                    checked = _check(fmt, impl.plugin_name, {**table, **found})
-                    found[checked.name] = (checked, impl.plugin_name)
-        except Exception as exc:  # a faulty plugin harms only itself
-            mark_broken(impl.plugin_name, failure_reason("spdgraph_file_formats", exc))
-            continue
-        table.update(found)
-    return table
-
-
 def file_formats() -> dict[str, FileFormat]:
     """Every registered file format by name (built-in first, then plugins').
 
     Built through the ``spdgraph_file_formats`` hook and cached until a plugin
     is registered or unregistered.
     """
-    from spdgraph.plugins import get_plugin_manager
+    from spdgraph.plugins import get_plugin_manager, plugin_table
 
     pm = get_plugin_manager()
     key = (id(pm), pm.generation)
     if key not in _cache:
         _cache.clear()
-        _cache[key] = _build(pm)
+        _cache[key] = plugin_table(pm, "spdgraph_file_formats", FileFormat, _check)
     return {name: fmt for name, (fmt, _) in _cache[key].items()}
 
 

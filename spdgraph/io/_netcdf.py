@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import os
 import traceback
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +19,7 @@ import xarray as xr
 
 from spdgraph.errors import MissingDependencyError
 from spdgraph.io._format import FileFormat
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["NETCDF", "netcdf_engine", "spdgraph_file_formats"]
 
@@ -167,7 +166,4 @@ NETCDF = FileFormat(
 )
 
 
-@hookimpl
-def spdgraph_file_formats() -> Sequence[FileFormat]:
-    """The built-in netCDF format."""
-    return [NETCDF]
+spdgraph_file_formats = offering(NETCDF)

@@ -21,7 +21,7 @@ import xarray as xr
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.io._atomic import remove, replace, sweep_stale, temporary_name
 from spdgraph.io._format import FileFormat
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["CSV", "read_tables", "save_csv", "spdgraph_file_formats", "write_table"]
 
@@ -384,7 +384,4 @@ CSV = FileFormat(
 )
 
 
-@hookimpl
-def spdgraph_file_formats() -> list[FileFormat]:
-    """The built-in CSV format (a table, or a folder of tables for a stack)."""
-    return [CSV]
+spdgraph_file_formats = offering(CSV)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import xarray as xr
 from spdgraph.errors import FileError, MissingDependencyError
 from spdgraph.io._atomic import settle
 from spdgraph.io._format import FileFormat
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["ZARR", "spdgraph_file_formats"]
 
@@ -140,7 +139,4 @@ ZARR = FileFormat(
 )
 
 
-@hookimpl
-def spdgraph_file_formats() -> Sequence[FileFormat]:
-    """The built-in Zarr format."""
-    return [ZARR]
+spdgraph_file_formats = offering(ZARR)

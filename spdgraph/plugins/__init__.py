@@ -4,7 +4,8 @@ Public (through :mod:`spdgraph`): ``get_plugin_manager``, ``reset_plugin_manager
 ``hookimpl``/``hookspec``, ``Generator`` (alias of ``GeneratorSpec``), ``OptionSpec``,
 ``GraphData``, ``DAG``, ``GraphBackend``. Internal interface: ``find_generator`` and
 ``generators`` (the cached generator table), ``mark_broken`` and ``failure_reason``
-(a faulty plugin's record), ``graph_backends``, ``graph_backend`` and
+(a faulty plugin's record), ``plugin_table`` (a table of what every plugin's hook
+returns, for generators and file formats), ``graph_backends``, ``graph_backend`` and
 ``find_backend`` (the cached graph backend table), ``DEFAULT_PLUGINS`` (the built-in
 graph backends and generators under :mod:`spdgraph.plugins.builtin`, registered
 exactly as third-party plugins are), ``check_options`` (:mod:`~spdgraph.plugins.options`).
@@ -22,6 +23,7 @@ from spdgraph.plugins._manager import (
     load_entry_points,
     mark_broken,
     mark_skipped,
+    plugin_table,
     reset_plugin_manager,
 )
 from spdgraph.plugins.backends import GraphBackend as GraphBackend  # spdgraph.GraphBackend
@@ -42,5 +44,6 @@ __all__ = [
     "load_entry_points",
     "mark_broken",
     "mark_skipped",
+    "plugin_table",
     "reset_plugin_manager",
 ]

@@ -17,7 +17,8 @@ import importlib
 import os
 import threading
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pluggy
 
@@ -30,6 +31,7 @@ __all__ = [
     "AUTOLOAD_ENV",
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
+    "PluginTable",
     "broken_plugins",
     "find_generator",
     "generators",
@@ -37,8 +39,15 @@ __all__ = [
     "load_entry_points",
     "mark_broken",
     "mark_skipped",
+    "plugin_table",
     "reset_plugin_manager",
 ]
+
+_T = TypeVar("_T")
+
+#: ``name -> (object, name of the plugin that returned it)``: a table
+#: :func:`plugin_table` builds (``PluginTable[GeneratorSpec]``...).
+PluginTable = dict[str, tuple[_T, str]]
 
 #: Built-in plugin modules, registered in this order before any entry point.
 DEFAULT_PLUGINS: tuple[str, ...] = (
@@ -217,10 +226,10 @@ def reset_plugin_manager() -> None:
 
 
 #: (manager id, generation) -> generator table
-_table_cache: dict[tuple[int, int], dict[str, tuple[GeneratorSpec, str]]] = {}
+_table_cache: dict[tuple[int, int], PluginTable[GeneratorSpec]] = {}
 
 
-def generators() -> dict[str, tuple[GeneratorSpec, str]]:
+def generators() -> PluginTable[GeneratorSpec]:
     """Collect every registered generator, keyed by name.
 
     Returns a mapping ``name -> (GeneratorSpec, plugin_name)``, built by calling
@@ -235,7 +244,9 @@ def generators() -> dict[str, tuple[GeneratorSpec, str]]:
     if table is None:
         with _lock:
             _broken.clear()  # registered plugins changed: judge them again
-            table = _build_table(pm)
+            table = plugin_table(
+                pm, "spdgraph_register_generators", GeneratorSpec, _check_generator
+            )
             _table_cache.clear()
             _table_cache[key] = table
     return dict(table)
@@ -278,34 +289,42 @@ def failure_reason(hook: str, exc: BaseException) -> str:
     return f"its {hook} failed with {type(exc).__name__}: {exc}"
 
 
-def _registered_by(pm: pluggy.PluginManager, impl: Any, impls: list[Any]) -> list[Any]:
-    # each plugin's implementation is called through pluggy (a hook caller
-    # restricted to that plugin), so every generator stays tied to the plugin
-    # that registered it, for error messages that name the culprit
-    others = [other.plugin for other in impls if other is not impl]
-    return list(pm.subset_hook_caller("spdgraph_register_generators", others)())
+def plugin_table(
+    pm: pluggy.PluginManager,
+    hook: str,
+    kind: type[_T],
+    check: Callable[[object, str, PluginTable[_T]], _T],
+) -> PluginTable[_T]:
+    """Ask every plugin's ``hook`` and build the ``name -> (object, plugin name)`` table.
 
-
-def _build_table(pm: pluggy.PluginManager) -> dict[str, tuple[GeneratorSpec, str]]:
-    impls = pm.hook.spdgraph_register_generators.get_hookimpls()  # registration order
-    table: dict[str, tuple[GeneratorSpec, str]] = {}
+    Plugins are asked in registration order, each alone (through a hook
+    caller restricted to it), so every object stays tied to the plugin that
+    returned it, for messages that name the culprit. A hook may return one
+    ``kind`` object or a list of them. ``check(obj, plugin, table so far)``
+    returns the object to keep (its ``name`` is the key) or raises
+    :class:`~spdgraph.errors.PluginError`. A plugin whose hook raises, or one
+    of whose objects fails the check, is skipped whole and marked broken (one
+    :class:`~spdgraph.errors.PluginWarning`): a faulty plugin harms only itself.
+    Used for the generator and file-format tables.
+    """
+    impls = getattr(pm.hook, hook).get_hookimpls()  # registration order
+    table: PluginTable[_T] = {}
     for impl in impls:
+        others = [other.plugin for other in impls if other is not impl]
         try:
-            found: dict[str, tuple[GeneratorSpec, str]] = {}
-            for registered in _registered_by(pm, impl, impls):
-                for gen in [registered] if isinstance(registered, GeneratorSpec) else registered:
-                    _check_generator(gen, impl.plugin_name, {**table, **found})
-                    found[gen.name] = (gen, impl.plugin_name)
+            found: PluginTable[_T] = {}
+            for result in pm.subset_hook_caller(hook, others)():
+                for obj in [result] if isinstance(result, kind) else result:
+                    checked = check(obj, impl.plugin_name, {**table, **found})
+                    found[checked.name] = (checked, impl.plugin_name)  # type: ignore[attr-defined]
         except Exception as exc:  # a faulty plugin harms only itself
-            mark_broken(impl.plugin_name, failure_reason("spdgraph_register_generators", exc))
+            mark_broken(impl.plugin_name, failure_reason(hook, exc))
             continue
         table.update(found)
     return table
 
 
-def _check_generator(
-    gen: object, plugin: str, table: dict[str, tuple[GeneratorSpec, str]]
-) -> None:
+def _check_generator(gen: object, plugin: str, table: PluginTable[GeneratorSpec]) -> GeneratorSpec:
     if not isinstance(gen, GeneratorSpec):
         raise PluginError(
             f"plugin {plugin!r} registered {gen!r}, which is not a "
@@ -333,6 +352,7 @@ def _check_generator(
             f"and by plugin {plugin!r}; uninstall or disable one of them "
             f"(or rename the generator in your plugin)."
         )
+    return gen
 
 
 def find_generator(method: object) -> tuple[GeneratorSpec, str]:

@@ -17,10 +17,11 @@ from typing import Any
 
 from spdgraph.errors import InvalidOptionError, PluginError, SpdgraphError
 from spdgraph.plugins._manager import (
+    PluginTable,
     broken_plugins,
-    failure_reason,
     get_plugin_manager,
     mark_broken,
+    plugin_table,
 )
 from spdgraph.plugins.types import DAG, GraphData
 
@@ -117,24 +118,15 @@ def graph_backends() -> list[tuple[GraphBackend, str]]:
 
 
 def _build(pm: Any) -> list[tuple[GraphBackend, str]]:
-    impls = pm.hook.spdgraph_graph_backends.get_hookimpls()  # the reverse of the call order
-    names: dict[str, str] = {}
-    table: list[tuple[GraphBackend, str]] = []
-    for impl in impls:
-        try:
-            found = list(impl.function())
-            for backend in found:
-                _check(backend, impl.plugin_name, names)
-        except Exception as exc:  # a faulty plugin harms only itself
-            mark_broken(impl.plugin_name, failure_reason("spdgraph_graph_backends", exc))
-            continue
-        for backend in found:
-            names[backend.name] = impl.plugin_name
-        table[:0] = [(backend, impl.plugin_name) for backend in found]
-    return table
+    table = plugin_table(pm, "spdgraph_graph_backends", GraphBackend, _check)
+    by_plugin: dict[str, list[tuple[GraphBackend, str]]] = {}
+    for backend, plugin in table.values():  # registration order
+        by_plugin.setdefault(plugin, []).append((backend, plugin))
+    # plugins registered later are asked first; a plugin's own in the order it gave
+    return [pair for plugin in reversed(by_plugin) for pair in by_plugin[plugin]]
 
 
-def _check(backend: object, plugin: str, names: dict[str, str]) -> None:
+def _check(backend: object, plugin: str, table: PluginTable[GraphBackend]) -> GraphBackend:
     if not isinstance(backend, GraphBackend):
         raise PluginError(
             f"plugin {plugin!r} returned {backend!r} from spdgraph_graph_backends, which is "
@@ -142,12 +134,13 @@ def _check(backend: object, plugin: str, names: dict[str, str]) -> None:
         )
     if not isinstance(backend.name, str) or not backend.name:
         raise PluginError(f"plugin {plugin!r} returned a graph backend without a name.")
-    if backend.name in names:
+    if backend.name in table:
         raise PluginError(
             f"graph backend name {backend.name!r} is registered twice: by plugin "
-            f"{names[backend.name]!r} and by plugin {plugin!r}; rename the backend in your "
+            f"{table[backend.name][1]!r} and by plugin {plugin!r}; rename the backend in your "
             "plugin (a plugin may still take over a type by recognising it first)."
         )
+    return backend
 
 
 def graph_backend(name: object) -> tuple[GraphBackend, str]:

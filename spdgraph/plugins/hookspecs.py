@@ -16,8 +16,8 @@ non-empty value to skip entry-point loading (built-in plugins still load).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import pluggy
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "hookimpl",
     "hookspec",
+    "offering",
     "spdgraph_add_cli_commands",
     "spdgraph_file_formats",
     "spdgraph_graph_backends",
@@ -40,6 +41,34 @@ __all__ = [
 hookspec = pluggy.HookspecMarker("spdgraph")
 #: Marker for plugin functions implementing a hook: ``@spdgraph.hookimpl``.
 hookimpl = pluggy.HookimplMarker("spdgraph")
+
+_T = TypeVar("_T")
+
+
+def offering(*items: _T, trylast: bool = False) -> Callable[[], list[_T]]:
+    """A hook implementation that returns ``items``: a plugin module offering fixed objects.
+
+    The built-in graph backends and file formats each offer one object; the
+    module binds the result to the hook's name, which is how pluggy finds it,
+    exactly as if the function had been written with ``@hookimpl``::
+
+        spdgraph_graph_backends = offering(BACKEND)
+
+    ``trylast=True`` is ``@hookimpl(trylast=True)``: asked after the others.
+
+    Examples
+    --------
+    >>> hook = offering("a", "b")
+    >>> hook(), hook.spdgraph_impl["trylast"]
+    (['a', 'b'], False)
+    """
+
+    def implementation() -> list[_T]:
+        return list(items)
+
+    names = ", ".join(repr(getattr(item, "name", item)) for item in items)
+    implementation.__doc__ = f"Offer {names}."
+    return hookimpl(trylast=trylast)(implementation)
 
 
 @hookspec

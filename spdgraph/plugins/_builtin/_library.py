@@ -21,14 +21,14 @@ from spdgraph.plugins.types import DAG, GraphData
 __all__ = [
     "adjacency_from_edges",
     "dag_from_array",
-    "directed_data",
+    "edge_list_data",
     "first_parallel",
     "from_directed",
     "hashable_unique",
+    "labels_and_rows",
     "library_of",
     "positions",
     "require",
-    "undirected_data",
     "unwrap",
     "upper_edges",
 ]
@@ -174,33 +174,57 @@ def hashable_unique(values: Sequence[object]) -> bool:
     return True
 
 
-def undirected_data(labels: list[Any], edges: np.ndarray, what: str, fix: str) -> GraphData:
-    """The GraphData of an undirected edge list; parallel edges are a GraphError.
+def edge_list_data(
+    labels: list[Any], edges: np.ndarray, what: str, fix: str, *, directed: bool
+) -> GraphData:
+    """The GraphData of an edge list of rows; parallel edges are a GraphError.
 
     ``what`` names the graph in messages ("the rustworkx graph") and ``fix``
-    says how to merge parallel edges.
+    says how to merge parallel edges. Undirected: self-loops are ignored.
+    Directed: self-loops stay in ``directed`` and cycles in the graph (the
+    core refuses them for the DAG methods, and any directed graph for the
+    others).
+
+    Examples
+    --------
+    >>> d = edge_list_data(["a", "b"], np.array([[0, 1]]), "g", "", directed=True)
+    >>> d.directed.astype(int).tolist(), d.adjacency.astype(int).tolist()
+    ([[0, 1], [0, 0]], [[0, 1], [1, 0]])
     """
-    pair = first_parallel(edges, directed=False)
+    pair = first_parallel(edges, directed=directed)
     if pair is not None:
+        u, v = labels[pair[0]], labels[pair[1]]
+        if directed:
+            raise GraphError(f"{what} has parallel edges {u!r} -> {v!r}. {fix}")
         raise GraphError(
-            f"{what} has parallel edges between {labels[pair[0]]!r} and {labels[pair[1]]!r}; "
+            f"{what} has parallel edges between {u!r} and {v!r}; "
             f"a graph matrix has one entry per pair. {fix}"
         )
-    return GraphData(adjacency=adjacency_from_edges(edges, len(labels)), labels=labels)
+    adjacency = adjacency_from_edges(edges, len(labels), directed=directed)
+    if directed:
+        return from_directed(adjacency, labels)
+    return GraphData(adjacency=adjacency, labels=labels)
 
 
-def directed_data(labels: list[Any], edges: np.ndarray, what: str, fix: str) -> GraphData:
-    """The GraphData of a directed edge list; parallel edges are refused.
+def labels_and_rows(
+    ids: Sequence[int], names: list[Any] | None, id_edges: np.ndarray
+) -> tuple[list[Any], np.ndarray]:
+    """Node labels and edge rows of a graph whose nodes are integer ids (gaps allowed).
 
-    Self-loops stay in ``directed`` and cycles in the graph: the core refuses
-    them for the DAG methods (and any directed graph for the others).
+    The labels are ``names`` (one per id) when given and
+    :func:`hashable_unique`, else the ids; ``id_edges`` (``(m, 2)``, in ids)
+    become rows ``0..p-1`` in the order of ``ids``.
+
+    Examples
+    --------
+    >>> labels, rows = labels_and_rows([0, 2], ["a", "b"], np.array([[2, 0]]))
+    >>> labels, rows.tolist()
+    (['a', 'b'], [[1, 0]])
+    >>> labels_and_rows([0, 2], ["a", "a"], np.array([[2, 0]]))[0]
+    [0, 2]
     """
-    pair = first_parallel(edges, directed=True)
-    if pair is not None:
-        raise GraphError(
-            f"{what} has parallel edges {labels[pair[0]]!r} -> {labels[pair[1]]!r}. {fix}"
-        )
-    return from_directed(adjacency_from_edges(edges, len(labels), directed=True), labels)
+    labels = names if names is not None and hashable_unique(names) else list(ids)
+    return labels, positions(ids)[id_edges]
 
 
 def from_directed(directed: np.ndarray, labels: Sequence[Any]) -> GraphData:

@@ -20,7 +20,7 @@ from spdgraph.plugins._builtin._library import (
     upper_edges,
 )
 from spdgraph.plugins.backends import GraphBackend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData
 
 
@@ -71,17 +71,12 @@ def from_graph(data: GraphData) -> Any:
     return out
 
 
+#: What to tell a user who passes a directed graph to a method taking an undirected one.
+UNDIRECTED_HINT = "Use graph.as_undirected() (or graph.to_undirected() in place)."
+
 BACKEND = GraphBackend(
-    name="igraph",
-    recognises=recognises,
-    to_graph=to_graph,
-    from_graph=from_graph,
-    count_nodes=count_nodes,
-    undirected_hint="Use graph.as_undirected() (or graph.to_undirected() in place).",
+    "igraph", recognises, to_graph, from_graph, count_nodes, undirected_hint=UNDIRECTED_HINT
 )
 
 
-@hookimpl
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The igraph backend."""
-    return [BACKEND]
+spdgraph_graph_backends = offering(BACKEND)

@@ -1,8 +1,6 @@
 """Built-in graph backend: NetworKit graphs (labels from the ``name`` node attribute), both ways.
 
-NetworKit is never imported to recognise a graph: an object is recognised by
-the module its type comes from, so a user who has not imported NetworKit pays
-nothing.
+NetworKit is not imported to recognise a graph (see ``_library.library_of``).
 """
 
 from __future__ import annotations
@@ -14,16 +12,14 @@ import numpy as np
 
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
-    directed_data,
-    hashable_unique,
+    edge_list_data,
+    labels_and_rows,
     library_of,
-    positions,
     require,
-    undirected_data,
     upper_edges,
 )
 from spdgraph.plugins.backends import GraphBackend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData
 
 #: The node attribute read as node labels (NetworKit node attributes are int, float or str).
@@ -42,7 +38,7 @@ def count_nodes(graph: Any) -> int:
 
 
 def _names(graph: Any, nodes: list[int]) -> list[Any] | None:
-    """The ``name`` node attribute (str or int) when set for every node and unique."""
+    """The ``name`` node attribute (str or int) when set for every node."""
     for kind in (str, int):
         try:
             attribute = graph.getNodeAttribute(NAME_ATTRIBUTE, kind)
@@ -52,7 +48,7 @@ def _names(graph: Any, nodes: list[int]) -> list[Any] | None:
             names = [attribute[u] for u in nodes]
         except ValueError:  # a node without a value
             return None
-        return names if hashable_unique(names) else None
+        return names
     return None
 
 
@@ -67,16 +63,13 @@ def to_graph(graph: Any) -> GraphData:
     nodes = list(graph.iterNodes())
     if not nodes:
         raise GraphError("the NetworKit graph has no nodes; a graph needs at least one node.")
-    labels = _names(graph, nodes) or nodes
     flat = np.fromiter((x for edge in graph.iterEdges() for x in edge), dtype=np.int64)
-    edges = positions(nodes)[flat.reshape(-1, 2)]
+    labels, edges = labels_and_rows(nodes, _names(graph, nodes), flat.reshape(-1, 2))
     if graph.isDirected():
-        return directed_data(
-            labels, edges, "the directed NetworKit graph", "Use G.removeMultiEdges()."
-        )
-    return undirected_data(
-        labels, edges, "the NetworKit graph", "Use G.removeMultiEdges() to merge them."
-    )
+        what, fix = "the directed NetworKit graph", "Use G.removeMultiEdges()."
+        return edge_list_data(labels, edges, what, fix, directed=True)
+    fix = "Use G.removeMultiEdges() to merge them."
+    return edge_list_data(labels, edges, "the NetworKit graph", fix, directed=False)
 
 
 def from_graph(data: GraphData) -> Any:
@@ -107,17 +100,12 @@ def _set_names(graph: Any, labels: Sequence[Any]) -> None:
             return
 
 
+#: What to tell a user who passes a directed graph to a method taking an undirected one.
+UNDIRECTED_HINT = "Use networkit.graphtools.toUndirected(G)."
+
 BACKEND = GraphBackend(
-    name="networkit",
-    recognises=recognises,
-    to_graph=to_graph,
-    from_graph=from_graph,
-    count_nodes=count_nodes,
-    undirected_hint="Use networkit.graphtools.toUndirected(G).",
+    "networkit", recognises, to_graph, from_graph, count_nodes, undirected_hint=UNDIRECTED_HINT
 )
 
 
-@hookimpl
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The NetworKit backend."""
-    return [BACKEND]
+spdgraph_graph_backends = offering(BACKEND)

@@ -10,7 +10,7 @@ import numpy as np
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import from_directed, require, upper_edges
 from spdgraph.plugins.backends import GraphBackend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData
 
 
@@ -96,19 +96,14 @@ def from_graph(data: GraphData) -> Any:
     return out
 
 
+#: What to tell a user who passes a directed graph to a method taking an undirected one.
+UNDIRECTED_HINT = (
+    "Use graph.to_undirected() (an edge in either direction becomes an undirected edge)."
+)
+
 BACKEND = GraphBackend(
-    name="networkx",
-    recognises=recognises,
-    to_graph=to_graph,
-    from_graph=from_graph,
-    count_nodes=count_nodes,
-    undirected_hint=(
-        "Use graph.to_undirected() (an edge in either direction becomes an undirected edge)."
-    ),
+    "networkx", recognises, to_graph, from_graph, count_nodes, undirected_hint=UNDIRECTED_HINT
 )
 
 
-@hookimpl
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The networkx backend."""
-    return [BACKEND]
+spdgraph_graph_backends = offering(BACKEND)

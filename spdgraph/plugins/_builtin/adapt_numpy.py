@@ -13,7 +13,7 @@ import numpy as np
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.plugins._builtin._library import dag_from_array, unwrap
 from spdgraph.plugins.backends import GraphBackend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import DAG, GraphData
 
 
@@ -47,16 +47,8 @@ def from_graph(data: GraphData) -> Any:
     return np.array(data.adjacency, dtype=bool)
 
 
-BACKEND = GraphBackend(
-    name="numpy",
-    recognises=recognises,
-    to_graph=to_graph,
-    from_graph=from_graph,
-    count_nodes=count_nodes,
-)
+BACKEND = GraphBackend("numpy", recognises, to_graph, from_graph, count_nodes)
 
 
-@hookimpl(trylast=True)
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The numpy backend (asked last: any library's array subclass goes first)."""
-    return [BACKEND]
+# asked last: any library's array subclass goes first
+spdgraph_graph_backends = offering(BACKEND, trylast=True)

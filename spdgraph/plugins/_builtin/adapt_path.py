@@ -19,7 +19,7 @@ from pathlib import Path
 from spdgraph.errors import FileError, GraphTypeError
 from spdgraph.plugins._builtin._library import unwrap
 from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import DAG, GraphData
 
 
@@ -85,7 +85,4 @@ BACKEND = GraphBackend(
 )
 
 
-@hookimpl
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The graph-file backend."""
-    return [BACKEND]
+spdgraph_graph_backends = offering(BACKEND)

@@ -1,8 +1,6 @@
 """Built-in graph backend: rustworkx graphs (labels from the node payloads), both ways.
 
-rustworkx is never imported to recognise a graph: an object is recognised by
-the module its type comes from, so a user who has not imported rustworkx pays
-nothing.
+rustworkx is not imported to recognise a graph (see ``_library.library_of``).
 """
 
 from __future__ import annotations
@@ -13,16 +11,14 @@ import numpy as np
 
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
-    directed_data,
-    hashable_unique,
+    edge_list_data,
+    labels_and_rows,
     library_of,
-    positions,
     require,
-    undirected_data,
     upper_edges,
 )
 from spdgraph.plugins.backends import GraphBackend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData
 
 
@@ -42,10 +38,8 @@ def _nodes(graph: Any) -> tuple[list[Any], np.ndarray]:
     indices = list(graph.node_indices())
     if not indices:
         raise GraphError("the rustworkx graph has no nodes; a graph needs at least one node.")
-    payloads = [graph[i] for i in indices]
-    labels = payloads if hashable_unique(payloads) else indices
     edges = np.asarray(graph.edge_list(), dtype=np.int64).reshape(-1, 2)
-    return labels, positions(indices)[edges]
+    return labels_and_rows(indices, [graph[i] for i in indices], edges)
 
 
 def to_graph(graph: Any) -> GraphData:
@@ -58,18 +52,10 @@ def to_graph(graph: Any) -> GraphData:
     """
     labels, edges = _nodes(graph)
     if isinstance(graph, library_of(graph, "rustworkx").PyDiGraph):  # type: ignore[union-attr]
-        return directed_data(
-            labels,
-            edges,
-            "the rustworkx PyDiGraph",
-            "Build it as rustworkx.PyDiGraph(multigraph=False).",
-        )
-    return undirected_data(
-        labels,
-        edges,
-        "the rustworkx graph",
-        "Build it as rustworkx.PyGraph(multigraph=False), where adding an edge twice keeps one.",
-    )
+        fix = "Build it as rustworkx.PyDiGraph(multigraph=False)."
+        return edge_list_data(labels, edges, "the rustworkx PyDiGraph", fix, directed=True)
+    fix = "Build it as rustworkx.PyGraph(multigraph=False), where adding an edge twice keeps one."
+    return edge_list_data(labels, edges, "the rustworkx graph", fix, directed=False)
 
 
 def from_graph(data: GraphData) -> Any:
@@ -83,20 +69,15 @@ def from_graph(data: GraphData) -> Any:
     return out
 
 
+#: What to tell a user who passes a directed graph to a method taking an undirected one.
+UNDIRECTED_HINT = (
+    "Use graph.to_undirected(multigraph=False) (an edge in either direction becomes an "
+    "undirected edge)."
+)
+
 BACKEND = GraphBackend(
-    name="rustworkx",
-    recognises=recognises,
-    to_graph=to_graph,
-    from_graph=from_graph,
-    count_nodes=count_nodes,
-    undirected_hint=(
-        "Use graph.to_undirected(multigraph=False) (an edge in either direction becomes an "
-        "undirected edge)."
-    ),
+    "rustworkx", recognises, to_graph, from_graph, count_nodes, undirected_hint=UNDIRECTED_HINT
 )
 
 
-@hookimpl
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The rustworkx backend."""
-    return [BACKEND]
+spdgraph_graph_backends = offering(BACKEND)

@@ -15,7 +15,7 @@ import numpy as np
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.plugins._builtin._library import dag_from_array, require, unwrap, upper_edges
 from spdgraph.plugins.backends import GraphBackend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import DAG, GraphData
 
 
@@ -52,16 +52,7 @@ def from_graph(data: GraphData) -> Any:
     return DAG(out) if data.directed is not None else out
 
 
-BACKEND = GraphBackend(
-    name="scipy",
-    recognises=recognises,
-    to_graph=to_graph,
-    from_graph=from_graph,
-    count_nodes=count_nodes,
-)
+BACKEND = GraphBackend("scipy", recognises, to_graph, from_graph, count_nodes)
 
 
-@hookimpl
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The scipy.sparse backend."""
-    return [BACKEND]
+spdgraph_graph_backends = offering(BACKEND)

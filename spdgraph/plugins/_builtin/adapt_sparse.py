@@ -16,7 +16,7 @@ from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import dag_from_array, library_of, require, unwrap
 from spdgraph.plugins.backends import GraphBackend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import DAG, GraphData
 
 _WHAT = "PyData sparse adjacency array"
@@ -67,16 +67,7 @@ def from_graph(data: GraphData) -> Any:
     return sparse.COO.from_numpy(np.asarray(data.adjacency, dtype=bool))
 
 
-BACKEND = GraphBackend(
-    name="sparse",
-    recognises=recognises,
-    to_graph=to_graph,
-    from_graph=from_graph,
-    count_nodes=count_nodes,
-)
+BACKEND = GraphBackend("sparse", recognises, to_graph, from_graph, count_nodes)
 
 
-@hookimpl
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The PyData sparse backend."""
-    return [BACKEND]
+spdgraph_graph_backends = offering(BACKEND)

@@ -11,7 +11,7 @@ from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import require
 from spdgraph.plugins.backends import GraphBackend
-from spdgraph.plugins.hookspecs import hookimpl
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData
 
 
@@ -92,16 +92,7 @@ def from_graph(data: GraphData) -> Any:
     )
 
 
-BACKEND = GraphBackend(
-    name="xarray",
-    recognises=recognises,
-    to_graph=to_graph,
-    from_graph=from_graph,
-    count_nodes=count_nodes,
-)
+BACKEND = GraphBackend("xarray", recognises, to_graph, from_graph, count_nodes)
 
 
-@hookimpl
-def spdgraph_graph_backends() -> list[GraphBackend]:
-    """The xarray backend."""
-    return [BACKEND]
+spdgraph_graph_backends = offering(BACKEND)

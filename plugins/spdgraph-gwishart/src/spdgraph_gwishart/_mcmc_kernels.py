@@ -56,6 +56,19 @@ def _spd_inverse(s):  # pragma: no cover - numba
 
 
 @njit(cache=True)
+def _matmul(a, b):  # pragma: no cover - numba
+    """``a @ b`` of small matrices in plain loops (no BLAS threads call overhead)."""
+    out = np.empty((a.shape[0], b.shape[1]))
+    for r in range(a.shape[0]):
+        for c in range(b.shape[1]):
+            v = 0.0
+            for t in range(a.shape[1]):
+                v += a[r, t] * b[t, c]
+            out[r, c] = v
+    return out
+
+
+@njit(cache=True)
 def _update_clique(rng, k, sigma, idx, chol, df):  # pragma: no cover - numba
     m = idx.size
     p = k.shape[0]
@@ -93,31 +106,12 @@ def _update_clique(rng, k, sigma, idx, chol, df):  # pragma: no cover - numba
     # Woodbury with Delta = A_new - A_old, A_old = S^-1:
     # (I + Delta S)^-1 Delta = A_old - A_old A_new^-1 A_old =: X (symmetric)
     b_inv = _spd_inverse(a_new)
-    t1 = np.zeros((m, m))
-    for a in range(m):
-        for c in range(m):
-            v = 0.0
-            for t in range(m):
-                v += b_inv[a, t] * a_old[t, c]
-            t1[a, c] = v
-    x = np.empty((m, m))
-    for a in range(m):
-        for c in range(m):
-            v = 0.0
-            for t in range(m):
-                v += a_old[a, t] * t1[t, c]
-            x[a, c] = a_old[a, c] - v
+    x = a_old - _matmul(a_old, _matmul(b_inv, a_old))
     sc = np.empty((p, m))
     for r in range(p):
         for a in range(m):
             sc[r, a] = sigma[r, idx[a]]
-    y = np.zeros((p, m))  # Sigma_:C X, then Sigma -= y Sigma_C: (plain loops: no BLAS threads)
-    for r in range(p):
-        for a in range(m):
-            v = 0.0
-            for c in range(m):
-                v += sc[r, c] * x[c, a]
-            y[r, a] = v
+    y = _matmul(sc, x)  # Sigma_:C X, then Sigma -= y Sigma_C: (plain loops: no BLAS threads)
     for r in range(p):
         for t in range(r, p):
             v = 0.0

@@ -25,7 +25,7 @@ from spdgraph_ppl._data import data_matrix
 from spdgraph_ppl._exact import prior_draws, scale_or_identity
 from spdgraph_ppl._graph import GraphStructure, graph_structure
 from spdgraph_ppl.density import log_normalizer_generic
-from spdgraph_ppl.sbc import SBCModel, free_entries, sbc_data, sbc_prior
+from spdgraph_ppl.sbc import SBCModel, gwishart_sbc_model
 
 __all__ = [
     "GWishart",
@@ -405,13 +405,7 @@ def sbc_model(
     d = scale_or_identity(D, s.p)
     run = nuts_fitter(s, b, d, n_obs=n_obs, draws=draws, tune=tune)
 
-    def fit(data: np.ndarray, seed: int) -> dict[str, np.ndarray]:
-        k = np.asarray(run(jax.random.PRNGKey(seed), jnp.asarray(data)))[::thin]
-        return {"K_free": free_entries(k, s)}
+    def posterior(data: np.ndarray, seed: int) -> np.ndarray:
+        return np.asarray(run(jax.random.PRNGKey(seed), jnp.asarray(data)))
 
-    return SBCModel(
-        draw_prior=sbc_prior(s, b, d),
-        draw_data=sbc_data(s, n_obs),
-        fit=fit,
-        dims={"K_free": ("entry",)},
-    )
+    return gwishart_sbc_model(s, b, d, n_obs, posterior, thin)

@@ -27,7 +27,7 @@ from spdgraph_ppl._exact import prior_draws, scale_or_identity
 from spdgraph_ppl._graph import GraphStructure, graph_structure
 from spdgraph_ppl._pytensor_transform import GraphCholeskyTransform, backward, forward
 from spdgraph_ppl.density import log_normalizer_generic
-from spdgraph_ppl.sbc import SBCModel, free_entries, sbc_data, sbc_prior
+from spdgraph_ppl.sbc import SBCModel, gwishart_sbc_model
 
 __all__ = [
     "GWishart",
@@ -333,7 +333,7 @@ def sbc_model(
     with model:
         step = pm.NUTS()  # compiled once; its adaptation restarts with every pm.sample
 
-    def fit(data: np.ndarray, seed: int) -> dict[str, np.ndarray]:
+    def posterior(data: np.ndarray, seed: int) -> np.ndarray:
         from threadpoolctl import threadpool_limits
 
         # tiny matrices: BLAS threads only cost (badly so when cores are shared)
@@ -349,12 +349,6 @@ def sbc_model(
                 compute_convergence_checks=False,
                 return_inferencedata=False,
             )
-        k = trace.get_values("K")[::thin]
-        return {"K_free": free_entries(k, s)}
+        return np.asarray(trace.get_values("K"))
 
-    return SBCModel(
-        draw_prior=sbc_prior(s, b, d),
-        draw_data=sbc_data(s, n_obs),
-        fit=fit,
-        dims={"K_free": ("entry",)},
-    )
+    return gwishart_sbc_model(s, b, d, n_obs, posterior, thin)

@@ -24,6 +24,7 @@ __all__ = [
     "SBCResult",
     "free_entries",
     "from_free_entries",
+    "gwishart_sbc_model",
     "plot_rank_ecdf",
     "rank_uniformity",
     "sbc",
@@ -302,3 +303,30 @@ def sbc_data(
         return np.linalg.solve(phi, z.T).T
 
     return draw_data
+
+
+def gwishart_sbc_model(
+    structure: GraphStructure,
+    b: float,
+    D: np.ndarray,
+    n_obs: int,
+    posterior: Callable[[np.ndarray, int], np.ndarray],
+    thin: int,
+) -> SBCModel:
+    """The :class:`SBCModel` of a G-Wishart GGM fitted by ``posterior(data, seed) -> K draws``.
+
+    Exact prior draws (:func:`sbc_prior`), ``n_obs`` rows of data
+    (:func:`sbc_data`), and ranks on the free entries of K (``K_free``, dim
+    ``entry``) of the posterior draws ``(draws, p, p)``, thinned by ``thin``.
+    The NumPyro and PyMC ``sbc_model`` differ only in ``posterior``.
+    """
+
+    def fit(data: np.ndarray, seed: int) -> dict[str, np.ndarray]:
+        return {"K_free": free_entries(posterior(data, seed)[::thin], structure)}
+
+    return SBCModel(
+        draw_prior=sbc_prior(structure, b, D),
+        draw_data=sbc_data(structure, n_obs),
+        fit=fit,
+        dims={"K_free": ("entry",)},
+    )
