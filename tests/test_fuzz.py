@@ -48,8 +48,8 @@ CATALOGUE = [
     ),
     ("portable text", lambda: spdgraph.sample(G, portable="yes"), E.InvalidOptionError, 1),
     (
-        "portable uniform",
-        lambda: spdgraph.sample(G, "uniform", portable=True),
+        "portable spectrum target",
+        lambda: spdgraph.sample(G, portable=True, condition_number=10.0),
         E.InvalidOptionError,
         1,
     ),

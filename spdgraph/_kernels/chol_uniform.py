@@ -47,8 +47,10 @@ __all__ = [
     "assemble_lower",
     "earlier_neighbours",
     "exact_row",
+    "lower_product",
     "mcs_order",
     "mh_hemisphere",
+    "mh_hemisphere_portable",
     "min_degree_triangulation",
     "onion_correlation",
     "perfect_elimination_order",
@@ -78,10 +80,32 @@ def mh_hemisphere(start, noise, log_uniforms, power):  # pragma: no cover - comp
     coordinate is positive and ``log_uniforms[t] <= power * log(x'[-1] / x[-1])``
     (the proposal is symmetric). Returns ``(final state, accepted steps)``.
     """
+    return _walk(start, noise, log_uniforms, power, False)
+
+
+@njit(cache=True, nogil=True)
+def mh_hemisphere_portable(start, noise, uniforms, power):  # pragma: no cover - compiled
+    """:func:`mh_hemisphere` with only ``sqrt`` and the four basic operations (``portable=True``).
+
+    The same walk and the same test, written without logarithms:
+    ``uniforms[t] <= (x'[-1] / x[-1]) ** power`` for the *integer* ``power``
+    (a row's density exponent ``ch(r) + 1``), the power taken by repeated
+    squaring: a fixed sequence of correctly rounded multiplications, so the
+    bits do not depend on the CPU or its C library. It takes the uniforms
+    themselves (not their logarithms): NumPy's ``log`` has CPU-specific SIMD
+    versions. The decisions are those of :func:`mh_hemisphere` except when a
+    uniform lies within rounding of the bound.
+    """
+    return _walk(start, noise, uniforms, power, True)
+
+
+@njit(nogil=True)
+def _walk(start, noise, tests, power, by_products):  # pragma: no cover - compiled
     k = start.size
     x = start.copy()
     prop = np.empty(k)
     accepted = 0
+    exponent = int(power)
     for t in range(noise.shape[0]):
         norm2 = 0.0
         for c in range(k):
@@ -89,25 +113,53 @@ def mh_hemisphere(start, noise, log_uniforms, power):  # pragma: no cover - comp
             norm2 += prop[c] * prop[c]
         norm = np.sqrt(norm2)
         pole = prop[k - 1] / norm
-        if pole > 0.0 and log_uniforms[t] <= power * (np.log(pole) - np.log(x[k - 1])):
-            for c in range(k):
-                x[c] = prop[c] / norm
-            accepted += 1
+        if pole > 0.0:
+            if by_products:
+                ok = tests[t] <= _integer_power(pole / x[k - 1], exponent)
+            else:
+                ok = tests[t] <= power * (np.log(pole) - np.log(x[k - 1]))
+            if ok:
+                for c in range(k):
+                    x[c] = prop[c] / norm
+                accepted += 1
     return x, accepted
 
 
-def exact_row(pole_squared: float, direction: np.ndarray) -> np.ndarray:
+@njit(nogil=True, inline="always")
+def _integer_power(base, exponent):  # pragma: no cover - compiled
+    """``base ** exponent`` (``exponent >= 0``) by repeated squaring, in a fixed order."""
+    result = 1.0
+    while exponent > 0:
+        if exponent & 1:
+            result *= base
+        exponent >>= 1
+        if exponent:
+            base *= base
+    return result
+
+
+def exact_row(pole_squared: float, direction: np.ndarray, portable: bool = False) -> np.ndarray:
     """The hemisphere point with ``x[-1]^2 = pole_squared``, the rest along ``direction``.
 
     ``pole_squared`` is a ``Beta((a + 1) / 2, (k - 1) / 2)`` draw, ``direction``
-    ``k - 1`` standard normal draws (any non-zero vector).
+    ``k - 1`` standard normal draws (any non-zero vector). ``portable``: the
+    norm of ``direction`` in a fixed order (NumPy's goes through BLAS).
     """
     k = direction.size + 1
     x = np.empty(k)
     x[k - 1] = np.sqrt(pole_squared)
     if k > 1:
-        x[: k - 1] = direction * (np.sqrt(1.0 - pole_squared) / np.linalg.norm(direction))
+        x[: k - 1] = direction * (np.sqrt(1.0 - pole_squared) / _norm(direction, portable))
     return x
+
+
+def _norm(v: np.ndarray, portable: bool) -> float:
+    """The Euclidean norm: NumPy's (BLAS), or with ``portable`` in a fixed order."""
+    if portable:
+        from spdgraph._kernels.portable import vector_norm
+
+        return vector_norm(v)
+    return float(np.linalg.norm(v))
 
 
 def assemble_lower(pa: list[np.ndarray], rows: list[np.ndarray]) -> np.ndarray:
@@ -120,7 +172,9 @@ def assemble_lower(pa: list[np.ndarray], rows: list[np.ndarray]) -> np.ndarray:
     return lower
 
 
-def onion_correlation(r12_beta: float, ys: np.ndarray, normals: list[np.ndarray]) -> np.ndarray:
+def onion_correlation(
+    r12_beta: float, ys: np.ndarray, normals: list[np.ndarray], portable: bool = False
+) -> np.ndarray:
     """The onion method (Lewandowski, Kurowicka and Joe 2009) for LKJ(eta), from its draws.
 
     ``r12_beta`` is a ``Beta(b, b)`` draw with ``b = eta + (p - 2) / 2``; for
@@ -134,7 +188,8 @@ def onion_correlation(r12_beta: float, ys: np.ndarray, normals: list[np.ndarray]
     the Cholesky factor of the extended matrix is that of ``C_k`` plus the row
     ``(w, sqrt(1 - y))``, so no factorization is ever repeated: the factor is
     built row by row and multiplied once. Returns the ``(p, p)`` correlation
-    matrix (exactly symmetric, unit diagonal).
+    matrix (exactly symmetric, unit diagonal). ``portable``: the norms and the
+    product in fixed-order loops (no BLAS).
     """
     p = ys.size + 2
     lower = np.zeros((p, p))
@@ -143,12 +198,21 @@ def onion_correlation(r12_beta: float, ys: np.ndarray, normals: list[np.ndarray]
     lower[1, 0] = r12
     lower[1, 1] = np.sqrt(1.0 - r12 * r12)
     for k in range(2, p):
-        u = normals[k - 2] / np.linalg.norm(normals[k - 2])
+        u = normals[k - 2] / _norm(normals[k - 2], portable)
         lower[k, :k] = np.sqrt(ys[k - 2]) * u
         lower[k, k] = np.sqrt(1.0 - ys[k - 2])
-    c = lower @ lower.T
+    c = lower_product(lower, portable)
     c = (c + c.T) / 2.0
     d = 1.0 / np.sqrt(np.diagonal(c))
     c *= d[:, None] * d[None, :]
     np.fill_diagonal(c, 1.0)
     return c
+
+
+def lower_product(lower: np.ndarray, portable: bool = False) -> np.ndarray:
+    """``L L^T`` of a lower-triangular ``L``: BLAS, or with ``portable`` in a fixed order."""
+    if portable:
+        from spdgraph._kernels.portable import lower_gram
+
+        return lower_gram(lower)
+    return lower @ lower.T

@@ -18,8 +18,10 @@ has FMA), and NumPy's SIMD-dispatched transcendental functions. Here:
   (:func:`portable_version`), so both modes run the same algorithm and agree
   to rounding;
 * the QR of the factor is a Householder LQ in these loops, the products are
-  ``L L^T`` in these loops; only ``sqrt`` and the four basic operations are
-  used (all correctly rounded).
+  ``L L^T`` in these loops, norms are :func:`vector_norm` (``uniform`` and
+  ``port_chol`` use them with
+  :func:`spdgraph._kernels.chol_uniform.mh_hemisphere_portable`); only
+  ``sqrt`` and the four basic operations are used (all correctly rounded).
 
 Costs are in ``docs/reproducibility.md``. Arrays in, arrays out; this module
 imports Numba, import it lazily.
@@ -43,6 +45,7 @@ __all__ = [
     "row_abs_sums",
     "smallest_eigenvalue",
     "unit_lower_inverse",
+    "vector_norm",
 ]
 
 _PORTABLE: dict[Any, Any] = {}
@@ -187,6 +190,20 @@ def lower_coordinates(factor: np.ndarray) -> np.ndarray:
     a = np.array(factor, dtype=np.float64, order="C", copy=True)
     _lq_in_place(a, np.empty(a.shape[0]))
     return a
+
+
+@njit(nogil=True, error_model="numpy")
+def _sum_of_squares(v):
+    return _dot4(v, v, v.shape[0])
+
+
+def vector_norm(v: np.ndarray) -> float:
+    """The Euclidean norm of a vector, its squares summed in a fixed order (portable).
+
+    >>> vector_norm(np.array([3.0, 4.0]))
+    5.0
+    """
+    return float(np.sqrt(_sum_of_squares(np.ascontiguousarray(v, dtype=np.float64))))
 
 
 def lower_gram(lmat: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ import platform
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import networkx as nx
@@ -23,7 +24,7 @@ from spdgraph._kernels import portable
 from spdgraph._kernels.po import fast as po_fast
 from spdgraph.errors import InvalidOptionError
 
-PORTABLE_METHODS = ("po", "dd", "huge", "dag")
+PORTABLE_METHODS = ("po", "dd", "huge", "dag", "uniform", "port_chol")
 
 
 def _dag_of(graph):
@@ -83,8 +84,17 @@ def test_portable_bits_do_not_depend_on_size_chunks_or_threads():
 
 def test_portable_is_refused_where_it_cannot_be_kept():
     g = nx.cycle_graph(5)
-    with pytest.raises(InvalidOptionError, match="does not declare portable"):
-        spdgraph.sample(nx.complete_graph(4), "uniform", seed=1, portable=True)
+    gen = spdgraph.Generator("toy-not-portable", lambda a, **kw: np.eye(len(a)), "test")
+    module = types.ModuleType("toy_not_portable")
+    module.spdgraph_register_generators = spdgraph.hookimpl(lambda: [gen])
+    pm = spdgraph.get_plugin_manager()
+    pm.register(module, name="toy-not-portable-plugin")
+    try:
+        with pytest.raises(InvalidOptionError, match="does not declare portable") as refused:
+            spdgraph.sample(g, "toy-not-portable", seed=1, portable=True)
+    finally:
+        pm.unregister(name="toy-not-portable-plugin")
+    assert all(f"'{m}'" in str(refused.value) for m in PORTABLE_METHODS)  # the ones that do
     with pytest.raises(InvalidOptionError, match="LAPACK"):
         spdgraph.sample(g, seed=1, portable=True, condition_number=10.0)
     with pytest.raises(InvalidOptionError, match="portable must be True or False"):
@@ -144,7 +154,13 @@ _HASH_SCRIPT = textwrap.dedent(
     out = {}
     for name, (p, d) in {"sparse": (120, 0.05), "dense": (80, 0.5)}.items():
         g = spdgraph.graphs.erdos_renyi(p, d, seed=7)
+        chordal = nx.complete_to_chordal_graph(g)[0]
         calls = {
+            "uniform": (chordal, {"size": 2}),
+            "uniform-exact": (chordal, {"sampler": "exact"}),
+            "uniform-onion": (nx.complete_graph(p // 4), {"sampler": "onion", "size": 2}),
+            "port_chol": (g, {"size": 2}),
+            "port_chol-exact": (g, {"sampler": "exact", "normalize": False}),
             "po": (g, {"size": 2}),
             "po-raw-precision": (g, {"normalize": False, "kind": "precision"}),
             "dd": (g, {"size": 2}),

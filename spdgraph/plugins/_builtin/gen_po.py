@@ -10,27 +10,18 @@ algorithm, kept for the tests and the benchmarks.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, RESIDUAL_TOLERANCE_DOC, po_batch
+from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, po_batch
+from spdgraph.plugins._builtin._po_options import RESIDUAL_TOLERANCE_OPTION
 from spdgraph.plugins.hookspecs import hookimpl
-from spdgraph.plugins.options import OptionSpec
 from spdgraph.plugins.types import (
     EntrySampler,
     GeneratorSpec,
     WarmupStep,
     standard_normal_entries,
-)
-
-#: The declared ``residual_tolerance`` option.
-RESIDUAL_TOLERANCE_OPTION = OptionSpec(
-    DEFAULT_RESIDUAL_TOLERANCE,
-    float,
-    low=0.0,
-    low_inclusive=False,
-    high=1.0,
-    doc=RESIDUAL_TOLERANCE_DOC,
 )
 
 
@@ -40,25 +31,18 @@ def generate_po(
     rng: np.random.Generator | None,
     entries: EntrySampler | None,
     factor: np.ndarray | None = None,
-    residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
-    portable: bool = False,
+    **options: Any,
 ) -> np.ndarray:
     """One PO matrix: ``Q Q^T`` after partial orthogonalization of the rows of Q.
 
     ``Q`` is ``factor`` when given, else a ``(p, p)`` draw of ``entries``.
     Non-edge entries of the product are checked to be at rounding level
-    (relative to the diagonal) and then set to exactly 0.
+    (relative to the diagonal) and then set to exactly 0. ``options``
+    (``residual_tolerance``, ``portable``): see :func:`generate_po_batch`.
     """
     factors = None if factor is None else np.asarray(factor, dtype=np.float64)[None]
     rngs = None if rng is None else [rng]
-    return generate_po_batch(
-        adjacency,
-        rngs=rngs,
-        entries=entries,
-        factors=factors,
-        residual_tolerance=residual_tolerance,
-        portable=portable,
-    )[0]
+    return generate_po_batch(adjacency, rngs=rngs, entries=entries, factors=factors, **options)[0]
 
 
 def generate_po_batch(

@@ -17,7 +17,7 @@ fill-in edges (the PO kernel of ``method="po"``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,9 @@ import numpy as np
 from spdgraph._kernels import chol_uniform as ku
 from spdgraph._kernels.blas import one_blas_thread
 from spdgraph._kernels.numerics import unit_diagonal
-from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, RESIDUAL_TOLERANCE_DOC, po_batch
+from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, po_batch
 from spdgraph.errors import GraphError, InvalidOptionError
+from spdgraph.plugins._builtin._po_options import RESIDUAL_TOLERANCE_OPTION
 from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
 from spdgraph.plugins.types import EntrySampler, GeneratorSpec, WarmupStep
@@ -52,38 +53,62 @@ def chordal_order(adjacency: np.ndarray) -> np.ndarray:
     return order
 
 
-def _row_sampler(sampler: str, burn_in: int, step: float) -> Any:
-    """``draw(rng, k, power) -> row``: one hemisphere point with density ``x[-1]^power``."""
+def _row_sampler(sampler: str, burn_in: int, step: float, portable: bool = False) -> Any:
+    """``draw(rng, k, power) -> row``: one hemisphere point with density ``x[-1]^power``.
+
+    ``portable``: the same random numbers, drawn in the same order, through
+    kernels whose bits do not depend on the CPU (no BLAS, no SIMD logarithms).
+    """
 
     def mh(rng: np.random.Generator, k: int, power: float) -> np.ndarray:
         # start: the pole coordinate at its mean under the target, a uniform direction
         # (gmat starts uniform on the hemisphere, far from the target for long rows)
-        start = ku.exact_row((power + 1.0) / (power + k), rng.standard_normal(k - 1))
+        start = ku.exact_row((power + 1.0) / (power + k), rng.standard_normal(k - 1), portable)
         # the target's pole coordinate has spread about 1 / sqrt(k (1 + power))
         noise = rng.standard_normal((burn_in, k)) * (step / np.sqrt(k * (1.0 + power)))
-        log_u = np.log(rng.random(burn_in))
-        row, _ = ku.mh_hemisphere(start, noise, log_u, power)
+        uniforms = rng.random(burn_in)
+        if portable:
+            row, _ = ku.mh_hemisphere_portable(start, noise, uniforms, power)
+        else:
+            row, _ = ku.mh_hemisphere(start, noise, np.log(uniforms), power)
         return row
 
     def exact(rng: np.random.Generator, k: int, power: float) -> np.ndarray:
         pole2 = rng.beta((power + 1.0) / 2.0, (k - 1) / 2.0)
-        return ku.exact_row(pole2, rng.standard_normal(k - 1))
+        return ku.exact_row(pole2, rng.standard_normal(k - 1), portable)
 
     return mh if sampler == "mh" else exact
 
 
-def uniform_lower(
-    pa: list[np.ndarray], powers: np.ndarray, rng: np.random.Generator, draw: Any
-) -> np.ndarray:
-    """The lower Cholesky factor (in elimination order) of one uniform correlation matrix."""
-    rows = []
-    for r, parents in enumerate(pa):
-        k = parents.size + 1
-        rows.append(np.ones(1) if k == 1 else draw(rng, k, powers[r]))
-    return ku.assemble_lower(pa, rows)
+def uniform_lowers(
+    pattern: np.ndarray,
+    order: np.ndarray,
+    rngs: Sequence[np.random.Generator],
+    *,
+    sampler: str = "mh",
+    burn_in: int = DEFAULT_BURN_IN,
+    step: float = DEFAULT_STEP,
+    portable: bool = False,
+) -> Iterator[np.ndarray]:
+    """The lower Cholesky factors (in elimination ``order``) of uniform correlation matrices.
+
+    One per generator, in turn, each drawn from its own generator: ``F F^T``
+    is uniform on the correlation matrices whose zeros are the non-edges of
+    the chordal ``pattern`` (``order`` a perfect elimination order of it).
+    ``sampler``, ``burn_in`` and ``step`` are the methods' options (``"mh"`` or
+    ``"exact"``); ``portable``: CPU-independent kernels (:func:`_row_sampler`).
+    """
+    pa, powers = ku.earlier_neighbours(pattern, order)
+    draw = _row_sampler(sampler, burn_in, step, portable)
+    for rng in rngs:
+        rows = []
+        for r, parents in enumerate(pa):
+            k = parents.size + 1
+            rows.append(np.ones(1) if k == 1 else draw(rng, k, powers[r]))
+        yield ku.assemble_lower(pa, rows)
 
 
-def _onion(p: int, rng: np.random.Generator) -> np.ndarray:
+def _onion(p: int, rng: np.random.Generator, portable: bool) -> np.ndarray:
     """One uniform ``p x p`` correlation matrix by the onion method (LKJ, eta = 1)."""
     if p == 1:
         return np.ones((1, 1))
@@ -95,7 +120,7 @@ def _onion(p: int, rng: np.random.Generator) -> np.ndarray:
         ys[k - 2] = rng.beta(k / 2.0, b - (k - 1) / 2.0)
         normals.append(rng.standard_normal(k))
     with one_blas_thread():
-        return ku.onion_correlation(r12, ys, normals)
+        return ku.onion_correlation(r12, ys, normals, portable)
 
 
 def _node_order(lower: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -105,10 +130,20 @@ def _node_order(lower: np.ndarray, order: np.ndarray) -> np.ndarray:
     return factor
 
 
-def _correlation(factor: np.ndarray, adjacency: np.ndarray) -> np.ndarray:
-    """``F F^T`` made exactly symmetric, unit diagonal, exact ``+0.0`` on non-edges."""
-    with one_blas_thread():
-        m = factor @ factor.T
+def _correlation(
+    lower: np.ndarray, order: np.ndarray, adjacency: np.ndarray, portable: bool
+) -> np.ndarray:
+    """``F F^T`` made exactly symmetric, unit diagonal, exact ``+0.0`` on non-edges.
+
+    ``F`` is ``lower`` in node order; ``portable``: ``L L^T`` in fixed-order loops,
+    then put in node order (the default multiplies ``F F^T`` with BLAS).
+    """
+    if portable:
+        m = _node_order(ku.lower_product(lower, portable=True), order)
+    else:
+        factor = _node_order(lower, order)
+        with one_blas_thread():
+            m = factor @ factor.T
     m = unit_diagonal((m + m.T) / 2.0)
     nonedge = ~adjacency
     np.fill_diagonal(nonedge, False)
@@ -116,11 +151,11 @@ def _correlation(factor: np.ndarray, adjacency: np.ndarray) -> np.ndarray:
     return m
 
 
-def _check_onion(adjacency: np.ndarray, sampler: str, method: str) -> None:
+def _check_onion(adjacency: np.ndarray, onion: bool) -> None:
     p = adjacency.shape[0]
-    if sampler == "onion" and np.count_nonzero(adjacency) != p * (p - 1):
+    if onion and np.count_nonzero(adjacency) != p * (p - 1):
         raise InvalidOptionError(
-            f"sampler='onion' of method {method!r} samples complete graphs only (the onion "
+            "sampler='onion' of method 'uniform' samples complete graphs only (the onion "
             "method has no zeros); use sampler='mh' or sampler='exact' for this graph."
         )
 
@@ -130,30 +165,32 @@ def generate_uniform_batch(
     *,
     rngs: Sequence[np.random.Generator],
     entries: EntrySampler,
-    sampler: str = "mh",
-    burn_in: int = DEFAULT_BURN_IN,
-    step: float = DEFAULT_STEP,
+    portable: bool = False,
+    **chain: Any,
 ) -> np.ndarray:
     """Uniform correlation matrices Markov to a chordal graph, matrix ``k`` from ``rngs[k]``.
 
-    ``entries`` is not used: the distribution is fixed (uniform). Raises
+    ``chain``: the options ``sampler`` (``"mh"``, ``"exact"`` or ``"onion"``),
+    ``burn_in`` and ``step``. ``entries`` is not used: the distribution is
+    fixed (uniform). ``portable``: the same draws through CPU-independent
+    kernels (``spdgraph.sample(..., portable=True)``). Raises
     :class:`~spdgraph.errors.GraphError` for a non-chordal graph.
     """
     del entries  # the target distribution is fixed
     adjacency = np.asarray(adjacency, dtype=bool)
     p = adjacency.shape[0]
-    _check_onion(adjacency, sampler, "uniform")
+    onion = chain.get("sampler") == "onion"
+    _check_onion(adjacency, onion)
     order = chordal_order(adjacency)
-    pa, powers = ku.earlier_neighbours(adjacency, order)
-    draw = _row_sampler(sampler, burn_in, step)
     out = np.empty((len(rngs), p, p))
     with one_blas_thread():  # once for the block: the same bits on any thread setting
-        for k, rng in enumerate(rngs):
-            if sampler == "onion":
-                out[k] = _onion(p, rng)
-            else:
-                factor = _node_order(uniform_lower(pa, powers, rng, draw), order)
-                out[k] = _correlation(factor, adjacency)
+        if onion:
+            for k, rng in enumerate(rngs):
+                out[k] = _onion(p, rng, portable)
+        else:
+            lowers = uniform_lowers(adjacency, order, rngs, portable=portable, **chain)
+            for k, lower in enumerate(lowers):
+                out[k] = _correlation(lower, order, adjacency, portable)
     return out
 
 
@@ -190,34 +227,39 @@ def generate_port_chol_batch(
     *,
     rngs: Sequence[np.random.Generator],
     entries: EntrySampler,
-    sampler: str = "mh",
-    burn_in: int = DEFAULT_BURN_IN,
-    step: float = DEFAULT_STEP,
     residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
     triangulation: str = "min_degree",
+    portable: bool = False,
+    **chain: Any,
 ) -> np.ndarray:
     """gmat's ``port_chol``: a uniform factor on a chordal cover, then PO on the graph.
 
     The factor ``F`` (``F F^T`` uniform on the cover's correlation matrices,
-    rows in node order) is partially orthogonalized by the kernel of
-    ``method="po"``; the non-edges of the graph are exact zeros, the fill-in
-    edges of the cover become zeros that way.
+    rows in node order; ``chain``: ``sampler``, ``burn_in`` and ``step`` as for
+    :func:`generate_uniform_batch`, without the onion) is partially
+    orthogonalized by the kernel of ``method="po"``; the non-edges of the
+    graph are exact zeros, the fill-in edges of the cover become zeros that
+    way. ``portable``: CPU-independent draws and PO kernels.
     """
+    del entries  # the factor's distribution is fixed
     adjacency = np.asarray(adjacency, dtype=bool)
     p = adjacency.shape[0]
-    if sampler == "onion":
+    if chain.get("sampler") == "onion":
         raise InvalidOptionError(
             "method 'port_chol' takes sampler='mh' or sampler='exact'; the onion method "
             "is method='uniform' on a complete graph."
         )
     cover, order = chordal_cover(adjacency, triangulation)
-    pa, powers = ku.earlier_neighbours(cover, order)
-    draw = _row_sampler(sampler, burn_in, step)
     factors = np.empty((len(rngs), p, p))
-    for k, rng in enumerate(rngs):
-        factors[k] = _node_order(uniform_lower(pa, powers, rng, draw), order)
+    for k, lower in enumerate(uniform_lowers(cover, order, rngs, portable=portable, **chain)):
+        factors[k] = _node_order(lower, order)
     return po_batch(
-        adjacency, rngs=None, entries=None, factors=factors, residual_tolerance=residual_tolerance
+        adjacency,
+        rngs=None,
+        entries=None,
+        factors=factors,
+        residual_tolerance=residual_tolerance,
+        portable=portable,
     )
 
 
@@ -262,26 +304,36 @@ _PATH_6 = np.eye(6, k=1, dtype=bool) | np.eye(6, k=-1, dtype=bool)
 _CYCLE_6 = _PATH_6 | np.eye(6, k=5, dtype=bool) | np.eye(6, k=-5, dtype=bool)
 
 
+def _warmup(method: str, graph: np.ndarray) -> tuple[WarmupStep, ...]:
+    """``method``'s warmup steps on ``graph``: the default kernels, then the portable ones."""
+    return (
+        WarmupStep(method, lambda sample: sample(graph, method, seed=1)),
+        WarmupStep(
+            f"{method}, portable kernels",
+            lambda sample: sample(graph, method, seed=1, portable=True),
+            portable=True,
+        ),
+    )
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``uniform`` and ``port_chol``."""
     port_options: dict[str, OptionSpec] = _chain_options(("mh", "exact"))
-    port_options["residual_tolerance"] = OptionSpec(
-        DEFAULT_RESIDUAL_TOLERANCE,
-        float,
-        low=0.0,
-        low_inclusive=False,
-        high=1.0,
-        doc=RESIDUAL_TOLERANCE_DOC,
-    )
+    port_options["residual_tolerance"] = RESIDUAL_TOLERANCE_OPTION
     port_options["triangulation"] = OptionSpec(
         "min_degree",
         str,
         choices=("min_degree", "networkx"),
         doc="chordal cover: minimum-degree elimination or networkx.complete_to_chordal_graph",
     )
-    # both compile the Metropolis-Hastings and onion kernels on their first call
-    compiled: dict[str, Any] = {"compiles": True, "kernels_cached": _uniform_kernels_cached}
+    # both compile the Metropolis-Hastings and onion kernels on their first call, and
+    # both have portable kernels (portable=True: the same bits on every CPU)
+    compiled: dict[str, Any] = {
+        "compiles": True,
+        "kernels_cached": _uniform_kernels_cached,
+        "portable": True,
+    }
     return [
         GeneratorSpec(
             name="uniform",
@@ -294,7 +346,7 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             work_per_matrix=0.3,
             work_per_call=3.4,
             **compiled,
-            warmup=(WarmupStep("uniform", lambda sample: sample(_PATH_6, "uniform", seed=1)),),
+            warmup=_warmup("uniform", _PATH_6),
         ),
         GeneratorSpec(
             name="port_chol",
@@ -307,8 +359,6 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             work_per_matrix=1.2,
             work_per_call=0.3,
             **compiled,
-            warmup=(
-                WarmupStep("port_chol", lambda sample: sample(_CYCLE_6, "port_chol", seed=1)),
-            ),
+            warmup=_warmup("port_chol", _CYCLE_6),
         ),
     ]
