@@ -62,24 +62,31 @@ def _address(block: np.ndarray) -> tuple[int, int]:
     return block.ctypes.data, max(block.strides[0] // 8, 1)
 
 
+def _trmm_right(what: str, tri: np.ndarray, block: np.ndarray, uplo: bytes, trans: bytes) -> None:
+    """``block <- block @ op(tri)`` in place by BLAS ``dtrmm`` on the Fortran views.
+
+    ``block`` (``(m, n)``, C order) is ``B = block^T`` to Fortran and ``tri``
+    (``(n, n)``, C order) is ``A = tri^T``: ``block @ X = (X^T B)^T``, so the call is
+    ``B <- op(A) B`` with the caller's ``uplo`` (of ``A``) and ``trans``.
+    """
+    n, m = tri.shape[0], block.shape[0]
+    if tri.shape != (n, n) or block.shape[1] != n:
+        raise ValueError(f"{what}: shapes do not match")
+    if n == 0 or m == 0:
+        return
+    a, lda = _address(tri)
+    b, ldb = _address(block)
+    _DTRMM(b"L", uplo, trans, b"N", _int(n), _int(m), _double(1.0), a, _int(lda), b, _int(ldb))
+
+
 def triangular_times(tri_t: np.ndarray, block: np.ndarray, transpose: bool) -> None:
     """``block <- block @ tri_t`` (or ``block @ tri_t.T`` with ``transpose``), in place.
 
     ``tri_t`` is a C-ordered ``(n, n)`` block whose upper triangle is read
     (``T^T`` of a lower-triangular ``T``); ``block`` is ``(m, n)``.
     """
-    n = tri_t.shape[0]
-    m = block.shape[0]
-    if tri_t.shape != (n, n) or block.shape[1] != n:
-        raise ValueError("triangular_times: shapes do not match")
-    if n == 0 or m == 0:
-        return
-    a, lda = _address(tri_t)
-    b, ldb = _address(block)
-    # Fortran view: A = T (lower), B = block^T (n x m); block @ tri_t = (T B)^T,
-    # block @ tri_t.T = (T^T B)^T
-    _DTRMM(b"L", b"L", b"T" if transpose else b"N", b"N", _int(n), _int(m), _double(1.0),
-           a, _int(lda), b, _int(ldb))  # fmt: skip
+    # Fortran: A = T (lower); block @ tri_t = (T B)^T, block @ tri_t.T = (T^T B)^T
+    _trmm_right("triangular_times", tri_t, block, b"L", b"T" if transpose else b"N")
 
 
 def add_gram_of_rows_lower(target: np.ndarray, rows: np.ndarray) -> None:
@@ -128,13 +135,5 @@ def times_lower_transposed(lower: np.ndarray, block: np.ndarray) -> None:
     ``block`` is ``(m, n)``: row ``t`` becomes the dot products of ``block[t]``
     with the rows of ``L`` (BLAS ``dtrmm``).
     """
-    n = lower.shape[0]
-    m = block.shape[0]
-    if lower.shape != (n, n) or block.shape[1] != n:
-        raise ValueError("times_lower_transposed: shapes do not match")
-    if n == 0 or m == 0:
-        return
-    a, lda = _address(lower)
-    b, ldb = _address(block)
-    # Fortran view: A = L^T (upper), B = block^T (n x m); block @ L^T = (L block^T)^T = (A^T B)^T
-    _DTRMM(b"L", b"U", b"T", b"N", _int(n), _int(m), _double(1.0), a, _int(lda), b, _int(ldb))
+    # Fortran: A = L^T (upper); block @ L^T = (L B)^T = (A^T B)^T
+    _trmm_right("times_lower_transposed", lower, block, b"U", b"T")
