@@ -23,8 +23,8 @@ under it. The domains are ASCII tags, so a spawn key reads as where it comes fro
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
 
 import numpy as np
 
@@ -36,6 +36,7 @@ __all__ = [
     "MISSING",
     "REDRAW",
     "SEED_ATTRS",
+    "MatrixStreams",
     "SeedLike",
     "child_generator",
     "domain_stream",
@@ -138,6 +139,64 @@ def matrix_stream(root: np.random.SeedSequence, k: int) -> np.random.Generator:
     True
     """
     return _stream(sub_root(root, k))
+
+
+class MatrixStreams(Sequence[np.random.Generator]):
+    """The generators of matrices ``start .. stop - 1`` under ``root``, made on first use.
+
+    ``streams[j]`` is ``matrix_stream(root, start + j)`` (the same object on every
+    access, so that a generator advanced by one use continues at the next); a
+    slice is the streams of those matrices. A batch kernel that draws a known
+    law (PO's Bartlett coordinates) reads :meth:`pcg64_states` instead and
+    computes the same streams in bulk, without making a Generator per matrix
+    (:mod:`spdgraph._kernels.streams`: the same bits).
+
+    Examples
+    --------
+    >>> streams = MatrixStreams(np.random.SeedSequence(5), 2, 4)
+    >>> len(streams), streams[1].random() == matrix_stream(np.random.SeedSequence(5), 3).random()
+    (2, True)
+    """
+
+    def __init__(self, root: np.random.SeedSequence, start: int, stop: int) -> None:
+        self.root, self.start, self.stop = root, start, max(start, stop)
+        self._made: dict[int, np.random.Generator] = {}
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    @overload
+    def __getitem__(self, j: int) -> np.random.Generator: ...
+    @overload
+    def __getitem__(self, j: slice) -> MatrixStreams: ...
+    def __getitem__(self, j: int | slice) -> np.random.Generator | MatrixStreams:
+        if isinstance(j, slice):
+            lo, hi, step = j.indices(len(self))
+            if step != 1:
+                raise ValueError("MatrixStreams slices take every matrix (step 1).")
+            return MatrixStreams(self.root, self.start + lo, self.start + max(lo, hi))
+        k = int(j) + len(self) if int(j) < 0 else int(j)
+        if not 0 <= k < len(self):
+            raise IndexError(f"matrix {j} of {len(self)} streams")
+        if k not in self._made:
+            self._made[k] = matrix_stream(self.root, self.start + k)
+        return self._made[k]
+
+    def __iter__(self) -> Iterator[np.random.Generator]:
+        return (self[j] for j in range(len(self)))
+
+    def pcg64_states(self) -> np.ndarray:
+        """The PCG64 states of these streams, ``(n, 4)`` uint64 (before any draw).
+
+        Row ``j`` is the state ``self[j].bit_generator`` starts from
+        (:func:`spdgraph._kernels.streams.pcg64_states`): only for streams not drawn
+        from yet through this object.
+        """
+        if self._made:
+            raise RuntimeError("pcg64_states() of streams already drawn from: use them instead.")
+        from spdgraph._kernels.streams import pcg64_states  # imports numba: keep it lazy
+
+        return pcg64_states(self.root, np.arange(self.start, self.stop, dtype=np.uint64))
 
 
 #: The name of :func:`matrix_stream` before the stream tree.

@@ -113,17 +113,17 @@ def unit_diagonal(m: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     [[1.0, 0.3333333333333333], [0.3333333333333333, 1.0]]
     """
     d = 1.0 / np.sqrt(np.diagonal(m, axis1=-2, axis2=-1))
-    if out is None:
-        out = np.empty(np.shape(m), dtype=np.result_type(m, d))
-    # about a million entries at a time (a few matrices, or a few rows of a large
-    # one): the same products as with the whole scale matrix, without (n, p, p)
-    # temporaries
+    out = np.empty(np.shape(m), dtype=np.result_type(m, d)) if out is None else out
     p = m.shape[-1]
     src, dst = np.reshape(m, (-1, p, p)), np.reshape(out, (-1, p, p))
+    from spdgraph._kernels.scaling import unit_diagonal_stack  # numba: lazy
+
+    if np.may_share_memory(dst, out) and unit_diagonal_stack(src, dst):  # same bits, compiled
+        return out
     scales = np.reshape(d, (-1, p))
     per = max(1, (1 << 20) // max(p * p, 1))
     step = max(1, (1 << 20) // max(p, 1))
-    for k in range(0, src.shape[0], per):
+    for k in range(0, src.shape[0], per):  # ~1e6 entries at a time: no (n, p, p) temporaries
         ks = slice(k, k + per)
         for r in range(0, p, step):
             rows = slice(r, r + step)

@@ -181,7 +181,8 @@ class GeneratorSpec:
     batch_function
         Optional ``batch_function(adjacency, *, rngs, entries, factors,
         **options) -> ndarray`` computing a whole ``(n, p, p)`` stack at once
-        (``rngs`` is a list of n generators, one per matrix; ``factors`` an
+        (``rngs`` is a sequence of n generators, one per matrix, made on first
+        access: a :class:`spdgraph.seeds.MatrixStreams`; ``factors`` an
         ``(n, p, p)`` array or None). Matrix ``k`` must depend only on
         ``rngs[k]`` (or ``factors[k]``) so that results do not depend on the
         batch size. When absent, the core calls ``function`` once per matrix.

@@ -123,9 +123,10 @@ def certified_block(
     except NumericalError as exc:
         if n == 1:
             block, failures = np.eye(request.graph.adjacency.shape[0])[None].copy(), {0: exc}
-        else:  # which matrix? make the block again matrix by matrix
+        else:  # which matrix? make the block again matrix by matrix, each from the start
+            # of its own stream (a slice of MatrixStreams is fresh; a list's are as left)
             parts = [
-                certified_block(request, [rng], None, first + k) for k, rng in enumerate(rngs)
+                certified_block(request, rngs[k : k + 1], None, first + k) for k in range(n)
             ]
             return np.stack([b[0] for b, _ in parts]), np.concatenate([r for _, r in parts])
     redraws = np.zeros(n, dtype=np.int64)

@@ -60,8 +60,8 @@ def check_chunks(chunks: object) -> int | None:
 
 
 def _seeded_chunk(ks: np.ndarray, *, request: SampleRequest) -> np.ndarray:
-    rngs = request.rngs(int(ks[0]), int(ks[-1]) + 1) if len(ks) else []
     first = int(ks[0]) if len(ks) else 0
+    rngs = request.rngs(first, int(ks[-1]) + 1 if len(ks) else first)
     return generate_block(request, rngs=rngs, factors=None, first=first).values
 
 

@@ -115,6 +115,13 @@ def _check_block(
         group = block[k0 : k0 + step]
         if group.dtype != np.float64:
             return False
+        from spdgraph._kernels.certify import certifies  # numba: lazy
+
+        if certifies(  # the fast path: every matrix passes; else the detailed checks
+            group, adjacency, diagonals=True, check_pd=check_pd,
+            condition_bound=MAX_SCALED_CONDITION,
+        ):  # fmt: skip
+            return True
         if check_pd:
             found = find_violation(
                 group, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION

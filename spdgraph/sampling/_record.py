@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
-from spdgraph.seeds import SeedLike, matrix_stream
+from spdgraph.seeds import MatrixStreams, SeedLike
 
 __all__ = ["SampleCall", "SampleRequest"]
 
@@ -84,13 +84,12 @@ class SampleRequest:
     uncertified: str = "redraw"
     max_redraws: int = 20
 
-    def rngs(self, start: int = 0, stop: int | None = None) -> list[np.random.Generator] | None:
+    def rngs(self, start: int = 0, stop: int | None = None) -> MatrixStreams | None:
         """The generators of matrices ``start .. stop - 1`` (all by default; None
-        with explicit factors)."""
+        with explicit factors), made on first use (:class:`~spdgraph.seeds.MatrixStreams`)."""
         if self.root is None:
             return None
-        stop = self.n if stop is None else stop
-        return [matrix_stream(self.root, k) for k in range(start, stop)]
+        return MatrixStreams(self.root, start, self.n if stop is None else stop)
 
     def generator_arguments(self) -> dict[str, Any]:
         """The keyword arguments the generator gets besides ``rng``/``entries``/``factor``:

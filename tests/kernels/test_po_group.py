@@ -74,9 +74,10 @@ def test_bits_do_not_depend_on_the_group_or_the_lane():
 
 
 def test_the_batch_takes_the_group_kernel_on_sparse_graphs(monkeypatch):
-    """Sparse graphs below MIN_P run group_first, dense ones the row kernel; bits per matrix."""
+    """Sparse graphs below MIN_P run the group kernel (drawn straight into its layout),
+    dense ones the row kernel; bits per matrix."""
     calls = {"group": 0, "rows": 0}
-    real_group, real_rows = _po_small.group_first, _po_small.small_group
+    real_group, real_rows = _po_small.group_first_laid_out, _po_small.small_group
 
     def group_spy(*args):
         calls["group"] += 1
@@ -86,7 +87,7 @@ def test_the_batch_takes_the_group_kernel_on_sparse_graphs(monkeypatch):
         calls["rows"] += 1
         return real_rows(*args)
 
-    monkeypatch.setattr(_po_small, "group_first", group_spy)
+    monkeypatch.setattr(_po_small, "group_first_laid_out", group_spy)
     monkeypatch.setattr(_po_small, "small_group", rows_spy)
     sparse = spdgraph.graphs.erdos_renyi(60, 0.05, seed=2)
     a = spdgraph.sample(sparse, size=20, seed=4, normalize=False).values

@@ -33,6 +33,14 @@ def _numerical(adjacency, *, rng, entries):
     return np.eye(adjacency.shape[0])
 
 
+def _numerical_coin(adjacency, *, rng, entries):
+    """Raises NumericalError when its first uniform is below 0.4, else depends on it."""
+    u = rng.random()
+    if u < 0.4:
+        raise spdgraph.NumericalError("lost accuracy")
+    return np.eye(adjacency.shape[0]) * (1.0 + u)
+
+
 @pytest.fixture
 def toys():
     gens = [
@@ -58,6 +66,14 @@ def toys():
             "raises NumericalError 40% of the time",
             batch_function=lambda a, *, rngs, entries: np.stack(
                 [_numerical(a, rng=r, entries=entries) for r in rngs]
+            ),
+        ),
+        spdgraph.Generator(
+            "test-numerical-coin",
+            _numerical_coin,
+            "raises NumericalError 40% of the time, else depends on its draw",
+            batch_function=lambda a, *, rngs, entries: np.stack(
+                [_numerical_coin(a, rng=r, entries=entries) for r in rngs]
             ),
         ),
     ]
@@ -114,6 +130,17 @@ def test_numerical_errors_of_a_batch_are_redrawn_per_matrix(toys):
     assert sum(da.attrs["redraws"]) > 0
     with pytest.raises(spdgraph.NumericalError, match="uncertified='redraw'"):
         spdgraph.sample(G, "test-numerical", size=10, seed=1, uncertified="raise")
+
+
+def test_a_batch_made_again_matrix_by_matrix_starts_each_stream_afresh(toys):
+    """After a batch's NumericalError each matrix is made again from the start of its
+    own stream (not from a generator its batch already advanced): matrix k depends on
+    its index only."""
+    da = spdgraph.sample(G, "test-numerical-coin", size=12, seed=3, normalize=False)
+    expected = [_expected(3, k) for k in range(12)]
+    assert da.attrs["redraws"] == [r for _, r in expected]
+    for k, (u, _) in enumerate(expected):
+        np.testing.assert_array_equal(da.values[k], np.eye(4) * (1.0 + u))
 
 
 def test_raise_keeps_the_error_and_names_the_option(toys):

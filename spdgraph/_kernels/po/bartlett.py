@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spdgraph._kernels.streams import chisquare, standard_normal
+
 #: Most normals drawn in one call (bounds the temporary at 8 MiB whatever p).
 CHUNK = 1 << 20
 
@@ -80,4 +82,39 @@ def draw_lower_coordinates(rng: np.random.Generator, out: np.ndarray) -> np.ndar
         _fill_rows(rng.standard_normal(count), out, i0, i1)
         i0 = i1
     _set_diagonal(out, rng.chisquare(np.arange(p, 0, -1, dtype=np.float64)))
+    return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _draw_one(s, lm, g):
+    """The Bartlett ``L0`` of the stream ``s`` (a PCG64 state, advanced) into ``lm[:, :, g]``."""
+    p = lm.shape[0]
+    for i in range(p):
+        for j in range(i):
+            lm[i, j, g] = standard_normal(s)
+        for j in range(i + 1, p):
+            lm[i, j, g] = 0.0
+    for i in range(p):
+        lm[i, i, g] = np.sqrt(chisquare(s, float(p - i)))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def draw_group_coordinates(states, lm):
+    """Bartlett ``L0`` of matrix ``g`` into ``lm[:, :, g]`` (the ``(row, column, matrix)`` layout).
+
+    ``states[g]`` is the PCG64 state of matrix ``g``'s stream
+    (:func:`spdgraph._kernels.streams.pcg64_states`, not modified): the draws are
+    those of :func:`draw_lower_coordinates` from that stream's Generator, bit for
+    bit (the normals of the strict lower triangle row by row, then the
+    chi-square variates of the diagonal).
+    """
+    s = np.empty(4, dtype=np.uint64)
+    for g in range(lm.shape[2]):
+        s[:] = states[g]
+        _draw_one(s, lm, g)
+
+
+def draw_stack_coordinates(states: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """:func:`draw_group_coordinates` into a ``(G, p, p)`` stack ``out`` (matrix first)."""
+    draw_group_coordinates(states, out.transpose(1, 2, 0))
     return out

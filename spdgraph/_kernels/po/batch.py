@@ -19,6 +19,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +33,26 @@ RESIDUAL_TOLERANCE_DOC = "largest relative residual accepted on a non-edge"
 
 #: ``draw(rng, shape)``: the entries of a factor (an ``EntrySampler``).
 Draw = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One call's work for :func:`small_batch` and :func:`portable_batch`: matrix ``k``
+    of ``out`` from ``rngs[k]`` (or ``factors[k]``), on ``workers`` threads; with
+    ``bartlett`` the streams draw the coordinates ``L0`` directly."""
+
+    adjacency: np.ndarray
+    rngs: Sequence[np.random.Generator] | None
+    entries: Draw
+    factors: np.ndarray | None
+    out: np.ndarray
+    workers: int
+    tolerance: float
+    bartlett: bool = False
+
+    def unpacked(self) -> tuple[Any, ...]:
+        """The fields in order (to unpack into locals)."""
+        return tuple(getattr(self, f.name) for f in fields(self))
 
 
 def po_batch(
@@ -78,13 +100,12 @@ def po_batch(
     # law is known (Bartlett): draw L0 itself, no factor and no QR (bartlett.py)
     bartlett = factors is None and normal
     entries = entries if entries is not None else _no_entries
+    job = Batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett)
     if portable:
-        portable_batch(
-            adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett
-        )
+        portable_batch(job)
         return out
     if p < _po_blocked.MIN_P:
-        small_batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett)
+        small_batch(job)
         return out
     # one matrix: its blocked kernel may use two threads (the bits do not depend on it)
     inner = min(2, worker_count()) if n == 1 else 1
@@ -138,16 +159,7 @@ def draw_coordinates(rng: np.random.Generator, out: np.ndarray) -> np.ndarray:
 GROUP = 16
 
 
-def small_batch(
-    adjacency: np.ndarray,
-    rngs: Sequence[np.random.Generator] | None,
-    entries: Draw,
-    factors: np.ndarray | None,
-    out: np.ndarray,
-    workers: int,
-    tolerance: float,
-    bartlett: bool = False,
-) -> None:
+def small_batch(job: Batch) -> None:
     """``p < MIN_P``: groups of matrices in one compiled call each (:mod:`._po_small`).
 
     On graphs sparse enough (:func:`~spdgraph._kernels.po.small.group_first_pays`)
@@ -161,43 +173,30 @@ def small_batch(
     fallback) and checked against ``tolerance`` in its group, from the
     group's draws (no batch-wide copy of the factors).
     """
+    from spdgraph._kernels.po import bartlett as _po_bartlett
     from spdgraph._kernels.po import blocked as _po_blocked
     from spdgraph._kernels.po import fast as po_fast
     from spdgraph._kernels.po import small as _po_small
 
+    adjacency, rngs, entries, factors, out, workers, tolerance, bartlett = job.unpacked()
     n, p = out.shape[0], adjacency.shape[0]
     limit = min(po_fast.FALLBACK_ABOVE, tolerance)
-    degrees = np.arange(p, 0, -1, dtype=np.float64)
     ptr, idx = _po_blocked.earlier_neighbours(adjacency)
     group_first = _po_small.group_first_pays(ptr)
 
+    # streams made in bulk (the same bits as their Generators: po/bartlett.py)
+    bulk = getattr(rngs, "pcg64_states", None) if bartlett else None
+    states = bulk() if bulk is not None else None
+
     def group(k0: int, k1: int) -> None:
-        # each matrix's draws from its own generator, on the worker (numpy's
-        # generators release the GIL while filling): the bits do not depend on
-        # which thread draws them; the draws live as long as the group (the
-        # rare fallback of a flagged matrix is done here, from them)
         g = k1 - k0
-        if factors is not None:
-            drawn = np.ascontiguousarray(factors[k0:k1], dtype=np.float64)
-        elif bartlett:  # the order of bartlett.draw_lower_coordinates (one piece)
-            normals, chi2 = np.empty((g, p * (p - 1) // 2)), np.empty((g, p))
-            for j, rng in enumerate(rngs[k0:k1]):  # type: ignore[index]
-                rng.standard_normal(out=normals[j])
-                chi2[j] = rng.chisquare(degrees)
-        else:
-            drawn = np.empty((g, p, p))
-            for j, rng in enumerate(rngs[k0:k1]):  # type: ignore[index]
-                drawn[j] = entries(rng, (p, p))
-
-        def coordinates(a: int, b: int) -> np.ndarray:
-            if bartlett:
-                lmats = np.empty((b - a, p, p))
-                _po_small.fill_lower_group(normals[a:b], chi2[a:b], lmats)
-                return lmats
-            return po_fast.lower_coordinates(drawn[a:b])
-
+        coordinates, factor_of = _group_draws(rngs, entries, factors, states, p, k0, k1, bartlett)
         residuals = np.zeros(g)
-        if group_first:  # the whole group in one matrix-innermost pass (po/group.py)
+        if group_first and states is not None:  # drawn straight into the group's layout
+            lm = np.empty((p, p, g))
+            _po_bartlett.draw_group_coordinates(states[k0:k1], lm)
+            _po_small.group_first_laid_out(adjacency, ptr, idx, lm, out[k0:k1], limit, residuals)
+        elif group_first:  # the whole group in one matrix-innermost pass (po/group.py)
             _po_small.group_first(adjacency, ptr, idx, coordinates(0, g), out[k0:k1], limit,
                                   residuals)  # fmt: skip
         else:
@@ -205,7 +204,7 @@ def small_batch(
         for flagged in np.flatnonzero(residuals > limit).tolist():
             if residuals[flagged] > po_fast.FALLBACK_ABOVE:
                 lmat = coordinates(flagged, flagged + 1)[0]
-                factor = lmat.copy() if bartlett else drawn[flagged]
+                factor = lmat.copy() if bartlett else factor_of(flagged)
                 out[k0 + flagged] = po_fast.po_matrix_checked(adjacency, lmat, factor)
             zero_nonedges_checked(out[k0 + flagged], adjacency, tolerance)
 
@@ -218,6 +217,63 @@ def small_batch(
         else:
             for k0 in range(0, n, GROUP):
                 group(k0, min(n, k0 + GROUP))
+
+
+def _group_draws(
+    rngs: Sequence[np.random.Generator] | None,
+    entries: Draw,
+    factors: np.ndarray | None,
+    states: np.ndarray | None,
+    p: int,
+    k0: int,
+    k1: int,
+    bartlett: bool,
+) -> tuple[Callable[[int, int], np.ndarray], Callable[[int], np.ndarray]]:
+    """The draws of matrices ``k0 .. k1 - 1``: ``coordinates(a, b)`` (their ``L0``,
+    ``(b - a, p, p)``, a fresh array each call) and ``factor_of(j)`` (a factor).
+
+    Each matrix's draws come from its own stream, on the worker (the bits do not
+    depend on the thread); with ``states`` (the streams' PCG64 states) the
+    Bartlett draws are computed in bulk, bit for bit those of the Generators
+    (:func:`~spdgraph._kernels.po.bartlett.draw_group_coordinates`); the draws live
+    as long as the group (the rare fallback of a flagged matrix is done from them).
+    """
+    from spdgraph._kernels.po import bartlett as _po_bartlett
+    from spdgraph._kernels.po import fast as po_fast
+    from spdgraph._kernels.po import small as _po_small
+
+    g = k1 - k0
+    if states is not None:
+        return (
+            lambda a, b: _po_bartlett.draw_stack_coordinates(
+                states[k0 + a : k0 + b], np.empty((b - a, p, p))
+            ),
+            _no_factor,
+        )
+    if factors is not None:
+        drawn = np.ascontiguousarray(factors[k0:k1], dtype=np.float64)
+    elif bartlett:  # the order of bartlett.draw_lower_coordinates (one piece)
+        degrees = np.arange(p, 0, -1, dtype=np.float64)
+        normals, chi2 = np.empty((g, p * (p - 1) // 2)), np.empty((g, p))
+        for j, rng in enumerate(rngs[k0:k1]):  # type: ignore[index]
+            rng.standard_normal(out=normals[j])
+            chi2[j] = rng.chisquare(degrees)
+
+        def filled(a: int, b: int) -> np.ndarray:
+            lmats = np.empty((b - a, p, p))
+            _po_small.fill_lower_group(normals[a:b], chi2[a:b], lmats)
+            return lmats
+
+        return filled, _no_factor
+    else:
+        drawn = np.empty((g, p, p))
+        for j, rng in enumerate(rngs[k0:k1]):  # type: ignore[index]
+            drawn[j] = entries(rng, (p, p))
+    return lambda a, b: po_fast.lower_coordinates(drawn[a:b]), lambda j: drawn[j]
+
+
+def _no_factor(j: int) -> np.ndarray:
+    raise AssertionError("a Bartlett draw has no factor: its coordinates are the factor")
 
 
 def portable_matrix(
@@ -249,20 +305,12 @@ def portable_matrix(
     return zero_nonedges_checked(portable.lower_gram(lmat), adjacency, tolerance)
 
 
-def portable_batch(
-    adjacency: np.ndarray,
-    rngs: Sequence[np.random.Generator] | None,
-    entries: Draw,
-    factors: np.ndarray | None,
-    out: np.ndarray,
-    workers: int,
-    tolerance: float,
-    bartlett: bool = False,
-) -> None:
+def portable_batch(job: Batch) -> None:
     """Portable PO matrices, the factors (or with ``bartlett`` their ``L0``) drawn in order.
 
     The matrices are computed on a thread pool.
     """
+    adjacency, rngs, entries, factors, out, workers, tolerance, bartlett = job.unpacked()
     n, p = out.shape[0], adjacency.shape[0]
     if factors is None:
         factors = np.empty((n, p, p), dtype=np.float64)

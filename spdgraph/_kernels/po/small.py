@@ -127,29 +127,38 @@ def small_group(adjacency, lmats, out, k0, limit, residuals):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def group_first(adjacency, ptr, idx, lmats, out, limit, residuals):
-    """:func:`small_group` with the kernel of :mod:`~spdgraph._kernels.po.group`.
-
-    ``lmats`` (``(G, p, p)``, the group's ``L0``) is laid out matrix-innermost,
-    processed for the whole group at once and written back; then matrix by
-    matrix ``L L^T``, its non-edge residual and the zeros, as in
-    :func:`small_group`. A matrix whose residual is above
-    ``min(limit, GROUP_CERTIFY_ABOVE)``, or whose subproblem was not numerically
-    positive definite, gets an infinite residual: the caller recomputes it.
-    """
+    """:func:`group_first_laid_out` of a ``(G, p, p)`` stack of ``L0`` (matrix first)."""
     ng, p = lmats.shape[0], lmats.shape[1]
     lm = np.empty((p, p, ng))
     for g in range(ng):
         for r in range(p):
             for c in range(p):
                 lm[r, c, g] = lmats[g, r, c]
+    group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals):
+    """:func:`small_group` with the kernel of :mod:`~spdgraph._kernels.po.group`.
+
+    ``lm`` (``(p, p, G)``, the group's ``L0`` laid out matrix-innermost, e.g. by
+    :func:`~spdgraph._kernels.po.bartlett.draw_group_coordinates`) is
+    processed for the whole group at once (in place); then matrix by matrix
+    ``L L^T``, its non-edge residual and the zeros, as in :func:`small_group`.
+    A matrix whose residual is above ``min(limit, GROUP_CERTIFY_ABOVE)``, or
+    whose subproblem was not numerically positive definite, gets an infinite
+    residual: the caller recomputes it.
+    """
+    p, ng = lm.shape[0], lm.shape[2]
     bad = np.zeros(ng, dtype=np.bool_)
     process_group(lm, ptr, idx, bad)
     keep = min(limit, GROUP_CERTIFY_ABOVE)
+    lmat = np.empty((p, p))
     for g in range(ng):
         for r in range(p):
             for c in range(p):
-                lmats[g, r, c] = lm[r, c, g]
-        _gram_into(lmats[g], out[g])
+                lmat[r, c] = lm[r, c, g]
+        _gram_into(lmat, out[g])
         residual = nonedge_residual(out[g], adjacency) if p > 1 else 0.0
         if bad[g] or not residual <= keep:
             out[g, :, :] = np.nan
