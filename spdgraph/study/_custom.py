@@ -186,8 +186,12 @@ def run_cells(
     """
     n_workers = _workers(workers)
     checked = _check_cells(cell, cells, config, scheduler is not None or n_workers > 1)
-    if blas_threads is not None:
-        _workers(blas_threads)
+    if blas_threads is not None and (
+        isinstance(blas_threads, bool) or not isinstance(blas_threads, int) or blas_threads < 1
+    ):
+        raise InvalidOptionError(
+            f"blas_threads must be a positive integer or None, got {written(blas_threads)}."
+        )
     spec = {"cell": _name(cell), "config": dict(config)}
     fingerprint = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
     store = CellStore(Path(out), fingerprint)

@@ -109,7 +109,7 @@ def test_bad_input_is_refused_before_any_work(tmp_path, cell, cells, config, wor
 def test_blas_threads_none_and_shared_stream_seeds(tmp_path):
     res = run_cells(_draw, CELLS[:2], tmp_path, config={"seed": 2}, workers=1, blas_threads=None)
     assert res.computed == 2
-    with pytest.raises(InvalidOptionError, match="positive integer"):
+    with pytest.raises(InvalidOptionError, match="blas_threads must be a positive integer"):
         run_cells(_draw, CELLS, tmp_path, config={"seed": 2}, blas_threads=0)
     # an object shared by cells is seeded from the coordinates it depends on
     graph = cell_seed(2, {"stream": "graph", "family": "a"})
