@@ -8,14 +8,17 @@ with :func:`spdgraph.simulate`, fits every learner and scores it with
 coordinates only (:func:`cell_seed`), so a cell gives the same bits whichever
 other cells run, in whatever order, on local processes or a dask cluster.
 Finished cells are stored atomically as they finish and skipped on a rerun.
+:func:`run_cells` runs any other grid (a custom cell function) the same way.
 """
 
 from spdgraph.study._cell import cell_key, cell_seed, compute_cell
 from spdgraph.study._config import Study, import_object, load_study
+from spdgraph.study._custom import CellsResult, run_cells
 from spdgraph.study._results import plot_curves, plot_metrics
 from spdgraph.study._run import StudyError, StudyResult, run
 
 __all__ = [
+    "CellsResult",
     "Study",
     "StudyError",
     "StudyResult",
@@ -27,4 +30,5 @@ __all__ = [
     "plot_curves",
     "plot_metrics",
     "run",
+    "run_cells",
 ]

@@ -19,6 +19,7 @@ from spdgraph.study._store import CellStore, atomic_write
 __all__ = ["StudyError", "StudyResult", "run"]
 
 Coords = dict[str, Any]
+Compute = Callable[[Coords], dict[str, Any]]
 Finish = Callable[[Coords, Callable[[], dict[str, Any]]], None]
 
 
@@ -49,14 +50,14 @@ class StudyResult:
     files: list[Path]
 
 
-def _local_pool(todo: Sequence[Coords], study: Study, workers: int, finish: Finish) -> None:
+def _local_pool(todo: Sequence[Coords], compute: Compute, workers: int, finish: Finish) -> None:
     """Cells in fresh ("spawn") worker processes; each is stored as it arrives."""
     import concurrent.futures as cf
     import multiprocessing
 
     pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     try:
-        futures = {pool.submit(compute_cell, study, c): c for c in todo}
+        futures = {pool.submit(compute, c): c for c in todo}
         for fut in cf.as_completed(futures):
             finish(futures[fut], fut.result)
     except BaseException:
@@ -66,7 +67,7 @@ def _local_pool(todo: Sequence[Coords], study: Study, workers: int, finish: Fini
 
 
 def _dask(
-    todo: Sequence[Coords], study: Study, scheduler: Any, workers: int, finish: Finish
+    todo: Sequence[Coords], compute: Compute, scheduler: Any, workers: int, finish: Finish
 ) -> None:
     try:
         from distributed import Client, LocalCluster, as_completed
@@ -86,7 +87,7 @@ def _dask(
     else:
         client = Client(str(scheduler))
     try:
-        futures = {client.submit(compute_cell, study, c, pure=False): c for c in todo}
+        futures = {client.submit(compute, c, pure=False): c for c in todo}
         for fut in as_completed(futures):
             finish(futures[fut], fut.result)
     finally:
@@ -106,9 +107,10 @@ def _workers(workers: object) -> int:
 
 def _execute(
     todo: list[Coords],
-    study: Study,
+    compute: Compute,
     store: CellStore,
     *,
+    name: str,
     workers: int,
     scheduler: Any,
     progress: bool | None,
@@ -117,30 +119,30 @@ def _execute(
     from spdgraph.sampling import Progress, stderr_is_tty
 
     enabled = stderr_is_tty() if progress is None else bool(progress)
-    bar = Progress(study.name, total=len(todo), enabled=enabled and bool(todo), unit="cell")
+    bar = Progress(name, total=len(todo), enabled=enabled and bool(todo), unit="cell")
     failures: list[tuple[Coords, BaseException]] = []
 
     def finish(coords: Coords, result: Callable[[], dict[str, Any]]) -> None:
         try:
             payload = result()
+            store.save(coords, payload)  # a result JSON cannot hold fails its cell
         except BrokenProcessPool:  # the pool itself, not the cell: stop
             raise
         except Exception as exc:  # reported at the end; the other cells go on
             failures.append((coords, exc))
         else:
-            store.save(coords, payload)
             if on_cell is not None:
                 on_cell(coords)
         bar.update()
 
     try:
         if scheduler is not None:
-            _dask(todo, study, scheduler, workers, finish)
+            _dask(todo, compute, scheduler, workers, finish)
         elif workers == 1 or len(todo) <= 1:
             for coords in todo:
-                finish(coords, functools.partial(compute_cell, study, coords))
+                finish(coords, functools.partial(compute, coords))
         else:
-            _local_pool(todo, study, min(workers, len(todo)), finish)
+            _local_pool(todo, compute, min(workers, len(todo)), finish)
     finally:
         bar.close()
     if failures:
@@ -216,8 +218,9 @@ def run(
     todo = [c for c in cells if store.load(c) is None]
     _execute(
         todo,
-        checked,
+        functools.partial(compute_cell, checked),
         store,
+        name=checked.name,
         workers=n_workers,
         scheduler=scheduler,
         progress=progress,

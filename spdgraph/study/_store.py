@@ -29,6 +29,20 @@ def atomic_write(path: Path, write: Any) -> None:
             os.unlink(tmp)
 
 
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays as JSON numbers and lists; anything else is refused."""
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(
+        f"a cell's result must be JSON-ready (dicts, lists, numbers, strings), "
+        f"not {type(value).__name__}."
+    )
+
+
 class CellStore:
     """``DIR/cells/<cell>.json`` per finished cell, with the study's fingerprint.
 
@@ -59,5 +73,5 @@ class CellStore:
     def save(self, coords: Mapping[str, Any], result: Mapping[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         payload = {"fingerprint": self.fingerprint, "coords": dict(coords), **result}
-        text = json.dumps(payload)
+        text = json.dumps(payload, default=_plain)
         atomic_write(self.path(coords), lambda tmp: tmp.write_text(text, encoding="utf-8"))

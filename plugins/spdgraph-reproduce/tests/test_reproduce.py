@@ -4,21 +4,14 @@ Tests that run studies or process pools are marked ``integration`` (they run in
 the default suite and in CI).
 """
 
+import json
 import os
 
 import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
-from spdgraph_reproduce import (
-    CellError,
-    CellStore,
-    condition_number,
-    link_strength,
-    run_cells,
-    run_study,
-    studies,
-)
+from spdgraph_reproduce import CellError, condition_number, link_strength, run_study, studies
 
 import spdgraph
 from spdgraph.cli import main
@@ -91,7 +84,7 @@ def test_ratio_results_do_not_depend_on_grid_or_order(tmp_path):
 @pytest.mark.integration
 def test_resume_does_not_recompute(tmp_path):
     first = run_study("ratio", tmp_path, seed=1, progress=False, figures=False, **TINY_RATIO)
-    cells = sorted((tmp_path / "ratio" / "cells").glob("*.nc"))
+    cells = sorted((tmp_path / "ratio" / "cells").glob("*.json"))
     mtimes = [c.stat().st_mtime_ns for c in cells]
     again = run_study("ratio", tmp_path, seed=1, progress=False, figures=False, **TINY_RATIO)
     assert again.computed == 0 and again.skipped == first.computed
@@ -102,26 +95,24 @@ def test_resume_does_not_recompute(tmp_path):
     assert other.computed == first.computed
 
 
-def test_run_cells_counts_calls_and_survives_interruption(tmp_path):
-    store = CellStore(tmp_path, "demo", {"seed": 0})
-    calls = []
+def test_a_failing_cell_raises_cell_error_and_the_others_are_kept(tmp_path, monkeypatch):
+    """The cells run on spdgraph.study.run_cells; its StudyError becomes the plugin's CellError."""
+    real = spdgraph.sample
 
-    def func(params, config):
-        calls.append(params["k"])
-        if params["k"] == 3 and len(calls) < 5:
+    def flaky(graph, method, **kw):
+        if graph.number_of_nodes() == 12 and method == "dd":
             raise RuntimeError("boom")
-        return [{"k": params["k"], "value": params["k"] ** 2}]
+        return real(graph, method, **kw)
 
-    cells = [{"k": k} for k in range(5)]
-    with pytest.raises(CellError, match=r"1 of 5 demo cells failed.*k=3.*boom") as info:
-        run_cells(store, cells, func, progress=False)
+    monkeypatch.setattr(spdgraph, "sample", flaky)
+    kw = dict(seed=1, progress=False, figures=False, settings=("paper",), **TINY_RATIO)
+    with pytest.raises(CellError, match=r"ratio: 2 of 8 cells failed.*p=12.*boom") as info:
+        run_study("ratio", tmp_path, **kw)
     assert isinstance(info.value.__cause__, RuntimeError)
-    assert calls == [0, 1, 2, 3, 4]  # the failing cell did not stop the others
-    assert not list((tmp_path / "demo" / "cells").glob("*.tmp"))
-    counts = run_cells(store, cells, func, progress=False)
-    assert counts == {"computed": 1, "skipped": 4}
-    assert calls == [0, 1, 2, 3, 4, 3]
-    assert list(store.load(cells)["value"]) == [0, 1, 4, 9, 16]
+    assert len(list((tmp_path / "ratio" / "cells").glob("*.json"))) == 6
+    monkeypatch.setattr(spdgraph, "sample", real)
+    rest = run_study("ratio", tmp_path, **kw)
+    assert (rest.computed, rest.skipped) == (2, 6)
 
 
 @pytest.mark.integration
@@ -343,20 +334,21 @@ def test_jobs_argument_is_checked(tmp_path):
 
 def test_ratio_cell_records_match_the_definitions():
     """The cells use spdgraph.diagnostics; it agrees bit for bit with R and kappa by hand."""
-    from spdgraph_reproduce._runner import seed_for
+    from spdgraph.study import cell_seed
 
     config = {"seed": 5, "graphs": 2, "matrices": 2}
     for setting, method in (("paper", "po"), ("gmat", "dd")):
         params = {"setting": setting, "p": 12, "d": 0.3, "method": method}
         records = studies.ratio_cell(params, config)
         for g in range(2):
-            graph = erdos_renyi(12, 0.3, seed=seed_for(5, "graph", 12, 0.3, g))
+            graph = erdos_renyi(12, 0.3, seed=cell_seed(5, {"stream": "graph", "p": 12,
+                                                             "d": 0.3, "graph": g}))  # fmt: skip
             adj = spdgraph.adapt_graph(graph).adjacency
             stack = spdgraph.sample(
                 graph,
                 method,
                 size=2,
-                seed=seed_for(5, "matrix", setting, method, 12, 0.3, g),
+                seed=cell_seed(5, {**params, "graph": g}),
                 kind="precision",
                 **studies.SETTINGS[setting],
             ).values
@@ -375,13 +367,33 @@ def test_summary_csv_is_tidy_and_cache_files_are_readable(tmp_path):
     import pandas as pd
 
     pytest.importorskip("netCDF4")
-    run_study("ratio", tmp_path, seed=1, progress=False, figures=False, **TINY_RATIO)
+    res = run_study("ratio", tmp_path, seed=1, progress=False, figures=False, **TINY_RATIO)
     table = pd.read_csv(tmp_path / "ratio_summary.csv")
     assert list(table.columns) == ["setting", "d", "p", "statistic", "method", "value"]
     assert set(table["statistic"]) == {"mean", "std"} and set(table["method"]) == {"dd", "po"}
     mask = os.umask(0)
     os.umask(mask)
-    cells = list(tmp_path.rglob("*.nc"))
-    assert cells
+    cells = list(tmp_path.rglob("*.nc")) + list(tmp_path.rglob("*.json"))
+    assert len(cells) == 1 + res.computed
     for cell in cells:
         assert stat.S_IMODE(cell.stat().st_mode) == 0o666 & ~mask
+
+
+@pytest.mark.integration
+def test_kramer_cells_share_one_graph_across_generators_and_n(tmp_path):
+    """The custom cell of the Krämer study: one Erdős–Rényi graph per (p, d, rep) for
+    every generator and n, one truth matrix per generator for every n, data per n."""
+    res = run_study(
+        "kramer", tmp_path, progress=False, figures=False, p=12, n=(30, 60), d=(0.3,),
+        reps=2, methods=["po", "dd"], learners=["shrink"],
+    )  # fmt: skip
+    df = res.data
+    assert res.computed == 2 * 2 * 2
+    for _, sub in df.groupby("rep"):
+        assert sub["n_true"].nunique() == 1  # the same graph for po, dd, every n
+        assert (sub.groupby("generator")["R"].nunique() == 1).all()  # one truth per generator
+        assert sub.groupby("generator")["R"].first().nunique() == 2
+    assert df.groupby("generator")["R"].nunique().eq(2).all()  # a new graph per rep
+    stored = json.loads(next((tmp_path / "kramer" / "cells").glob("*.json")).read_text())
+    assert set(stored["coords"]) == {"generator", "d", "n", "rep"}
+    assert stored["result"][0]["learner"] == "shrink"

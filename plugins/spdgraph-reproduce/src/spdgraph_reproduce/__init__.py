@@ -1,8 +1,9 @@
 """Reproduce the paper's experiments: link strength, condition number, timing, Krämer study.
 
 Each study is a grid of independent cells (``spdgraph_reproduce.studies``);
-:func:`run_study` computes the cells missing from ``out`` (locally or on a
-dask scheduler), then writes tidy results (``<study>.nc`` with labelled dims,
+:func:`run_study` computes the cells missing from ``out`` with
+:func:`spdgraph.study.run_cells` (here, in worker processes or on a dask
+scheduler), then writes tidy results (``<study>.nc`` with labelled dims,
 ``<study>.csv``), the paper-style PNG figures and returns a summary table.
 The command line is ``spdgraph reproduce {ratio,condition,timing,kramer,all}``,
 added to the ``spdgraph`` command by this distribution's plugin
@@ -32,25 +33,17 @@ __all__ = [
     "KRAMER_GENERATORS",
     "STUDIES",
     "CellError",
-    "CellStore",
     "StudyResult",
-    "cell_name",
     "condition_number",
-    "fingerprint",
     "kramer_generators",
     "link_strength",
     "run_all",
-    "run_cells",
     "run_study",
 ]
 
 _HOME = {
     "DEFAULT_OUT": "spdgraph_reproduce._defaults",
     "CellError": "spdgraph_reproduce.errors",
-    "CellStore": "spdgraph_reproduce._runner",
-    "cell_name": "spdgraph_reproduce._runner",
-    "fingerprint": "spdgraph_reproduce._runner",
-    "run_cells": "spdgraph_reproduce._runner",
     "KRAMER_GENERATORS": "spdgraph_reproduce.studies",
     "condition_number": "spdgraph_reproduce.studies",
     "kramer_generators": "spdgraph_reproduce.studies",

@@ -1,4 +1,9 @@
-"""Run one study of the paper: plan its cells, compute the missing ones, write the results."""
+"""Run one study of the paper: plan its cells, compute the missing ones, write the results.
+
+The cells run on :func:`spdgraph.study.run_cells` (storage in
+``<out>/<study>/cells/``, resuming, worker processes, dask); this module
+plans the grids and writes the paper-style tables and figures.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +19,10 @@ import xarray as xr
 
 from spdgraph import InvalidOptionError
 from spdgraph.io import netcdf_engine
+from spdgraph.study import StudyError, run_cells
 from spdgraph_reproduce import studies
 from spdgraph_reproduce._defaults import DEFAULT_OUT
-from spdgraph_reproduce._runner import CellStore, run_cells
+from spdgraph_reproduce.errors import CellError
 from spdgraph_reproduce.studies import kramer_generators
 
 __all__ = ["STUDIES", "StudyResult", "run_all", "run_study"]
@@ -133,6 +139,77 @@ def _tidy(study: str, df: pd.DataFrame) -> xr.Dataset:
     return ds
 
 
+def _check(study: str, *, seed: object, figures: bool, jobs: object, scheduler: Any) -> None:
+    """run_study's arguments, before any work."""
+    if study not in STUDIES:
+        raise InvalidOptionError(f"unknown study {study!r}; choose one of {', '.join(STUDIES)}.")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidOptionError(f"seed must be a non-negative integer, got {seed!r}.")
+    if figures:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError as exc:
+            raise InvalidOptionError(
+                "figures need matplotlib: pip install matplotlib (or figures=False)."
+            ) from exc
+    if study == "kramer":
+        try:
+            import sklearn  # noqa: F401
+        except ImportError as exc:
+            raise InvalidOptionError(
+                "the kramer study needs scikit-learn: pip install scikit-learn."
+            ) from exc
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise InvalidOptionError(f"jobs must be a positive integer, got {jobs!r}.")
+    if (
+        jobs > 1
+        and scheduler is not None
+        and not (isinstance(scheduler, str) and scheduler == "local")
+    ):
+        raise InvalidOptionError(
+            "give either jobs (local worker processes) or a dask scheduler, not both."
+        )
+
+
+def _write(
+    study: str, df: pd.DataFrame, out: Path, *, figures: bool, attrs: dict[str, Any]
+) -> list[Path]:
+    """``<study>.csv``, ``<study>.nc``, ``<study>_summary.csv`` and the figures."""
+    files: list[Path] = []
+    out.mkdir(parents=True, exist_ok=True)
+    if not df.empty:
+        csv = out / f"{study}.csv"
+        df.to_csv(csv, index=False)
+        nc = out / f"{study}.nc"
+        ds = _tidy(study, df)
+        ds.attrs = dict(attrs)
+        tmp = nc.with_suffix(".nc.tmp")
+        engine = netcdf_engine()
+        encoding = (
+            {name: {"zlib": True, "complevel": 4} for name in ds.data_vars}
+            if engine == "netcdf4"
+            else None
+        )
+        ds.to_netcdf(tmp, engine=engine, encoding=encoding)
+        os.replace(tmp, nc)
+        summary_csv = out / f"{study}_summary.csv"
+        _long_table(_summary(study, df)).to_csv(summary_csv, index=False)
+        files += [nc, csv, summary_csv]
+        if figures:
+            from spdgraph_reproduce import plots
+
+            if study == "ratio":
+                for setting in ("paper", "gmat"):
+                    files += plots.plot_ratio(df, out, setting)
+            elif study == "condition":
+                files += plots.plot_condition(df, out)
+            elif study == "timing":
+                files += plots.plot_timing(df, out)
+            else:
+                files += plots.plot_kramer(df, out)
+    return files
+
+
 def run_study(
     study: str,
     out: str | os.PathLike = DEFAULT_OUT,
@@ -154,14 +231,16 @@ def run_study(
     study
         ``"ratio"``, ``"condition"``, ``"timing"`` or ``"kramer"``.
     out
-        Output folder: ``<study>/cells/*.nc`` (one file per finished cell),
+        Output folder: ``<study>/cells/*.json`` (one file per finished cell,
+        :func:`spdgraph.study.run_cells`),
         ``<study>.nc``, ``<study>.csv`` and PNG figures.
     quick
         Reduced grid (minutes on 2 cores) instead of the paper's.
     seed
         Study seed; every cell's randomness derives from it and its labels.
     scheduler
-        Address of a dask.distributed scheduler (or a Client); None runs here.
+        A dask.distributed scheduler address (or a Client, or ``"local"`` for
+        a LocalCluster of ``jobs`` workers); None runs here.
     progress
         Progress bar on stderr.
     figures
@@ -187,71 +266,41 @@ def run_study(
     StudyResult
         The tidy records, a summary table, the files written and counts.
     """
-    if study not in STUDIES:
-        raise InvalidOptionError(f"unknown study {study!r}; choose one of {', '.join(STUDIES)}.")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidOptionError(f"seed must be a non-negative integer, got {seed!r}.")
-    if figures:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError as exc:
-            raise InvalidOptionError(
-                "figures need matplotlib: pip install matplotlib (or figures=False)."
-            ) from exc
-    if study == "kramer":
-        try:
-            import sklearn  # noqa: F401
-        except ImportError as exc:
-            raise InvalidOptionError(
-                "the kramer study needs scikit-learn: pip install scikit-learn."
-            ) from exc
+    _check(study, seed=seed, figures=figures, jobs=jobs, scheduler=scheduler)
     g = studies.grid(study, quick=quick, options=grid_options)
     cells, config, func = _plan(study, g, seed, methods, learners)
     out = Path(out)
-    store = CellStore(out, study, config)
     t0 = time.perf_counter()
-    counts = run_cells(store, cells, func, scheduler=scheduler, progress=progress, jobs=jobs)
-    elapsed = time.perf_counter() - t0
-    df = store.load(cells)
-    files: list[Path] = []
-    out.mkdir(parents=True, exist_ok=True)
-    if not df.empty:
-        csv = out / f"{study}.csv"
-        df.to_csv(csv, index=False)
-        nc = out / f"{study}.nc"
-        ds = _tidy(study, df)
-        ds.attrs = {"study": study, "seed": seed, "quick": int(quick), "grid": repr(g)}
-        tmp = nc.with_suffix(".nc.tmp")
-        engine = netcdf_engine()
-        encoding = (
-            {name: {"zlib": True, "complevel": 4} for name in ds.data_vars}
-            if engine == "netcdf4"
-            else None
+    try:
+        ran = run_cells(
+            func,
+            cells,
+            out / study,
+            config=config,
+            name=study,
+            workers=jobs,
+            scheduler=scheduler,
+            progress=progress,
+            blas_threads=None if study == "timing" else 1,  # timings: BLAS as a user has it
         )
-        ds.to_netcdf(tmp, engine=engine, encoding=encoding)
-        os.replace(tmp, nc)
-        summary_csv = out / f"{study}_summary.csv"
-        _long_table(_summary(study, df)).to_csv(summary_csv, index=False)
-        files += [nc, csv, summary_csv]
-        if figures:
-            from spdgraph_reproduce import plots
-
-            if study == "ratio":
-                for setting in ("paper", "gmat"):
-                    files += plots.plot_ratio(df, out, setting)
-            elif study == "condition":
-                files += plots.plot_condition(df, out)
-            elif study == "timing":
-                files += plots.plot_timing(df, out)
-            else:
-                files += plots.plot_kramer(df, out)
+    except StudyError as exc:
+        raise CellError(f"{study}: {exc}") from exc.__cause__
+    elapsed = time.perf_counter() - t0
+    df = pd.DataFrame.from_records([r for records in ran.results for r in records])
+    files = _write(
+        study,
+        df,
+        out,
+        figures=figures,
+        attrs={"study": study, "seed": seed, "quick": int(quick), "grid": repr(g)},
+    )
     return StudyResult(
         study=study,
         data=df,
         summary=_summary(study, df),
         files=files,
-        computed=counts["computed"],
-        skipped=counts["skipped"],
+        computed=ran.computed,
+        skipped=ran.skipped,
         seconds=elapsed,
     )
 

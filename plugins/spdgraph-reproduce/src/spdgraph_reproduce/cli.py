@@ -36,7 +36,10 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=int, default=2018, help="study seed (default 2018)")
     parser.add_argument(
-        "--scheduler", default=None, help="dask.distributed scheduler address (tcp://host:port)"
+        "--scheduler",
+        default=None,
+        help="dask.distributed scheduler address (tcp://host:port), or 'local' for a "
+        "LocalCluster of --jobs workers",
     )
     parser.add_argument(
         "--methods",

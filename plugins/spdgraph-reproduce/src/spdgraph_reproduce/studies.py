@@ -1,9 +1,13 @@
-"""The paper's studies as grids of independent cells.
+"""The paper's studies as grids of independent cells, run by :func:`spdgraph.study.run_cells`.
 
 Every cell function is a module-level function ``f(params, config) ->
-records`` (picklable for dask); its randomness comes only from the study seed
-and the cell's labels, so results do not depend on the order or the place
-cells are computed in.
+records`` (picklable for worker processes and dask). Its randomness comes
+only from the study seed and coordinates, through
+:func:`spdgraph.study.cell_seed`: a cell's own draws from its coordinates, an
+object several cells share (the Erdős–Rényi graph every generator and every
+n of a replication use) from the coordinates it depends on, with a
+``stream`` name. So results do not depend on the order or the place cells
+are computed in.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 import spdgraph
 from spdgraph import InvalidOptionError
 from spdgraph.graphs import erdos_renyi
-from spdgraph_reproduce._runner import seed_for
+from spdgraph.study import cell_seed
 
 __all__ = [
     "KRAMER_GENERATORS",
@@ -189,18 +193,33 @@ def grid(study: str, *, quick: bool, options: Mapping[str, Any] | None = None) -
 # --------------------------------------------------------------------------- cells
 
 
+def graph_seed(seed: int, p: int, d: float, g: int) -> np.random.SeedSequence:
+    """The seed of Erdős–Rényi graph ``g`` of ``(p, d)``: shared by the ratio, condition
+    and timing cells of every method and setting (:func:`spdgraph.study.cell_seed` of
+    the coordinates the graph depends on).
+
+    Examples
+    --------
+    >>> from spdgraph_reproduce.studies import graph_seed
+    >>> graph_seed(1, 10, 0.5, 0).spawn_key == graph_seed(1, 10, 0.5, 0).spawn_key
+    True
+    """
+    return cell_seed(seed, {"stream": "graph", "p": p, "d": d, "graph": g})
+
+
 def ratio_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dict]:
     """R and condition number of ``graphs x matrices`` matrices for one (setting, p, d, method)."""
     setting, p, d, method = params["setting"], params["p"], params["d"], params["method"]
     seed = config["seed"]
     records = []
     for g in range(config["graphs"]):
-        graph = erdos_renyi(p, d, seed=seed_for(seed, "graph", p, d, g))
+        # graph g of (p, d) is shared by both settings and every method: a paired comparison
+        graph = erdos_renyi(p, d, seed=graph_seed(seed, p, d, g))
         stack = spdgraph.sample(
             graph,
             method,
             size=config["matrices"],
-            seed=seed_for(seed, "matrix", setting, method, p, d, g),
+            seed=cell_seed(seed, {**params, "graph": g}),
             kind="precision",
             **SETTINGS[setting],
         )
@@ -228,14 +247,14 @@ def ratio_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dic
 def timing_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[dict]:
     """Seconds to sample ``batch`` matrices on one graph for one (method, p, d)."""
     method, p, d = params["method"], params["p"], params["d"]
-    graph = erdos_renyi(p, d, seed=seed_for(config["seed"], "graph", p, d, 0))
-    spdgraph.sample(graph, method, size=1, seed=0)  # warm-up (imports, compilation)
+    graph = erdos_renyi(p, d, seed=graph_seed(config["seed"], p, d, 0))
+    spdgraph.sample(graph, method, size=1, seed=0, kind="precision")  # warm-up (compilation)
     t0 = time.perf_counter()
     spdgraph.sample(
         graph,
         method,
         size=config["batch"],
-        seed=seed_for(config["seed"], "timing", method, p, d),
+        seed=cell_seed(config["seed"], params),
         kind="precision",
         entries="uniform",
         normalize=False,
@@ -271,19 +290,21 @@ def kramer_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[di
 
     gen, d, n, rep = params["generator"], params["d"], params["n"], params["rep"]
     p, seed = config["p"], config["seed"]
-    graph = erdos_renyi(p, d, seed=seed_for(seed, "kramer-graph", p, d, rep))
+    # one graph per (p, d, rep) for every generator and n; one truth per generator for every n
+    shared = {"p": p, "d": d, "rep": rep}
+    graph = erdos_renyi(p, d, seed=cell_seed(seed, {"stream": "kramer-graph", **shared}))
     truth = spdgraph.adapt_graph(graph).adjacency
     truth_matrix = spdgraph.sample(
         graph,
         gen,
-        seed=seed_for(seed, "kramer-matrix", gen, p, d, rep),
+        seed=cell_seed(seed, {"stream": "kramer-matrix", "generator": gen, **shared}),
         kind="precision",
         entries=config["entries"],
         normalize=config["normalize"],
     )
     prec = truth_matrix.values
     strength = float(spdgraph.diagnostics(truth_matrix)["link_strength"])
-    data_seed = seed_for(seed, "kramer-data", gen, p, d, rep, n)
+    data_seed = cell_seed(seed, {**params, "p": p})
     x = draw_gaussian(prec, n, seed=np.random.default_rng(data_seed))
     seconds: dict[str, float] = {}
     fold_seed = data_seed.spawn(1)[0]
