@@ -96,11 +96,13 @@ def test_sample_takes_the_fused_path_below_min_p(rng):
     assert (np.diagonal(norm) == 1.0).all()
 
 
-def test_groups_threads_and_batch_size_do_not_change_bits():
+@pytest.mark.parametrize("p", [20, 40])  # groups of 64 and of 16 matrices
+def test_groups_threads_and_batch_size_do_not_change_bits(p):
     """More matrices than one group: the same bits for 1 and 2 threads and any batch size."""
     numba = pytest.importorskip("numba")
-    g = spdgraph.graphs.erdos_renyi(40, 0.1, seed=3)
-    n = 2 * po_batch.GROUP + 3
+    g = spdgraph.graphs.erdos_renyi(p, 0.1, seed=3)
+    step = po_batch.group_size(p)
+    n = 2 * step + 3
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -110,8 +112,10 @@ def test_groups_threads_and_batch_size_do_not_change_bits():
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(one_thread, two_threads)
-    prefix = spdgraph.sample(g, "po", size=po_batch.GROUP + 1, seed=9, normalize=False).values
-    np.testing.assert_array_equal(prefix, two_threads[: po_batch.GROUP + 1])
+    prefix = spdgraph.sample(g, "po", size=step + 1, seed=9, normalize=False).values
+    np.testing.assert_array_equal(prefix, two_threads[: step + 1])
+    one = spdgraph.sample(g, "po", size=1, seed=9, normalize=False).values
+    np.testing.assert_array_equal(one[0], two_threads[0])
 
 
 def test_flagged_matrix_in_a_batch_takes_the_householder_fallback():
