@@ -230,7 +230,12 @@ def next_double(s):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def standard_normal(s):
-    """NumPy's ``random_standard_normal`` (256-step ziggurat)."""
+    """NumPy's ``random_standard_normal`` (256-step ziggurat).
+
+    The rare rejection steps are a separate function that is never inlined
+    (:func:`_normal_rejection`): with them inlined, the loop of a caller kept
+    its values in memory and a normal cost twice as much (the same bits).
+    """
     while True:
         r = next_uint64(s)
         idx = r & _U64(0xFF)
@@ -242,21 +247,30 @@ def standard_normal(s):
             x = -x
         if rabs < _KI[idx]:
             return x
-        if idx == 0:
-            while True:
-                xx = -_NOR_INV_R * np.log1p(-next_double(s))
-                yy = -np.log1p(-next_double(s))
-                if yy + yy > xx * xx:
-                    if (rabs >> _U64(8)) & _U64(1):
-                        return -(_NOR_R + xx)
-                    return _NOR_R + xx
-        elif (_FI[idx - 1] - _FI[idx]) * next_double(s) + _FI[idx] < np.exp(-0.5 * x * x):
-            return x
+        accepted, value = _normal_rejection(s, idx, rabs, x)
+        if accepted:
+            return value
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="never")
+def _normal_rejection(s, idx, rabs, x):
+    """The ziggurat's steps outside the rectangles: ``(accepted, value)``."""
+    if idx == 0:  # the tail
+        while True:
+            xx = -_NOR_INV_R * np.log1p(-next_double(s))
+            yy = -np.log1p(-next_double(s))
+            if yy + yy > xx * xx:
+                if (rabs >> _U64(8)) & _U64(1):
+                    return True, -(_NOR_R + xx)
+                return True, _NOR_R + xx
+    if (_FI[idx - 1] - _FI[idx]) * next_double(s) + _FI[idx] < np.exp(-0.5 * x * x):
+        return True, x
+    return False, x
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def standard_exponential(s):
-    """NumPy's ``random_standard_exponential`` (256-step ziggurat)."""
+    """NumPy's ``random_standard_exponential`` (256-step ziggurat; rare steps apart)."""
     while True:
         ri = next_uint64(s) >> _U64(3)
         idx = ri & _U64(0xFF)
@@ -264,10 +278,19 @@ def standard_exponential(s):
         x = float(ri) * _WE[idx]
         if ri < _KE[idx]:
             return x
-        if idx == 0:
-            return _EXP_R - np.log1p(-next_double(s))
-        if (_FE[idx - 1] - _FE[idx]) * next_double(s) + _FE[idx] < np.exp(-x):
-            return x
+        accepted, value = _exponential_rejection(s, idx, x)
+        if accepted:
+            return value
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="never")
+def _exponential_rejection(s, idx, x):
+    """The exponential ziggurat's steps outside the rectangles: ``(accepted, value)``."""
+    if idx == 0:
+        return True, _EXP_R - np.log1p(-next_double(s))
+    if (_FE[idx - 1] - _FE[idx]) * next_double(s) + _FE[idx] < np.exp(-x):
+        return True, x
+    return False, x
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

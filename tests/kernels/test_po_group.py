@@ -105,3 +105,35 @@ def test_cost_rule(d, pays):
     adjacency = random_adjacency(100, d, np.random.default_rng(0))
     ptr, _ = _po_blocked.earlier_neighbours(adjacency)
     assert _po_small.group_first_pays(ptr) is pays
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    p=st.integers(1, 30),
+    d=st.sampled_from([0.0, 0.2, 0.7, 1.0]),
+    seed=st.integers(0, 2**31 - 1),
+    poison=st.sampled_from([None, "nan", "zero_diagonal"]),
+)
+def test_group_residual_is_the_checks_residual(p, d, seed, poison):
+    """The group path's one-pass residual over the lower non-edges: the residual of
+    ``nonedge_residual`` to rounding (inf for NaN or a zero diagonal), every non-edge 0."""
+    rng = np.random.default_rng(seed)
+    adjacency = random_adjacency(p, d, rng)
+    x = rng.standard_normal((p, p))
+    m = x @ x.T
+    m = np.tril(m) + np.tril(m, -1).T  # exactly symmetric, as _gram_into mirrors
+    if poison == "nan" and p > 1:
+        m[p - 1, 0] = m[0, p - 1] = np.nan
+    if poison == "zero_diagonal":
+        m[0, 0] = 0.0
+    expected = _po_blocked.nonedge_residual(m.copy(), adjacency) if p > 1 else 0.0
+    rows, cols = _po_small._lower_nonedges(adjacency)
+    assert rows.size == np.count_nonzero(np.tril(~adjacency, -1))
+    got = _po_small._take_residual(m, rows, cols, np.empty(p))
+    if np.isfinite(expected):
+        assert got == pytest.approx(expected, rel=1e-14, abs=0.0)
+    elif rows.size:
+        assert got == np.inf
+    off = ~adjacency & ~np.eye(p, dtype=bool)
+    assert np.array_equal(m[off], np.zeros(np.count_nonzero(off)))
+    assert np.array_equal(m, m.T, equal_nan=True)

@@ -153,16 +153,59 @@ def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals):
     bad = np.zeros(ng, dtype=np.bool_)
     process_group(lm, ptr, idx, bad)
     keep = min(limit, GROUP_CERTIFY_ABOVE)
+    rows, cols = _lower_nonedges(adjacency)
     lmat = np.empty((p, p))
+    scale = np.empty(p)
     for g in range(ng):
-        for r in range(p):
-            for c in range(p):
+        for r in range(p):  # the lower triangle: all that _gram_into reads
+            for c in range(r + 1):
                 lmat[r, c] = lm[r, c, g]
         _gram_into(lmat, out[g])
-        residual = nonedge_residual(out[g], adjacency) if p > 1 else 0.0
+        residual = _take_residual(out[g], rows, cols, scale)
         if bad[g] or not residual <= keep:
             out[g, :, :] = np.nan
             residuals[g] = np.inf
             continue
         residuals[g] = residual
-        zero_nonedges(out[g], adjacency)
+
+
+@njit(cache=True, nogil=True)
+def _lower_nonedges(adjacency):
+    """Rows and columns ``i > j`` of the non-edges (row by row)."""
+    p = adjacency.shape[0]
+    count = 0
+    for i in range(p):
+        for j in range(i):
+            count += not adjacency[i, j]
+    rows = np.empty(count, dtype=np.intp)
+    cols = np.empty(count, dtype=np.intp)
+    t = 0
+    for i in range(p):
+        for j in range(i):
+            if not adjacency[i, j]:
+                rows[t], cols[t] = i, j
+                t += 1
+    return rows, cols
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _take_residual(m, rows, cols, scale):
+    """The non-edge residual of the exactly symmetric ``m``, its non-edges set to 0.
+
+    Over the lower non-edges only (``m`` is mirrored), as
+    ``|m_ij| * s_i * s_j`` with ``s = 1 / sqrt(|diag|)`` (equal to
+    :func:`~spdgraph._kernels.po.blocked.nonedge_residual`'s to rounding; infinite
+    for NaN or a zero diagonal).
+    """
+    p = m.shape[0]
+    for i in range(p):
+        scale[i] = 1.0 / np.sqrt(abs(m[i, i]))
+    worst = 0.0
+    for t in range(rows.shape[0]):
+        i, j = rows[t], cols[t]
+        r = abs(m[i, j]) * scale[i] * scale[j]
+        if not r <= worst:
+            worst = r if r == r else np.inf
+        m[i, j] = 0.0
+        m[j, i] = 0.0
+    return worst
