@@ -81,17 +81,17 @@ def cholesky_upper(matrix: np.ndarray, threads: int = 1) -> np.ndarray | None:
     True
     """
     p = matrix.shape[0]
-    a = np.array(matrix, dtype=np.float64, order="C")  # = matrix^T in Fortran order
-    if p == 0:
-        return a
-    base = a.ctypes.data
-    ld = _int(p)
-
-    def at(r: int, c: int) -> int:  # address of A[r, c] of the Fortran view (lower)
-        return base + 8 * (r + c * p)
-
     pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 and p > PANEL else None
     try:
+        a = _copy(matrix, pool)  # = matrix^T in Fortran order
+        if p == 0:
+            return a
+        base = a.ctypes.data
+        ld = _int(p)
+
+        def at(r: int, c: int) -> int:  # address of A[r, c] of the Fortran view (lower)
+            return base + 8 * (r + c * p)
+
         for k in range(0, p, PANEL):
             nb = min(PANEL, p - k)
             info = ctypes.c_int(0)
@@ -108,6 +108,17 @@ def cholesky_upper(matrix: np.ndarray, threads: int = 1) -> np.ndarray | None:
         if pool is not None:
             pool.shutdown()
     return a
+
+
+def _copy(matrix: np.ndarray, pool: ThreadPoolExecutor | None) -> np.ndarray:
+    """A C-ordered float64 copy of ``matrix``; on the pool, in pieces of rows (a fresh
+    ``p x p`` array's first touch is about half of the copy's time)."""
+    if pool is None or matrix.dtype != np.float64:
+        return np.array(matrix, dtype=np.float64, order="C")
+    out = np.empty(matrix.shape, dtype=np.float64)
+    rows = _cuts(0, matrix.shape[0], PIECES, area=False)
+    _run(pool, [(np.copyto, out[r0:r1], matrix[r0:r1]) for r0, r1 in itertools.pairwise(rows)])
+    return out
 
 
 def _solve_rows(

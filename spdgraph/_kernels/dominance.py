@@ -107,13 +107,33 @@ def proves_pd(stack: np.ndarray, adjacency: np.ndarray, condition_bound: float |
     False
     """
     p = stack.shape[-1]
-    rows, cols = np.nonzero(np.asarray(adjacency, dtype=bool))
-    if rows.size > MAX_ENTRIES or stack.dtype != np.float64 or p < 2:
+    if stack.dtype != np.float64 or p < 2:
         return False
-    ptr = np.zeros(p + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=p), out=ptr[1:])
+    ptr, cols = _neighbour_lists(np.ascontiguousarray(adjacency, dtype=np.bool_))
+    if cols.size > MAX_ENTRIES:
+        return False
     need = 0.0 if condition_bound is None else 2.0 * p / condition_bound
     if not need < 1.0:
         return False
     stack = np.ascontiguousarray(stack)
-    return bool(_certified_all(stack, ptr, cols.astype(np.int64), need))
+    return bool(_certified_all(stack, ptr, cols, need))
+
+
+@njit(cache=True, nogil=True)
+def _neighbour_lists(adjacency):
+    """CSR lists (``ptr``, ``idx``) of every row's neighbours, ascending (``np.nonzero``'s)."""
+    p = adjacency.shape[0]
+    ptr = np.zeros(p + 1, dtype=np.int64)
+    for i in range(p):
+        c = 0
+        for j in range(p):
+            c += adjacency[i, j]
+        ptr[i + 1] = ptr[i] + c
+    idx = np.empty(ptr[p], dtype=np.int64)
+    for i in range(p):
+        c = ptr[i]
+        for j in range(p):
+            if adjacency[i, j]:
+                idx[c] = j
+                c += 1
+    return ptr, idx

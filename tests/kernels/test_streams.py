@@ -17,6 +17,7 @@ from spdgraph._kernels.po.bartlett import (
     draw_group_coordinates,
     draw_lower_coordinates,
     draw_stack_coordinates,
+    draw_state_coordinates,
 )
 from spdgraph.seeds import GROUP, MatrixStreams, matrix_stream
 
@@ -114,6 +115,8 @@ def test_bartlett_group_is_the_generators_draw(p: int) -> None:
         ref = draw_lower_coordinates(matrix_stream(root, 5 + g), np.empty((p, p)))
         assert np.array_equal(lm[:, :, g], ref)
         assert np.array_equal(stack[g], ref)
+        one = draw_state_coordinates(states[g], np.full((p, p), np.nan))
+        assert np.array_equal(one, ref)
 
 
 def test_matrix_streams_sequence() -> None:

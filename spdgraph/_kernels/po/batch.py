@@ -84,6 +84,7 @@ def po_batch(
     With ``portable`` every matrix takes :func:`portable_matrix` (the same
     bits on every CPU).
     """
+    from spdgraph._kernels.po import bartlett as _po_bartlett
     from spdgraph._kernels.po import blocked as _po_blocked
     from spdgraph._kernels.po import fast as po_fast  # imports numba: keep it lazy
 
@@ -114,6 +115,9 @@ def po_batch(
     # state is kept (a few hundred bytes) so that the rare recomputation by the
     # Householder fallback can draw the same factor again
     saved: list[np.random.Generator] = []
+    # streams made in bulk: the Bartlett draws without a Generator (the same bits)
+    bulk = getattr(rngs, "pcg64_states", None) if bartlett else None
+    states = bulk() if bulk is not None else None
     if factors is None:
         saved = [copy.deepcopy(rng) for rng in rngs or ()]
         for k, rng in enumerate(rngs or ()) if not bartlett else ():
@@ -129,7 +133,9 @@ def po_batch(
         return lambda: np.asarray(entries(copy.deepcopy(saved[k]), (p, p)), dtype=np.float64)
 
     def one(k: int) -> None:
-        if bartlett:  # on the worker: matrix k's own generator, the same bits on any thread
+        if states is not None:  # on the worker: matrix k's own stream, the same bits on any thread
+            _po_bartlett.draw_state_coordinates(states[k], out[k])
+        elif bartlett:
             draw_coordinates(rngs[k], out[k])  # type: ignore[index]
         residual = po_fast.po_matrix_into(
             adjacency, out[k], out[k], threads=inner, redraw=factor_again(k), coordinates=bartlett

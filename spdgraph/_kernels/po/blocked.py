@@ -225,10 +225,28 @@ def _bounds(n: int, pieces: int) -> list[int]:
     return sorted(set(cuts))
 
 
+@njit(cache=True, nogil=True)
+def _rows_with_entries(lmat, i0, i1):
+    """The rows ``r`` of ``i0:i1`` (as offsets ``r - i0``) with a non-zero in ``lmat[r, :i0]``.
+
+    A scan that stops at a row's first non-zero (no ``nb x i0`` boolean temporary).
+    """
+    found = np.empty(i1 - i0, dtype=np.int64)
+    n = 0
+    for r in range(i0, i1):
+        row = lmat[r]
+        for c in range(i0):
+            if row[c] != 0.0:
+                found[n] = r - i0
+                n += 1
+                break
+    return found[:n]
+
+
 def _append_block_of_t(tt, lmat, i0, i1, dinv_t, threads):
     """``Tt[:i0, i0:i1] = -(T_old^T Y^T) D^{-T}`` and ``Tt[i0:i1, i0:i1] = D^{-T}``."""
     nb = i1 - i0
-    rows = np.flatnonzero(np.any(lmat[i0:i1, :i0] != 0.0, axis=1))
+    rows = _rows_with_entries(lmat, i0, i1)
     tt[i0:i1, i0:i1] = np.triu(dinv_t[:nb, :nb])
     if rows.size == 0:
         tt[:i0, i0:i1] = 0.0
