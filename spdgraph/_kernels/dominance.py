@@ -38,6 +38,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spdgraph._kernels.csr import neighbour_lists
+
 #: Largest number of Jacobi steps of the weight search.
 STEPS = 24
 #: Largest number of stored edge entries (both triangles) of the search's sparse copy.
@@ -109,7 +111,7 @@ def proves_pd(stack: np.ndarray, adjacency: np.ndarray, condition_bound: float |
     p = stack.shape[-1]
     if stack.dtype != np.float64 or p < 2:
         return False
-    ptr, cols = _neighbour_lists(np.ascontiguousarray(adjacency, dtype=np.bool_))
+    ptr, cols = neighbour_lists(np.ascontiguousarray(adjacency, dtype=np.bool_), False)
     if cols.size > MAX_ENTRIES:
         return False
     need = 0.0 if condition_bound is None else 2.0 * p / condition_bound
@@ -117,23 +119,3 @@ def proves_pd(stack: np.ndarray, adjacency: np.ndarray, condition_bound: float |
         return False
     stack = np.ascontiguousarray(stack)
     return bool(_certified_all(stack, ptr, cols, need))
-
-
-@njit(cache=True, nogil=True)
-def _neighbour_lists(adjacency):
-    """CSR lists (``ptr``, ``idx``) of every row's neighbours, ascending (``np.nonzero``'s)."""
-    p = adjacency.shape[0]
-    ptr = np.zeros(p + 1, dtype=np.int64)
-    for i in range(p):
-        c = 0
-        for j in range(p):
-            c += adjacency[i, j]
-        ptr[i + 1] = ptr[i] + c
-    idx = np.empty(ptr[p], dtype=np.int64)
-    for i in range(p):
-        c = ptr[i]
-        for j in range(p):
-            if adjacency[i, j]:
-                idx[c] = j
-                c += 1
-    return ptr, idx

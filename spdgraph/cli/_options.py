@@ -7,6 +7,11 @@ import ast
 from typing import Any
 
 
+def _add_switch(parser: argparse.ArgumentParser, flag: str, *, default: bool, help: str) -> None:
+    """A ``--flag`` / ``--no-flag`` pair (argparse's ``BooleanOptionalAction``)."""
+    parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help)
+
+
 def _literal(text: str) -> Any:
     """A Python literal (number, string, list, True/None...), else the text itself."""
     try:

@@ -18,6 +18,7 @@ import numpy as np
 from spdgraph.cli._graph import _add_graph_family_options, _graph_argument
 from spdgraph.cli._options import (
     _add_format_option,
+    _add_switch,
     _key_value,
     _literal,
     _non_negative_int,
@@ -273,11 +274,8 @@ def _add_sample_parser(sub: Any) -> None:
         choices=["covariance", "precision", "concentration"],
         help="how to read the matrix (default covariance)",
     )
-    sample.add_argument(
-        "--normalize",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="rescale to unit diagonal (default: yes)",
+    _add_switch(
+        sample, "--normalize", default=True, help="rescale to unit diagonal (default: yes)"
     )
     sample.add_argument(
         "--entries",
@@ -286,9 +284,9 @@ def _add_sample_parser(sub: Any) -> None:
         help="distribution of the random entries (default normal)",
     )
     sample.add_argument("--factor", metavar="FILE.npy", help="explicit initial factor(s) (po)")
-    sample.add_argument(
+    _add_switch(
+        sample,
         "--portable",
-        action=argparse.BooleanOptionalAction,
         default=False,
         help="identical bits on every machine (po, dd, huge, dag; slower; default: no)",
     )

@@ -33,6 +33,7 @@ from functools import partial
 import numpy as np
 from numba import njit
 
+from spdgraph._kernels.csr import neighbour_lists
 from spdgraph._kernels.po.dense_loops import axpy, chol_solve, dot, small_cholesky
 from spdgraph._kernels.po.qr import qr_lower_inplace
 
@@ -70,22 +71,7 @@ MIN_P = 256
 @njit(cache=True, nogil=True)
 def earlier_neighbours(adjacency):
     """CSR lists of the earlier neighbours ``j < i`` of every row (ascending)."""
-    p = adjacency.shape[0]
-    ptr = np.zeros(p + 1, dtype=np.int64)
-    for i in range(p):
-        c = 0
-        for j in range(i):
-            if adjacency[i, j]:
-                c += 1
-        ptr[i + 1] = ptr[i] + c
-    idx = np.empty(ptr[p], dtype=np.int64)
-    for i in range(p):
-        c = ptr[i]
-        for j in range(i):
-            if adjacency[i, j]:
-                idx[c] = j
-                c += 1
-    return ptr, idx
+    return neighbour_lists(adjacency, True)
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
