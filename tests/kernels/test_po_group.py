@@ -92,8 +92,8 @@ def test_the_batch_takes_the_group_kernel_on_sparse_graphs(monkeypatch):
     monkeypatch.setattr(_po_small, "group_first_laid_out", group_spy)
     monkeypatch.setattr(_po_small, "small_group", rows_spy)
     sparse = spdgraph.graphs.erdos_renyi(60, 0.05, seed=2)
-    a = spdgraph.sample(sparse, size=20, seed=4, normalize=False).values
-    assert calls == {"group": 2, "rows": 0}
+    a = spdgraph.sample(sparse, size=40, seed=4, normalize=False).values
+    assert calls == {"group": 2, "rows": 0}  # groups of 32 matrices
     spdgraph.sample(spdgraph.graphs.erdos_renyi(60, 0.7, seed=2), size=3, seed=4)
     assert calls["rows"] == 1
     b = spdgraph.sample(sparse, size=3, seed=4, normalize=False).values

@@ -96,7 +96,7 @@ def test_sample_takes_the_fused_path_below_min_p(rng):
     assert (np.diagonal(norm) == 1.0).all()
 
 
-@pytest.mark.parametrize("p", [20, 40])  # groups of 64 and of 16 matrices
+@pytest.mark.parametrize("p", [20, 40])  # groups of 64 and of 32 matrices
 def test_groups_threads_and_batch_size_do_not_change_bits(p):
     """More matrices than one group: the same bits for 1 and 2 threads and any batch size."""
     numba = pytest.importorskip("numba")

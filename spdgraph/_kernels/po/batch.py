@@ -161,22 +161,24 @@ def draw_coordinates(rng: np.random.Generator, out: np.ndarray) -> np.ndarray:
     return draw_lower_coordinates(rng, out)
 
 
-#: Matrices per compiled call of the small-matrix path.
-GROUP = 16
-#: Bytes of the group kernel's inverse ``T`` (``p * p * G`` doubles) a larger group may use.
+#: Matrices per compiled call of the small-matrix path (p > 22).
+GROUP = 32
+#: Bytes of the group kernel's inverse ``T`` (``p * p * G`` doubles) up to which groups are
+#: twice as large.
 GROUP_BYTES = 1 << 18
 
 
 def group_size(p: int) -> int:
-    """Matrices per group: 64 or 32 where the group kernel's ``T`` stays within
-    :data:`GROUP_BYTES` (fewer calls, longer lanes: p = 20 gains ~15%), else :data:`GROUP`.
+    """Matrices per group: 64 where the group kernel's ``T`` stays within
+    :data:`GROUP_BYTES` (p <= 22), else :data:`GROUP` (32).
 
+    Measured on 2 cores (``spdgraph.sample(erdos_renyi(p, 0.1), size=...)``,
+    medians of 3): 64 rather than 32 gains ~15% at p = 20; from p = 50 to 100
+    32 beats 16 by 13-18% and 64 by 10-20% (longer lanes against a ``T`` that
+    leaves the cache); from p = 160 on (the row kernel) the size hardly matters.
     The bits of a matrix do not depend on its group (``tests/kernels/test_po_group.py``).
     """
-    for size in (4 * GROUP, 2 * GROUP):
-        if p * p * size * 8 <= GROUP_BYTES:
-            return size
-    return GROUP
+    return 2 * GROUP if p * p * 2 * GROUP * 8 <= GROUP_BYTES else GROUP
 
 
 def small_batch(job: Batch) -> None:
