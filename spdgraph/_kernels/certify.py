@@ -113,6 +113,7 @@ def certifies(
     diagonals: bool = False,
     check_pd: bool = False,
     condition_bound: float | None = None,
+    pattern_known: bool = False,
 ) -> bool:
     """True when every matrix of the ``(n, p, p)`` stack passes the checks (see the module).
 
@@ -120,7 +121,10 @@ def certifies(
     normal double; ``check_pd`` implies it and adds the Cholesky factorization
     and, with ``condition_bound``, the scaled condition estimate. False means
     "not certified here" (or not a stack this path takes: not C-contiguous
-    float64, ``p > MAX_P``): run the detailed checks.
+    float64, ``p > MAX_P``): run the detailed checks. ``pattern_known`` (with
+    ``check_pd``) skips the pattern pass for a stack known to be exactly
+    symmetric, 0 on the non-edges and of unit diagonal (the core's rescaling of
+    checked matrices); the factorization fails on a non-finite entry.
 
     >>> m = np.array([[[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 1.0]]])
     >>> adjacency = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=bool)
@@ -140,7 +144,8 @@ def certifies(
     ):
         return False
     adjacency = np.ascontiguousarray(adjacency)
-    if not _patterns_pass(stack, adjacency, structural, unit, diagonals or check_pd):
+    known = pattern_known and check_pd
+    if not known and not _patterns_pass(stack, adjacency, structural, unit, diagonals or check_pd):
         return False
     if not check_pd:
         return True

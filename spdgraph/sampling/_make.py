@@ -98,11 +98,17 @@ def _check_block(
     *,
     check_pd: bool,
     failures: dict[int, Exception] | None = None,
+    rescaled: bool = False,
 ) -> None:
     """Check every matrix of a block, a few at a time; name the first bad one.
 
     With ``failures``, a matrix that fails only its certificate is recorded there
-    (and replaced by the identity until it is redrawn) instead of raising."""
+    (and replaced by the identity until it is redrawn) instead of raising.
+    ``rescaled`` says that the block is the core's unit-diagonal rescaling of a
+    block that passed the pattern checks: it is then exactly symmetric, 0 on
+    the non-edges and 1 on the diagonal by construction, and the fast path
+    goes straight to the factorization (which fails on any non-finite entry);
+    a block it does not certify still gets every detailed check."""
     n, p = block.shape[0], adjacency.shape[0]
     # checked a few matrices at a time (one call per group: small matrices are
     # dominated by per-call overhead), groups of small matrices on the batch's
@@ -119,7 +125,7 @@ def _check_block(
 
         if certifies(  # the fast path: every matrix passes; else the detailed checks
             group, adjacency, diagonals=True, check_pd=check_pd,
-            condition_bound=MAX_SCALED_CONDITION,
+            condition_bound=MAX_SCALED_CONDITION, pattern_known=rescaled and check_pd,
         ):  # fmt: skip
             return True
         if check_pd:
@@ -271,5 +277,7 @@ def made_block(
     if normalize and n:
         block = unit_diagonal(block, out=block)  # the engine owns the block
         if not controlled:
-            _check_block(block, adjacency, gen, plugin, check_pd=True, failures=failures)
+            _check_block(
+                block, adjacency, gen, plugin, check_pd=True, failures=failures, rescaled=True
+            )
     return block

@@ -79,6 +79,22 @@ def test_each_defect_is_refused(defect: str) -> None:
     assert certifies(np.delete(stack, k, axis=0), adjacency, **kw)
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e308])
+@pytest.mark.parametrize("where", ["edge", "nonedge"])
+def test_a_known_pattern_still_refuses_non_finite_entries(value: float, where: str) -> None:
+    """``pattern_known`` skips the pattern pass: a non-finite (or overflowing) symmetric
+    entry must still fail, through the dominance test and the factorization."""
+    stack, adjacency = _sampled(12, 0.3, 3, 5)
+    stack = unit_diagonal(stack)
+    kw = {"check_pd": True, "condition_bound": MAX_SCALED_CONDITION, "pattern_known": True}
+    assert certifies(stack, adjacency, **kw)
+    mask = adjacency if where == "edge" else ~adjacency & ~np.eye(12, dtype=bool)
+    i, j = np.argwhere(np.triu(mask, 1))[0]
+    stack[1, i, j] = stack[1, j, i] = value
+    assert not certifies(stack, adjacency, **kw)
+    assert find_violation(stack, adjacency, check_pd=True) is not None
+
+
 def test_stacks_it_does_not_take() -> None:
     stack, adjacency = _sampled(6, 0.5, 2, 1)
     assert not certifies(stack.astype(np.float32), adjacency)
