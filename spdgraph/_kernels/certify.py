@@ -83,15 +83,63 @@ def _patterns_pass(stack, adjacency, structural, unit, diagonals):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _majorant_condition(m, lower, buffers):
+    """An upper bound of the scaled 1-norm condition number of ``L L^T`` (``L = lower``).
+
+    With ``S = diag(1 / sqrt(m_ii))`` and ``H = S L L^T S``: ``|L^-1| <= C^-1``
+    entrywise for the comparison matrix ``C`` of ``L`` (``|l_ii|`` on the
+    diagonal, ``-|l_ij|`` below), so ``|H^-1| <= B = S^-1 C^-T C^-1 S^-1``, a
+    non-negative symmetric matrix, and ``||H^-1||_1 <= max(B e)``: two
+    substitutions in non-negative numbers (``p^2`` multiply-adds, a third of
+    the estimator's solves). Times ``||H||_1``, and by ``1 + 4 (p + 10) eps``
+    for the roundings of sums of non-negative terms. Tight for sparse and
+    moderately dense graphs (within 10x of the estimate at p = 100, d = 0.1),
+    loose for dense ones, where the caller runs the estimator.
+    """
+    p = m.shape[0]
+    work, root = buffers[0], buffers[1]
+    for i in range(p):
+        root[i] = np.sqrt(m[i, i])
+    norm = 0.0
+    for j in range(p):  # ||H||_1 (m is exactly symmetric: row j is column j)
+        col = 0.0
+        row = m[j]
+        for i in range(p):
+            col += abs(row[i]) / root[i]
+        norm = max(norm, col / root[j])
+    for i in range(p):  # C b = S^-1 e, by rows of L
+        row = lower[i]
+        t = root[i]
+        for j in range(i):
+            t += abs(row[j]) * work[j]
+        work[i] = t / abs(row[i])
+    for i in range(p - 1, -1, -1):  # C^T c = b, by rows of L (column-oriented)
+        row = lower[i]
+        work[i] = work[i] / abs(row[i])
+        ci = work[i]
+        for j in range(i):
+            work[j] += abs(row[j]) * ci
+    largest = 0.0
+    for i in range(p):
+        largest = max(largest, work[i] * root[i])
+    return norm * largest * (1.0 + 4.0 * (p + 10) * 2.220446049250313e-16)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _factors_pass(stack, bound):
-    """Every matrix factors, with a scaled condition estimate at most ``bound`` (if > 0)."""
+    """Every matrix factors, with a scaled condition estimate at most ``bound`` (if > 0).
+
+    The cheap upper bound :func:`_majorant_condition` first; above ``bound`` (or
+    NaN) the estimator decides.
+    """
     p = stack.shape[1]
     lower = np.empty((p, p))
     upper = np.empty((p, p))
+    work = np.empty((2, p))
     for k in range(stack.shape[0]):
         if not _cholesky_into(stack[k], lower):
             return False
-        if bound > 0.0:
+        if bound > 0.0 and not _majorant_condition(stack[k], lower, work) <= bound:
             for i in range(p):  # U = L^T: the estimator's row-wise substitutions
                 for j in range(p):
                     upper[i, j] = lower[j, i]

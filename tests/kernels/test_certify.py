@@ -95,6 +95,25 @@ def test_a_known_pattern_still_refuses_non_finite_entries(value: float, where: s
     assert find_violation(stack, adjacency, check_pd=True) is not None
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    p=st.integers(1, 30), d=st.floats(0.0, 1.0), seed=st.integers(0, 2**31), spread=st.floats(0, 6)
+)
+def test_majorant_bounds_the_scaled_condition_number(p, d, seed, spread) -> None:
+    """The fast path's cheap bound is at least the exact scaled 1-norm condition number
+    (so a matrix it lets through would pass the estimator too)."""
+    from spdgraph._kernels.certify import _cholesky_into, _majorant_condition
+
+    stack, _ = _sampled(p, d, 1, seed)
+    scale = 10.0 ** np.random.default_rng(seed).uniform(-spread, spread, p)
+    m = stack[0] * np.outer(scale, scale)
+    lower = np.empty((p, p))
+    assert _cholesky_into(m, lower)
+    h = unit_diagonal(m)
+    exact = np.abs(h).sum(axis=0).max() * np.abs(np.linalg.inv(h)).sum(axis=0).max()
+    assert _majorant_condition(m, lower, np.empty((2, p))) >= exact * (1 - 1e-9)
+
+
 def test_stacks_it_does_not_take() -> None:
     stack, adjacency = _sampled(6, 0.5, 2, 1)
     assert not certifies(stack.astype(np.float32), adjacency)
