@@ -27,24 +27,35 @@ from numba import njit
 from spdgraph._kernels.condition import _estimate_one
 
 _TINY = float(np.finfo(np.float64).tiny)
+_EPS = float(np.finfo(np.float64).eps)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _pattern_ok(m, adjacency, structural, unit):
-    """Finite, exactly symmetric, zeros on the non-edges (and a unit diagonal): one pass
-    over the upper triangle, branch-free per row (``x - x == 0`` is False for inf and NaN)."""
+    """Finite, exactly symmetric, zeros on the non-edges (and a unit diagonal).
+
+    Two branch-free passes that the compiler vectorizes: every row in order
+    (finite, ``x - x == 0`` being False for inf and NaN; 0 off the graph),
+    then the strict lower triangle against the upper one (a small matrix
+    stays in cache). Three times faster at ``p = 100`` than one pass over the
+    pairs, whose strided reads kept it scalar.
+    """
     p = m.shape[0]
+    ok = True
     for i in range(p):
-        d = m[i, i]
-        ok = d - d == 0.0 and (not unit or d == 1.0)
-        for j in range(i + 1, p):
-            x = m[i, j]
-            ok &= (x == m[j, i]) & (x - x == 0.0)
+        row = m[i]
+        links = adjacency[i]
+        for j in range(p):
+            x = row[j]
+            ok &= x - x == 0.0
             if structural:
-                ok &= adjacency[i, j] | (x == 0.0)
-        if not ok:
-            return False
-    return True
+                ok &= links[j] | (x == 0.0) | (i == j)
+        if unit:
+            ok &= row[i] == 1.0
+    for i in range(p):
+        for j in range(i):
+            ok &= m[i, j] == m[j, i]
+    return ok
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"}, error_model="numpy")
@@ -83,6 +94,69 @@ def _patterns_pass(stack, adjacency, structural, unit, diagonals):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def scaled_norm(m, root):
+    """``||S m S||_1`` with ``S = diag(1 / root)`` (``m`` exactly symmetric: rows are columns)."""
+    p = m.shape[0]
+    norm = 0.0
+    for j in range(p):
+        col = 0.0
+        row = m[j]
+        for i in range(p):
+            col += abs(row[i]) / root[i]
+        norm = max(norm, col / root[j])
+    return norm
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def majorant_forward(lower, root, work, i0, i1, tile):
+    """Rows ``i0 .. i1 - 1`` of ``C b = S^-1 e`` into ``work`` (see :func:`_majorant_condition`).
+
+    With ``tile > 0`` also ``root[i] = sqrt(sum_j l_ij^2)`` (the row's norm,
+    from ``lower`` itself), and False when an entry of ``lower`` right of the
+    diagonal within the row's ``tile`` block is not exactly 0 (the entries a
+    tiled product of the lower triangle reads: the bound would not be of the
+    matrix multiplied). True otherwise.
+    """
+    p = lower.shape[0]
+    for i in range(i0, i1):
+        row = lower[i]
+        if tile > 0:
+            for j in range(i + 1, min(p, (i // tile + 1) * tile)):
+                if row[j] != 0.0:
+                    return False
+            s = 0.0
+            for j in range(i + 1):
+                s += row[j] * row[j]
+            root[i] = np.sqrt(s)
+        t = root[i]
+        for j in range(i):
+            t += abs(row[j]) * work[j]
+        work[i] = t / abs(row[i])
+    return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def majorant_backward(lower, work, i0, i1):
+    """Rows ``i1 - 1`` down to ``i0`` of ``C^T c = b`` in ``work`` (column-oriented)."""
+    for i in range(i1 - 1, i0 - 1, -1):
+        row = lower[i]
+        work[i] = work[i] / abs(row[i])
+        ci = work[i]
+        for j in range(i):
+            work[j] += abs(row[j]) * ci
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def majorant_finish(work, root):
+    """``max_i root_i c_i`` inflated for the roundings: at least ``||(S L L^T S)^-1||_1``."""
+    p = work.shape[0]
+    largest = 0.0
+    for i in range(p):
+        largest = max(largest, work[i] * root[i])
+    return largest * (1.0 + 4.0 * (p + 10) * _EPS)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _majorant_condition(m, lower, buffers):
     """An upper bound of the scaled 1-norm condition number of ``L L^T`` (``L = lower``).
 
@@ -100,29 +174,59 @@ def _majorant_condition(m, lower, buffers):
     work, root = buffers[0], buffers[1]
     for i in range(p):
         root[i] = np.sqrt(m[i, i])
-    norm = 0.0
-    for j in range(p):  # ||H||_1 (m is exactly symmetric: row j is column j)
-        col = 0.0
-        row = m[j]
-        for i in range(p):
-            col += abs(row[i]) / root[i]
-        norm = max(norm, col / root[j])
-    for i in range(p):  # C b = S^-1 e, by rows of L
-        row = lower[i]
-        t = root[i]
-        for j in range(i):
-            t += abs(row[j]) * work[j]
-        work[i] = t / abs(row[i])
-    for i in range(p - 1, -1, -1):  # C^T c = b, by rows of L (column-oriented)
-        row = lower[i]
-        work[i] = work[i] / abs(row[i])
-        ci = work[i]
-        for j in range(i):
-            work[j] += abs(row[j]) * ci
-    largest = 0.0
+    norm = scaled_norm(m, root)
+    majorant_forward(lower, root, work, 0, p, 0)
+    majorant_backward(lower, work, 0, p)
+    return norm * majorant_finish(work, root)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def construction_bound(norm, inverse, p, residual):
+    """A proven bound of the scaled 1-norm condition number of a PO matrix, from its factor.
+
+    The matrix ``A`` is ``fl(L L^T)`` for a lower-triangular ``L`` whose
+    ``i``-th row has norm ``n_i``, with its non-edges (relative residual at
+    most ``residual``) then set to 0; ``S = diag(1 / r)`` with ``r_i`` the
+    rounded ``n_i`` (within ``gamma_(p+2)``). ``inverse`` is at least
+    ``||H^-1||_1`` for ``H = S L L^T S`` (:func:`majorant_finish`), ``norm``
+    is ``||S A S||_1`` (:func:`scaled_norm`). Every entry of ``E = S (A - L L^T) S``
+    is at most ``e = 2 ((p + 2) eps + residual)`` in absolute value (a rounded
+    dot product of ``p`` terms is within ``gamma_p n_i n_j`` of the exact one,
+    in any order of summation and with fused multiply-adds; a zeroed non-edge
+    adds its own value), so ``||E||_2 <= ||E||_1 <= p e``. When
+    ``inverse * p * e <= 1/2``: ``S A S = H + E`` is positive definite
+    (``lambda_min(H) >= 1 / inverse > ||E||_2``) and
+    ``||(S A S)^-1||_1 <= inverse / (1 - inverse p e)`` (Neumann series); the
+    bound returned is that times ``norm`` (inflated for its roundings).
+    Infinite when nothing is proved.
+    """
+    e = 2.0 * ((p + 2) * _EPS + residual)
+    off = inverse * p * e
+    if not off <= 0.5:  # also NaN
+        return np.inf
+    bound = norm * inverse / (1.0 - off) * (1.0 + 4.0 * (p + 10) * _EPS)
+    return bound if bound == bound else np.inf
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def factor_bound(m, lower, residual, work):
+    """:func:`construction_bound` of ``m = fl(L L^T)`` (non-edges zeroed) from its ``lower``.
+
+    ``r_i = sqrt(m_ii)`` (the rounded squared row norm, computed by the
+    product itself); reads only the lower triangle of ``lower``; ``work`` is
+    ``(2, p)``. Infinite when a diagonal entry is not positive and finite.
+    """
+    p = m.shape[0]
+    w, root = work[0], work[1]
     for i in range(p):
-        largest = max(largest, work[i] * root[i])
-    return norm * largest * (1.0 + 4.0 * (p + 10) * 2.220446049250313e-16)
+        d = m[i, i]
+        if not (d > 0.0 and d - d == 0.0):
+            return np.inf
+        root[i] = np.sqrt(d)
+    norm = scaled_norm(m, root)
+    majorant_forward(lower, root, w, 0, p, 0)
+    majorant_backward(lower, w, 0, p)
+    return construction_bound(norm, majorant_finish(w, root), p, residual)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

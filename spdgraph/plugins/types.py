@@ -230,6 +230,19 @@ class GeneratorSpec:
         The :class:`WarmupStep` s :func:`spdgraph.warmup` runs for this
         generator, in order (a compiled generator lists the small problems that
         compile each of its kernels).
+    proves_pd
+        Whether ``batch_function`` proves its matrices positive definite by
+        construction. It then also receives ``condition_bounds=``, an ``(n,)``
+        float64 array of infinities, and may set entry ``k`` to a *proven*
+        upper bound of the scaled 1-norm condition number of matrix ``k``
+        (``||S M S||_1 ||(S M S)^-1||_1``, ``S = diag(M)^(-1/2)``), accounting
+        for every rounding of its own arithmetic. The core then checks that
+        matrix's pattern and diagonal but not its positive definiteness
+        (no factorization; see ``docs/guarantees.md``); entries left infinite
+        get the core's full check. The proof is the generator's: a wrong
+        bound breaks the guarantee, so leave this False unless the bound is
+        derived (``po`` derives it from the triangular factor it multiplied:
+        :func:`spdgraph._kernels.certify.construction_bound`).
     """
 
     name: str
@@ -247,6 +260,7 @@ class GeneratorSpec:
     compiles: bool = False
     kernels_cached: Callable[[], bool | None] | None = None
     warmup: Sequence[WarmupStep] = ()
+    proves_pd: bool = False
 
     def seconds_per_matrix(self, p: int, edges: int) -> float:
         """The cost model's seconds for one matrix (:attr:`seconds` or the default).

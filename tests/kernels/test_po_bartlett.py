@@ -154,7 +154,7 @@ def test_fallback_after_a_kernel_overwrote_the_output(monkeypatch):
     p = _po_blocked.MIN_P + 4
     adjacency = random_adjacency(p, 0.02, np.random.default_rng(3))
 
-    def scribble(adjacency, factor, ptr, idx, out, threads=1, coordinates=False):
+    def scribble(adjacency, factor, ptr, idx, out, threads=1, coordinates=False, bound=None):
         out[...] = np.nan
         return None
 
@@ -185,8 +185,8 @@ def test_small_batch_fallback_rebuilds_the_drawn_coordinates(monkeypatch):
     clean = batch()
     real = _po_small.small_group
 
-    def flag_the_middle(adjacency, lmats, out, k0, limit, residuals):
-        real(adjacency, lmats, out, k0, limit, residuals)
+    def flag_the_middle(adjacency, lmats, out, k0, limit, residuals, bounds):
+        real(adjacency, lmats, out, k0, limit, residuals, bounds)
         for g in range(lmats.shape[0]):
             if k0 + g == 1:
                 out[1] = np.nan
@@ -194,8 +194,8 @@ def test_small_batch_fallback_rebuilds_the_drawn_coordinates(monkeypatch):
 
     real_group = _po_small.group_first
 
-    def flag_the_middle_of_a_group(adjacency, ptr, idx, lmats, out, limit, residuals):
-        real_group(adjacency, ptr, idx, lmats, out, limit, residuals)
+    def flag_the_middle_of_a_group(adjacency, ptr, idx, lmats, out, limit, residuals, bounds):
+        real_group(adjacency, ptr, idx, lmats, out, limit, residuals, bounds)
         out[1] = np.nan
         residuals[1] = np.inf
 

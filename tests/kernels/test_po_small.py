@@ -29,15 +29,16 @@ def _fused(adjacency, factors, limit=po_fast.FALLBACK_ABOVE, kernel="auto"):
     n, p = factors.shape[0], adjacency.shape[0]
     out = np.empty((n, p, p))
     residuals = np.zeros(n)
+    bounds = np.zeros(n)
     ptr, idx = _po_blocked.earlier_neighbours(adjacency)
     if kernel == "auto":
         kernel = "group" if _po_small.group_first_pays(ptr) else "rows"
     with po_fast.one_blas_thread():
         lmats = po_fast.lower_coordinates(factors)
         if kernel == "group":
-            _po_small.group_first(adjacency, ptr, idx, lmats, out, limit, residuals)
+            _po_small.group_first(adjacency, ptr, idx, lmats, out, limit, residuals, bounds)
         else:
-            _po_small.small_group(adjacency, lmats, out, 0, limit, residuals)
+            _po_small.small_group(adjacency, lmats, out, 0, limit, residuals, bounds)
     return out, residuals
 
 

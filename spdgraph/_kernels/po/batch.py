@@ -39,7 +39,9 @@ Draw = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
 class Batch:
     """One call's work for :func:`small_batch` and :func:`portable_batch`: matrix ``k``
     of ``out`` from ``rngs[k]`` (or ``factors[k]``), on ``workers`` threads; with
-    ``bartlett`` the streams draw the coordinates ``L0`` directly."""
+    ``bartlett`` the streams draw the coordinates ``L0`` directly; ``bounds[k]``
+    (when given) receives matrix ``k``'s proven condition bound (infinity when
+    none: :func:`po_batch`)."""
 
     adjacency: np.ndarray
     rngs: Sequence[np.random.Generator] | None
@@ -49,6 +51,7 @@ class Batch:
     workers: int
     tolerance: float
     bartlett: bool = False
+    bounds: np.ndarray | None = None
 
     def unpacked(self) -> tuple[Any, ...]:
         """The fields in order (to unpack into locals)."""
@@ -64,6 +67,7 @@ def po_batch(
     residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
     portable: bool = False,
     normal: bool = False,
+    condition_bounds: np.ndarray | None = None,
 ) -> np.ndarray:
     """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
 
@@ -83,6 +87,14 @@ def po_batch(
     or the number of threads, so matrix ``k`` is bit-for-bit the same.
     With ``portable`` every matrix takes :func:`portable_matrix` (the same
     bits on every CPU).
+
+    ``condition_bounds`` (an ``(n,)`` float64 array, when given) receives for
+    each matrix a proven upper bound of its scaled 1-norm condition number,
+    derived from the triangular factor the kernel multiplied
+    (:func:`spdgraph._kernels.certify.construction_bound`): a finite bound
+    proves the matrix positive definite, so the core need not factor it
+    again. Infinity where the kernel proves nothing (the portable, dense and
+    row-by-row kernels, and matrices recomputed by the fallback).
     """
     from spdgraph._kernels.po import bartlett as _po_bartlett
     from spdgraph._kernels.po import blocked as _po_blocked
@@ -101,7 +113,10 @@ def po_batch(
     # law is known (Bartlett): draw L0 itself, no factor and no QR (bartlett.py)
     bartlett = factors is None and normal
     entries = entries if entries is not None else _no_entries
-    job = Batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett)
+    if condition_bounds is not None:
+        condition_bounds[...] = np.inf
+    job = Batch(adjacency, rngs, entries, factors, out, workers, residual_tolerance, bartlett,
+                condition_bounds)  # fmt: skip
     if portable:
         portable_batch(job)
         return out
@@ -137,9 +152,9 @@ def po_batch(
             _po_bartlett.draw_state_coordinates(states[k], out[k])
         elif bartlett:
             draw_coordinates(rngs[k], out[k])  # type: ignore[index]
-        residual = po_fast.po_matrix_into(
-            adjacency, out[k], out[k], threads=inner, redraw=factor_again(k), coordinates=bartlett
-        )
+        bound = None if condition_bounds is None else condition_bounds[k : k + 1]
+        residual = po_fast.po_matrix_into(adjacency, out[k], out[k], inner, factor_again(k),
+                                          bartlett, bound)  # fmt: skip
         if residual is None:
             zero_nonedges_checked(out[k], adjacency, residual_tolerance)
         else:  # a blocked kernel zeroed the non-edges; the residual it measured before
@@ -200,7 +215,7 @@ def small_batch(job: Batch) -> None:
     from spdgraph._kernels.po import fast as po_fast
     from spdgraph._kernels.po import small as _po_small
 
-    adjacency, rngs, entries, factors, out, workers, tolerance, bartlett = job.unpacked()
+    adjacency, rngs, entries, factors, out, workers, tolerance, bartlett, bounds = job.unpacked()
     n, p = out.shape[0], adjacency.shape[0]
     limit = min(po_fast.FALLBACK_ABOVE, tolerance)
     ptr, idx = _po_blocked.earlier_neighbours(adjacency)
@@ -214,21 +229,29 @@ def small_batch(job: Batch) -> None:
         g = k1 - k0
         coordinates, factor_of = _group_draws(rngs, entries, factors, states, p, k0, k1, bartlett)
         residuals = np.zeros(g)
+        proven = np.full(g, np.inf)  # each kept matrix's condition bound (po_batch)
         if group_first and states is not None:  # drawn straight into the group's layout
             lm = np.empty((p, p, g))
             _po_bartlett.draw_group_coordinates(states[k0:k1], lm)
-            _po_small.group_first_laid_out(adjacency, ptr, idx, lm, out[k0:k1], limit, residuals)
+            _po_small.group_first_laid_out(
+                adjacency, ptr, idx, lm, out[k0:k1], limit, residuals, proven
+            )
         elif group_first:  # the whole group in one matrix-innermost pass (po/group.py)
             _po_small.group_first(adjacency, ptr, idx, coordinates(0, g), out[k0:k1], limit,
-                                  residuals)  # fmt: skip
+                                  residuals, proven)  # fmt: skip
         else:
-            _po_small.small_group(adjacency, coordinates(0, g), out[k0:k1], 0, limit, residuals)
+            _po_small.small_group(
+                adjacency, coordinates(0, g), out[k0:k1], 0, limit, residuals, proven
+            )
         for flagged in np.flatnonzero(residuals > limit).tolist():
             if residuals[flagged] > po_fast.FALLBACK_ABOVE:
                 lmat = coordinates(flagged, flagged + 1)[0]
                 factor = lmat.copy() if bartlett else factor_of(flagged)
                 out[k0 + flagged] = po_fast.po_matrix_checked(adjacency, lmat, factor)
             zero_nonedges_checked(out[k0 + flagged], adjacency, tolerance)
+            proven[flagged] = np.inf  # recomputed: the core checks it
+        if bounds is not None:
+            bounds[k0:k1] = proven
 
     step = group_size(p)
     with po_fast.one_blas_thread():
@@ -333,7 +356,7 @@ def portable_batch(job: Batch) -> None:
 
     The matrices are computed on a thread pool.
     """
-    adjacency, rngs, entries, factors, out, workers, tolerance, bartlett = job.unpacked()
+    adjacency, rngs, entries, factors, out, workers, tolerance, bartlett, _ = job.unpacked()
     n, p = out.shape[0], adjacency.shape[0]
     if factors is None:
         factors = np.empty((n, p, p), dtype=np.float64)
@@ -376,12 +399,12 @@ def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float
     Compiled loops, no ``p x p`` temporaries (they would double the memory of a
     large matrix); same rule as :func:`spdgraph._kernels.po.householder.max_nonedge_residual`.
     """
-    from spdgraph._kernels.po import blocked as _po_blocked  # imports numba: keep it lazy
+    from spdgraph._kernels.po import residual as _po_residual  # imports numba: keep it lazy
 
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
-    residual = _po_blocked.nonedge_residual(m, adjacency) if m.shape[0] > 1 else 0.0
+    residual = _po_residual.nonedge_residual(m, adjacency) if m.shape[0] > 1 else 0.0
     check_residual(residual, tolerance)
-    _po_blocked.zero_nonedges(m, adjacency)
+    _po_residual.zero_nonedges(m, adjacency)
     return m
 
 

@@ -36,6 +36,7 @@ from numba import njit
 from spdgraph._kernels.csr import neighbour_lists
 from spdgraph._kernels.po.dense_loops import axpy, chol_solve, dot, small_cholesky
 from spdgraph._kernels.po.qr import qr_lower_inplace
+from spdgraph._kernels.po.residual import take_nonedge_residual
 
 _FASTMATH = {"reassoc", "contract"}
 #: Rows per block (32 measured best from p = 1000 to 5000 at mean degree 35: the
@@ -248,19 +249,33 @@ def _append_block_of_t(tt, lmat, i0, i1, dinv_t, threads):
     _run([partial(piece, a, b) for a, b in itertools.pairwise(cuts)], threads)
 
 
-def gram_inplace(lmat: np.ndarray, threads: int) -> None:
+def gram_inplace(lmat: np.ndarray, threads: int, majorant: np.ndarray | None = None) -> bool:
     """Replace lower-triangular ``L`` by ``L L^T`` in place, tile by tile, exactly symmetric.
 
     Row blocks are done from the last one up, so that the rows they read are
     still rows of ``L``; each holds one row block of temporaries. The tiles
     below the diagonal are computed once and mirrored.
+
+    With ``majorant`` (a ``(2, p)`` array) the comparison-matrix substitutions
+    of :mod:`spdgraph._kernels.certify` run on ``L`` before it is overwritten
+    (the forward one first, the backward one block by block beside the
+    block's tiles): ``majorant[0]`` then holds ``c``, ``majorant[1]`` the row
+    norms of ``L``, for :func:`~spdgraph._kernels.certify.majorant_finish`.
+    Returns False when they were not computed (no ``majorant``, or an entry
+    right of the diagonal inside a diagonal tile is not 0: the product would
+    not be of the lower triangle alone), else True.
     """
+    from spdgraph._kernels.certify import majorant_backward, majorant_forward
+
     p = lmat.shape[0]
+    bounded = majorant is not None and majorant_forward(lmat, majorant[1], majorant[0], 0, p, TILE)
     cuts = [*range(0, p, TILE), p]
     for bi in reversed(range(len(cuts) - 1)):
         a, b = cuts[bi], cuts[bi + 1]
         temp = np.empty((b - a, b))
-        tasks = []
+        tasks: list[Callable[[], object]] = []
+        if bounded:
+            tasks.append(partial(majorant_backward, lmat, majorant[0], a, b))  # type: ignore[index]
         for bj in range(bi + 1):
             c, e = cuts[bj], cuts[bj + 1]
 
@@ -278,6 +293,7 @@ def gram_inplace(lmat: np.ndarray, threads: int) -> None:
     for bi in range(len(cuts) - 1):
         a, b = cuts[bi], cuts[bi + 1]
         lmat[:a, a:b] = lmat[a:b, :a].T
+    return bool(bounded)
 
 
 @njit(cache=True, nogil=True)
@@ -289,54 +305,6 @@ def _mirror_lower(t):
             t[j, i] = t[i, j]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def nonedge_residual(m, adjacency):
-    """Largest ``|m_ij| / sqrt(m_ii m_jj)`` over non-edges (inf for NaN), without temporaries."""
-    p = m.shape[0]
-    worst = 0.0
-    for i in range(p):
-        for j in range(p):
-            if i != j and not adjacency[i, j]:
-                r = abs(m[i, j]) / np.sqrt(abs(m[i, i]) * abs(m[j, j]))
-                if not r <= worst:
-                    worst = r if r == r else np.inf
-    return worst
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def take_nonedge_residual(m, adjacency):
-    """:func:`nonedge_residual` of ``m``, its off-diagonal non-edges set to 0 in the same pass.
-
-    One pass instead of two over a large matrix; the residual is
-    ``|m_ij| * s_i * s_j`` with ``s = 1 / sqrt(|diag|)`` computed once (equal
-    to ``nonedge_residual``'s to rounding; infinite for NaN or a zero diagonal).
-    """
-    p = m.shape[0]
-    scale = np.empty(p)
-    for i in range(p):
-        scale[i] = 1.0 / np.sqrt(abs(m[i, i]))
-    worst = 0.0
-    for i in range(p):
-        si = scale[i]
-        for j in range(p):
-            if i != j and not adjacency[i, j]:
-                r = abs(m[i, j]) * si * scale[j]
-                if not r <= worst:
-                    worst = r if r == r else np.inf
-                m[i, j] = 0.0
-    return worst
-
-
-@njit(cache=True, nogil=True)
-def zero_nonedges(m, adjacency):
-    """Set the off-diagonal non-edges of ``m`` to exactly 0 in place."""
-    p = m.shape[0]
-    for i in range(p):
-        for j in range(p):
-            if i != j and not adjacency[i, j]:
-                m[i, j] = 0.0
-
-
 def po_blocked_into(
     adjacency: np.ndarray,
     factor: np.ndarray,
@@ -345,6 +313,7 @@ def po_blocked_into(
     out: np.ndarray,
     threads: int = 1,
     coordinates: bool = False,
+    bound: np.ndarray | None = None,
 ) -> float | None:
     """PO matrix ``Q' Q'^T`` of ``factor`` into ``out`` by the blocked kernel, non-edges zeroed.
 
@@ -356,7 +325,9 @@ def po_blocked_into(
     the result is certified (at most :data:`CERTIFY_ABOVE`), None when the
     caller must recompute it (``out`` then holds garbage). ``out``
     (C-contiguous) is the only ``p x p`` work array besides the inverse ``T``
-    (its upper half is touched). Run it inside ``one_blas_thread``.
+    (its upper half is touched). Run it inside ``one_blas_thread``. ``bound``
+    (a 1-element array) receives the result's proven condition bound
+    (:func:`certified`).
     """
     p = adjacency.shape[0]
     lmat = out
@@ -380,15 +351,35 @@ def po_blocked_into(
         if i1 < p:
             _append_block_of_t(tt, lmat, i0, i1, dinv_t, threads)
     del tt, v
-    gram_inplace(lmat, threads)
-    return certified(out, adjacency)
+    majorant = None if bound is None else np.empty((2, p))
+    bounded = gram_inplace(lmat, threads, majorant)
+    return certified(out, adjacency, majorant if bounded else None, bound)
 
 
-def certified(m: np.ndarray, adjacency: np.ndarray) -> float | None:
+def certified(
+    m: np.ndarray,
+    adjacency: np.ndarray,
+    majorant: np.ndarray | None = None,
+    bound: np.ndarray | None = None,
+) -> float | None:
     """The non-edge residual of a blocked kernel's result ``m`` if at most :data:`CERTIFY_ABOVE`.
 
-    The non-edges are set to 0 in the same pass (:func:`take_nonedge_residual`);
-    None (recompute by rows) above it.
+    The non-edges are set to 0 in the same pass
+    (:func:`~spdgraph._kernels.po.residual.take_nonedge_residual`); None
+    (recompute by rows) above it. ``bound[0]`` (when given) receives the proven
+    condition bound of the kept ``m`` from ``majorant``
+    (:func:`gram_inplace`; :func:`~spdgraph._kernels.certify.construction_bound`),
+    infinity without it.
     """
+    from spdgraph._kernels.certify import construction_bound, majorant_finish, scaled_norm
+
     residual = take_nonedge_residual(m, adjacency)
-    return residual if residual <= CERTIFY_ABOVE else None
+    if residual > CERTIFY_ABOVE:
+        return None
+    if bound is not None:
+        bound[0] = np.inf
+        if majorant is not None:
+            inverse = majorant_finish(majorant[0], majorant[1])
+            norm = scaled_norm(m, majorant[1])
+            bound[0] = construction_bound(norm, inverse, m.shape[0], residual)
+    return residual

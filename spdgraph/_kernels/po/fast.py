@@ -328,7 +328,7 @@ def po_matrix_checked(adjacency: np.ndarray, lmat: np.ndarray, factor: np.ndarra
     factors; see docs/performance.md).
     """
     from spdgraph._kernels.po import householder as po_numpy
-    from spdgraph._kernels.po.blocked import nonedge_residual
+    from spdgraph._kernels.po.residual import nonedge_residual
 
     process_coordinates(lmat, adjacency)
     m = gram_matrix(lmat)
@@ -365,6 +365,7 @@ def po_matrix_into(
     threads: int = 1,
     redraw: Callable[[], np.ndarray] | None = None,
     coordinates: bool = False,
+    bound: np.ndarray | None = None,
 ) -> float | None:
     """PO matrix of ``factor`` into ``out`` by the kernel ``dispatch.kernel_for`` picks.
 
@@ -374,6 +375,8 @@ def po_matrix_into(
     (:func:`po_matrix_checked`, non-edges not zeroed; returns None), with
     ``factor`` from ``redraw()`` if it is ``out`` or a view of it. With
     ``coordinates`` ``out`` holds ``L0`` (no QR). Run in :func:`one_blas_thread`.
+    ``bound`` (1 element) gets a blocked kernel's proven condition bound (or infinity:
+    :func:`~spdgraph._kernels.po.blocked.certified`); untouched by the other kernels.
     """
     from spdgraph._kernels.po import blocked as _po_blocked
     from spdgraph._kernels.po import dense as _po_dense
@@ -391,11 +394,11 @@ def po_matrix_into(
         residual = None
         if kernel == "blocked":
             residual = _po_blocked.po_blocked_into(
-                adjacency, factor, ptr, idx, out, threads, coordinates
+                adjacency, factor, ptr, idx, out, threads, coordinates, bound
             )
         elif kernel == "inverse_gram":
             residual = _po_inverse_gram.po_inverse_gram_into(
-                adjacency, factor, ptr, idx, out, threads, coordinates
+                adjacency, factor, ptr, idx, out, threads, coordinates, bound
             )
         elif kernel == "dense":
             residual = _po_dense.po_dense_into(adjacency, factor, out, threads, coordinates)

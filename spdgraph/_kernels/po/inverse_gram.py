@@ -263,10 +263,13 @@ def po_inverse_gram_into(
     out: np.ndarray,
     threads: int = 1,
     coordinates: bool = False,
+    bound: np.ndarray | None = None,
 ) -> float | None:
     """PO matrix ``Q' Q'^T`` of ``factor`` into ``out`` by this kernel, non-edges zeroed.
 
     With ``coordinates``, ``factor`` is ``out`` and already holds ``L0``: no QR.
+    ``bound`` (a 1-element array) receives the proven condition bound
+    (:func:`~spdgraph._kernels.po.blocked.certified`).
 
     ``ptr``/``idx`` are the earlier neighbours
     (:func:`~spdgraph._kernels.po.blocked.earlier_neighbours`). Returns the
@@ -284,8 +287,9 @@ def po_inverse_gram_into(
         lower_coordinates_into(factor, lmat, threads)
     if not _process_blocks(lmat, ptr, idx):
         return None
-    gram_inplace(lmat, threads)
-    return _po_blocked.certified(out, adjacency)
+    majorant = None if bound is None else np.empty((2, lmat.shape[0]))
+    bounded = gram_inplace(lmat, threads, majorant)
+    return _po_blocked.certified(out, adjacency, majorant if bounded else None, bound)
 
 
 def _process_blocks(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> bool:

@@ -27,9 +27,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels.po.blocked import nonedge_residual, zero_nonedges
+from spdgraph._kernels.certify import factor_bound
 from spdgraph._kernels.po.fast import FASTMATH, process_rows
 from spdgraph._kernels.po.group import process_group
+from spdgraph._kernels.po.residual import nonedge_residual, zero_nonedges
 
 #: Largest non-edge residual a matrix of the group-first kernel keeps (it takes no
 #: correction steps); above it the caller recomputes the matrix by the row kernel.
@@ -102,18 +103,22 @@ def fill_lower_group(normals, chi2, lmats):
 
 
 @njit(cache=True, nogil=True)
-def small_group(adjacency, lmats, out, k0, limit, residuals):
+def small_group(adjacency, lmats, out, k0, limit, residuals, bounds):
     """Matrices ``k0 + g``: ``out[k0 + g]`` is the PO matrix of coordinates ``lmats[g]``.
 
     ``lmats`` is a stack of ``L0`` (:func:`~spdgraph._kernels.po.fast.lower_coordinates`
     of the factors), processed in place. ``residuals[k0 + g]`` receives the
     non-edge residual; the non-edges are zeroed when it is at most ``limit``,
     otherwise ``out[k0 + g]`` holds the raw product (NaN when the kernel
-    failed, with an infinite residual) for the caller to handle.
+    failed, with an infinite residual) for the caller to handle. ``bounds[k0 + g]``
+    receives the proven condition bound of a zeroed matrix
+    (:func:`~spdgraph._kernels.certify.factor_bound`), else infinity.
     """
     p = adjacency.shape[0]
+    work = np.empty((2, p))
     for g in range(lmats.shape[0]):
         k = k0 + g
+        bounds[k] = np.inf
         if not process_rows(lmats[g], adjacency)[3]:
             out[k, :, :] = np.nan
             residuals[k] = np.inf
@@ -123,10 +128,11 @@ def small_group(adjacency, lmats, out, k0, limit, residuals):
         residuals[k] = residual
         if residual <= limit:
             zero_nonedges(out[k], adjacency)
+            bounds[k] = factor_bound(out[k], lmats[g], residual, work)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def group_first(adjacency, ptr, idx, lmats, out, limit, residuals):
+def group_first(adjacency, ptr, idx, lmats, out, limit, residuals, bounds):
     """:func:`group_first_laid_out` of a ``(G, p, p)`` stack of ``L0`` (matrix first)."""
     ng, p = lmats.shape[0], lmats.shape[1]
     lm = np.empty((p, p, ng))
@@ -134,11 +140,11 @@ def group_first(adjacency, ptr, idx, lmats, out, limit, residuals):
         for r in range(p):
             for c in range(p):
                 lm[r, c, g] = lmats[g, r, c]
-    group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals)
+    group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals, bounds)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals):
+def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals, bounds):
     """:func:`small_group` with the kernel of :mod:`~spdgraph._kernels.po.group`.
 
     ``lm`` (``(p, p, G)``, the group's ``L0`` laid out matrix-innermost, e.g. by
@@ -147,7 +153,9 @@ def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals):
     ``L L^T``, its non-edge residual and the zeros, as in :func:`small_group`.
     A matrix whose residual is above ``min(limit, GROUP_CERTIFY_ABOVE)``, or
     whose subproblem was not numerically positive definite, gets an infinite
-    residual: the caller recomputes it.
+    residual: the caller recomputes it. ``bounds[g]`` receives the proven
+    condition bound of a kept matrix (:func:`~spdgraph._kernels.certify.factor_bound`),
+    else infinity.
     """
     p, ng = lm.shape[0], lm.shape[2]
     bad = np.zeros(ng, dtype=np.bool_)
@@ -156,6 +164,7 @@ def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals):
     rows, cols = _lower_nonedges(adjacency)
     lmat = np.empty((p, p))
     scale = np.empty(p)
+    work = np.empty((2, p))
     for g in range(ng):
         for r in range(p):  # the lower triangle: all that _gram_into reads
             for c in range(r + 1):
@@ -165,8 +174,10 @@ def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals):
         if bad[g] or not residual <= keep:
             out[g, :, :] = np.nan
             residuals[g] = np.inf
+            bounds[g] = np.inf
             continue
         residuals[g] = residual
+        bounds[g] = factor_bound(out[g], lmat, residual, work)
 
 
 @njit(cache=True, nogil=True)
@@ -194,7 +205,7 @@ def _take_residual(m, rows, cols, scale):
 
     Over the lower non-edges only (``m`` is mirrored), as
     ``|m_ij| * s_i * s_j`` with ``s = 1 / sqrt(|diag|)`` (equal to
-    :func:`~spdgraph._kernels.po.blocked.nonedge_residual`'s to rounding; infinite
+    :func:`~spdgraph._kernels.po.residual.nonedge_residual`'s to rounding; infinite
     for NaN or a zero diagonal).
     """
     p = m.shape[0]

@@ -53,6 +53,7 @@ def generate_po_batch(
     factors: np.ndarray | None = None,
     residual_tolerance: float = DEFAULT_RESIDUAL_TOLERANCE,
     portable: bool = False,
+    condition_bounds: np.ndarray | None = None,
 ) -> np.ndarray:
     """A stack of PO matrices, matrix ``k`` from ``rngs[k]`` (or ``factors[k]``).
 
@@ -60,7 +61,9 @@ def generate_po_batch(
     kernel each matrix takes); with the default normal entries the factor's
     coordinates ``L0`` are drawn directly (Bartlett). Each matrix goes through
     exactly the same code whatever the batch size or the number of threads,
-    so matrix ``k`` is bit-for-bit the same.
+    so matrix ``k`` is bit-for-bit the same. ``condition_bounds`` receives each
+    matrix's proven condition bound (``GeneratorSpec.proves_pd``), computed
+    from the triangular factor it multiplied, where the kernel derives one.
     """
     return po_batch(
         adjacency,
@@ -70,6 +73,7 @@ def generate_po_batch(
         residual_tolerance=residual_tolerance,
         portable=portable,
         normal=entries is standard_normal_entries,
+        condition_bounds=condition_bounds,
     )
 
 
@@ -136,5 +140,6 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             compiles=True,
             kernels_cached=po_kernels_cached,
             warmup=PO_WARMUP,
+            proves_pd=True,
         )
     ]
