@@ -95,16 +95,22 @@ def _patterns_pass(stack, adjacency, structural, unit, diagonals):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def scaled_norm(m, root):
-    """``||S m S||_1`` with ``S = diag(1 / root)`` (``m`` exactly symmetric: rows are columns)."""
+    """At least ``||S m S||_1`` with ``S = diag(1 / root)`` (``m`` exactly symmetric: rows
+    are columns): sums of non-negative terms by the rounded ``1 / root``, inflated by
+    ``1 + 4 (p + 10) eps`` for every rounding (a multiplication, not a division, per entry).
+    """
     p = m.shape[0]
+    inverse = np.empty(p)
+    for i in range(p):
+        inverse[i] = 1.0 / root[i]
     norm = 0.0
     for j in range(p):
         col = 0.0
         row = m[j]
         for i in range(p):
-            col += abs(row[i]) / root[i]
-        norm = max(norm, col / root[j])
-    return norm
+            col += abs(row[i]) * inverse[i]
+        norm = max(norm, col * inverse[j])
+    return norm * (1.0 + 4.0 * (p + 10) * _EPS)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -25,7 +25,7 @@ def _group(adjacency, lmats):
     ptr, idx = _po_blocked.earlier_neighbours(np.ascontiguousarray(adjacency, dtype=np.bool_))
     lm = lmats.transpose(1, 2, 0).copy()  # a copy also when G = 1 (then already contiguous)
     bad = np.zeros(lmats.shape[0], dtype=np.bool_)
-    _po_group.process_group(lm, ptr, idx, bad)
+    _po_group.process_group(lm, ptr, idx, bad, np.empty_like(lm))
     return np.ascontiguousarray(lm.transpose(2, 0, 1)), bad
 
 
@@ -128,7 +128,7 @@ def test_group_residual_is_the_checks_residual(p, d, seed, poison):
     if poison == "zero_diagonal":
         m[0, 0] = 0.0
     expected = _po_residual.nonedge_residual(m.copy(), adjacency) if p > 1 else 0.0
-    rows, cols = _po_small._lower_nonedges(adjacency)
+    rows, cols = _po_small.lower_nonedges(adjacency)
     assert rows.size == np.count_nonzero(np.tril(~adjacency, -1))
     got = _po_small._take_residual(m, rows, cols, np.empty(p))
     if np.isfinite(expected):

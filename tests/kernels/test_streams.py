@@ -109,7 +109,8 @@ def test_bartlett_group_is_the_generators_draw(p: int) -> None:
     streams_ = MatrixStreams(root, 5, 12)
     states = streams_.pcg64_states()
     lm = np.empty((p, p, len(streams_)))
-    draw_group_coordinates(states, lm)
+    packed = np.full((len(streams_), p * (p + 1) // 2), np.nan)  # any content: overwritten
+    draw_group_coordinates(states, lm, packed)
     stack = draw_stack_coordinates(states, np.empty((len(streams_), p, p)))
     for g in range(len(streams_)):
         ref = draw_lower_coordinates(matrix_stream(root, 5 + g), np.empty((p, p)))

@@ -43,7 +43,7 @@ def test_po_rows_orthogonal_to_earlier_non_neighbours(rng):
 
 
 def test_po_residual_check_raises_instead_of_zeroing(rng):
-    from spdgraph._kernels.po.batch import zero_nonedges_checked
+    from spdgraph._kernels.po.residual import zero_nonedges_checked
 
     adjacency = np.zeros((3, 3), dtype=bool)
     m = np.eye(3)

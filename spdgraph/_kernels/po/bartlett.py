@@ -103,7 +103,7 @@ def _draw_packed(state, out, p):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def draw_group_coordinates(states, lm):
+def draw_group_coordinates(states, lm, packed):
     """Bartlett ``L0`` of matrix ``g`` into ``lm[:, :, g]`` (the ``(row, column, matrix)`` layout).
 
     ``states[g]`` is the PCG64 state of matrix ``g``'s stream
@@ -113,10 +113,10 @@ def draw_group_coordinates(states, lm):
     chi-square variates of the diagonal). Each matrix is drawn into a packed
     buffer first, then the group is laid out entry by entry across the
     matrices: written matrix by matrix, every entry was a cache line of its
-    own (25% slower at p = 100 in groups of 32).
+    own (25% slower at p = 100 in groups of 32). ``packed`` is that buffer,
+    ``(G, p (p + 1) / 2)`` (reused by the caller).
     """
     p, ng = lm.shape[0], lm.shape[2]
-    packed = np.empty((ng, p * (p + 1) // 2))
     for g in range(ng):
         _draw_packed(states[g], packed[g], p)
     for r in range(p):
@@ -153,5 +153,6 @@ def draw_state_coordinates(state, out):
 
 def draw_stack_coordinates(states: np.ndarray, out: np.ndarray) -> np.ndarray:
     """:func:`draw_group_coordinates` into a ``(G, p, p)`` stack ``out`` (matrix first)."""
-    draw_group_coordinates(states, out.transpose(1, 2, 0))
+    n, p = out.shape[0], out.shape[1]
+    draw_group_coordinates(states, out.transpose(1, 2, 0), np.empty((n, p * (p + 1) // 2)))
     return out

@@ -17,6 +17,7 @@ use), so the plugin module stays light.
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
@@ -99,6 +100,7 @@ def po_batch(
     from spdgraph._kernels.po import bartlett as _po_bartlett
     from spdgraph._kernels.po import blocked as _po_blocked
     from spdgraph._kernels.po import fast as po_fast  # imports numba: keep it lazy
+    from spdgraph._kernels.po import residual as _po_residual
 
     adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
     p = adjacency.shape[0]
@@ -156,9 +158,9 @@ def po_batch(
         residual = po_fast.po_matrix_into(adjacency, out[k], out[k], inner, factor_again(k),
                                           bartlett, bound)  # fmt: skip
         if residual is None:
-            zero_nonedges_checked(out[k], adjacency, residual_tolerance)
+            _po_residual.zero_nonedges_checked(out[k], adjacency, residual_tolerance)
         else:  # a blocked kernel zeroed the non-edges; the residual it measured before
-            check_residual(residual, residual_tolerance)
+            _po_residual.check_residual(residual, residual_tolerance)
 
     with po_fast.one_blas_thread():
         each_matrix(n, workers, one)
@@ -213,6 +215,7 @@ def small_batch(job: Batch) -> None:
     from spdgraph._kernels.po import bartlett as _po_bartlett
     from spdgraph._kernels.po import blocked as _po_blocked
     from spdgraph._kernels.po import fast as po_fast
+    from spdgraph._kernels.po import residual as _po_residual
     from spdgraph._kernels.po import small as _po_small
 
     adjacency, rngs, entries, factors, out, workers, tolerance, bartlett, bounds = job.unpacked()
@@ -225,17 +228,30 @@ def small_batch(job: Batch) -> None:
     bulk = getattr(rngs, "pcg64_states", None) if bartlett else None
     states = bulk() if bulk is not None else None
 
+    step = group_size(p)
+    rows, cols = _po_small.lower_nonedges(adjacency) if group_first else (None, None)
+    local = threading.local()  # each thread's work arrays, reused from group to group
+
+    def arrays(g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``lm``, ``T`` and the packed draws of a group of ``g`` (fresh ones for a last,
+        shorter group): ~5 MB at p = 100 that a fresh allocation faulted in anew."""
+        made = getattr(local, "arrays", None)
+        if made is None or g != step:
+            made = np.empty((p, p, g)), np.empty((p, p, g)), np.empty((g, p * (p + 1) // 2))
+            if g == step:
+                local.arrays = made
+        return made
+
     def group(k0: int, k1: int) -> None:
         g = k1 - k0
         coordinates, factor_of = _group_draws(rngs, entries, factors, states, p, k0, k1, bartlett)
         residuals = np.zeros(g)
         proven = np.full(g, np.inf)  # each kept matrix's condition bound (po_batch)
         if group_first and states is not None:  # drawn straight into the group's layout
-            lm = np.empty((p, p, g))
-            _po_bartlett.draw_group_coordinates(states[k0:k1], lm)
-            _po_small.group_first_laid_out(
-                adjacency, ptr, idx, lm, out[k0:k1], limit, residuals, proven
-            )
+            lm, lt, packed = arrays(g)
+            _po_bartlett.draw_group_coordinates(states[k0:k1], lm, packed)
+            _po_small.group_first_laid_out(adjacency, ptr, idx, lm, out[k0:k1], limit,
+                                           residuals, proven, (lt, rows, cols))  # fmt: skip
         elif group_first:  # the whole group in one matrix-innermost pass (po/group.py)
             _po_small.group_first(adjacency, ptr, idx, coordinates(0, g), out[k0:k1], limit,
                                   residuals, proven)  # fmt: skip
@@ -248,12 +264,11 @@ def small_batch(job: Batch) -> None:
                 lmat = coordinates(flagged, flagged + 1)[0]
                 factor = lmat.copy() if bartlett else factor_of(flagged)
                 out[k0 + flagged] = po_fast.po_matrix_checked(adjacency, lmat, factor)
-            zero_nonedges_checked(out[k0 + flagged], adjacency, tolerance)
+            _po_residual.zero_nonedges_checked(out[k0 + flagged], adjacency, tolerance)
             proven[flagged] = np.inf  # recomputed: the core checks it
         if bounds is not None:
             bounds[k0:k1] = proven
 
-    step = group_size(p)
     with po_fast.one_blas_thread():
         if workers > 1:
             with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -335,6 +350,7 @@ def portable_matrix(
     """
     from spdgraph._kernels import portable
     from spdgraph._kernels.po import fast as po_fast
+    from spdgraph._kernels.po import residual as _po_residual
 
     if coordinates:
         lmat = np.array(factor, dtype=np.float64)
@@ -348,7 +364,7 @@ def portable_matrix(
             "Householder fallback needs LAPACK. Use another seed or factor, or "
             "portable=False."
         )
-    return zero_nonedges_checked(portable.lower_gram(lmat), adjacency, tolerance)
+    return _po_residual.zero_nonedges_checked(portable.lower_gram(lmat), adjacency, tolerance)
 
 
 def portable_batch(job: Batch) -> None:
@@ -391,29 +407,3 @@ def worker_count() -> int:
     import numba
 
     return int(numba.get_num_threads())
-
-
-def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float) -> np.ndarray:
-    """Set non-edges to exactly 0 (in place) after checking their residual is below ``tolerance``.
-
-    Compiled loops, no ``p x p`` temporaries (they would double the memory of a
-    large matrix); same rule as :func:`spdgraph._kernels.po.householder.max_nonedge_residual`.
-    """
-    from spdgraph._kernels.po import residual as _po_residual  # imports numba: keep it lazy
-
-    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
-    residual = _po_residual.nonedge_residual(m, adjacency) if m.shape[0] > 1 else 0.0
-    check_residual(residual, tolerance)
-    _po_residual.zero_nonedges(m, adjacency)
-    return m
-
-
-def check_residual(residual: float, tolerance: float) -> None:
-    """NumericalError when a PO matrix's non-edge residual is above ``tolerance``."""
-    if not residual <= tolerance:
-        raise NumericalError(
-            f"partial orthogonalization left a relative residual of {residual:.3g} on a "
-            f"non-edge, above residual_tolerance={tolerance:g}; the factor is too "
-            "ill-conditioned. Use another seed or factor, or raise residual_tolerance "
-            "if you accept the loss of accuracy."
-        )

@@ -99,15 +99,18 @@ def _subproblem(lt, x, ks, nk, i, a, z, w, bad):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def process_group(lm, ptr, idx, bad):
+def process_group(lm, ptr, idx, bad, lt):
     """Partially orthogonalize the coordinates ``lm[r, c, g]`` of every matrix ``g`` in place.
 
     ``ptr``/``idx``: the earlier neighbours of every row (CSR, increasing).
     ``bad[g]`` is set when a subproblem of matrix ``g`` is not numerically
-    positive definite (its result is then meaningless: recompute it).
+    positive definite (its result is then meaningless: recompute it). ``lt``
+    (the shape of ``lm``) is the work array of ``T``, set to 0 here: the caller
+    reuses it from group to group (a fresh one per group paid its page faults
+    every time).
     """
     p, ng = lm.shape[0], lm.shape[2]
-    lt = np.zeros((p, p, ng))
+    lt[:, :, :] = 0.0
     kmax = 1
     for i in range(p):
         kmax = max(kmax, ptr[i + 1] - ptr[i])

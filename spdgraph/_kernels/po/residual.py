@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spdgraph.errors import NumericalError
+
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def nonedge_residual(m, adjacency):
@@ -59,3 +61,27 @@ def zero_nonedges(m, adjacency):
         for j in range(p):
             if i != j and not adjacency[i, j]:
                 m[i, j] = 0.0
+
+
+def zero_nonedges_checked(m: np.ndarray, adjacency: np.ndarray, tolerance: float) -> np.ndarray:
+    """Set non-edges to exactly 0 (in place) after checking their residual is below ``tolerance``.
+
+    Compiled loops, no ``p x p`` temporaries (they would double the memory of a
+    large matrix); same rule as :func:`spdgraph._kernels.po.householder.max_nonedge_residual`.
+    """
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.bool_)
+    residual = nonedge_residual(m, adjacency) if m.shape[0] > 1 else 0.0
+    check_residual(residual, tolerance)
+    zero_nonedges(m, adjacency)
+    return m
+
+
+def check_residual(residual: float, tolerance: float) -> None:
+    """NumericalError when a PO matrix's non-edge residual is above ``tolerance``."""
+    if not residual <= tolerance:
+        raise NumericalError(
+            f"partial orthogonalization left a relative residual of {residual:.3g} on a "
+            f"non-edge, above residual_tolerance={tolerance:g}; the factor is too "
+            "ill-conditioned. Use another seed or factor, or raise residual_tolerance "
+            "if you accept the loss of accuracy."
+        )

@@ -140,11 +140,13 @@ def group_first(adjacency, ptr, idx, lmats, out, limit, residuals, bounds):
         for r in range(p):
             for c in range(p):
                 lm[r, c, g] = lmats[g, r, c]
-    group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals, bounds)
+    rows, cols = lower_nonedges(adjacency)
+    work = (np.empty((p, p, ng)), rows, cols)
+    group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals, bounds, work)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals, bounds):
+def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals, bounds, work):
     """:func:`small_group` with the kernel of :mod:`~spdgraph._kernels.po.group`.
 
     ``lm`` (``(p, p, G)``, the group's ``L0`` laid out matrix-innermost, e.g. by
@@ -155,13 +157,15 @@ def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals, bounds)
     whose subproblem was not numerically positive definite, gets an infinite
     residual: the caller recomputes it. ``bounds[g]`` receives the proven
     condition bound of a kept matrix (:func:`~spdgraph._kernels.certify.factor_bound`),
-    else infinity.
+    else infinity. ``work`` is ``(lt, rows, cols)``: ``T``'s work array (the
+    shape of ``lm``) and :func:`lower_nonedges` of ``adjacency``, both reused
+    by the caller from group to group.
     """
     p, ng = lm.shape[0], lm.shape[2]
     bad = np.zeros(ng, dtype=np.bool_)
-    process_group(lm, ptr, idx, bad)
+    lt, rows, cols = work
+    process_group(lm, ptr, idx, bad, lt)
     keep = min(limit, GROUP_CERTIFY_ABOVE)
-    rows, cols = _lower_nonedges(adjacency)
     lmat = np.empty((p, p))
     scale = np.empty(p)
     work = np.empty((2, p))
@@ -181,7 +185,7 @@ def group_first_laid_out(adjacency, ptr, idx, lm, out, limit, residuals, bounds)
 
 
 @njit(cache=True, nogil=True)
-def _lower_nonedges(adjacency):
+def lower_nonedges(adjacency):
     """Rows and columns ``i > j`` of the non-edges (row by row)."""
     p = adjacency.shape[0]
     count = 0
