@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels.condition import _estimate_one
+from spdgraph._kernels.condition import _estimate_one, scaled_one_norm
 
 _TINY = float(np.finfo(np.float64).tiny)
 _EPS = float(np.finfo(np.float64).eps)
@@ -103,14 +103,7 @@ def scaled_norm(m, root):
     inverse = np.empty(p)
     for i in range(p):
         inverse[i] = 1.0 / root[i]
-    norm = 0.0
-    for j in range(p):
-        col = 0.0
-        row = m[j]
-        for i in range(p):
-            col += abs(row[i]) * inverse[i]
-        norm = max(norm, col * inverse[j])
-    return norm * (1.0 + 4.0 * (p + 10) * _EPS)
+    return scaled_one_norm(m, inverse) * (1.0 + 4.0 * (p + 10) * _EPS)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -92,17 +92,11 @@ def _solve(factor, upper, scale, x, y):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _estimate_one(matrix, lower, upper=False):
-    """The estimate from the lower factor, or with ``upper`` from ``U = L^T`` (same diagonal)."""
-    p = lower.shape[0]
-    if p == 0:
-        return 1.0
-    scale = np.empty(p)
-    for i in range(p):
-        scale[i] = 1.0 / np.sqrt(matrix[i, i])
-    # ||H||_1: the largest column sum of |m_ij| s_i s_j, summed along rows (the
-    # matrix is exactly symmetric: the same numbers in the same order, read
-    # contiguously)
+def scaled_one_norm(matrix, scale):
+    """``||S M S||_1`` for ``S = diag(scale)``: the largest column sum of
+    ``|m_ij| s_i s_j``, summed along rows (``M`` exactly symmetric: the same numbers
+    in the same order, read contiguously)."""
+    p = matrix.shape[0]
     norm = 0.0
     for j in range(p):
         col = 0.0
@@ -111,6 +105,19 @@ def _estimate_one(matrix, lower, upper=False):
             col += abs(row[i]) * scale[i]
         col *= scale[j]
         norm = max(norm, col)
+    return norm
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _estimate_one(matrix, lower, upper=False):
+    """The estimate from the lower factor, or with ``upper`` from ``U = L^T`` (same diagonal)."""
+    p = lower.shape[0]
+    if p == 0:
+        return 1.0
+    scale = np.empty(p)
+    for i in range(p):
+        scale[i] = 1.0 / np.sqrt(matrix[i, i])
+    norm = scaled_one_norm(matrix, scale)
     x = np.full(p, 1.0 / p)
     y = np.empty(p)
     z = np.empty(p)
