@@ -132,6 +132,9 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             options={"residual_tolerance": RESIDUAL_TOLERANCE_OPTION},
             accepts_factor=True,
             batch_function=generate_po_batch,
+            # a proven condition bound per matrix, from the factor the kernel multiplied
+            # (docs/errors.md, "Certificate by construction"): no second Cholesky
+            proves_pd=True,
             # the factors (or L0) are drawn into the outputs; the kernels' temporaries
             # (fitted to the measured peak: benchmarks/bench_memory_guard.py)
             work_per_matrix=0.5,
@@ -140,8 +143,5 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             compiles=True,
             kernels_cached=po_kernels_cached,
             warmup=PO_WARMUP,
-            # a proven condition bound per matrix, from the factor the kernel multiplied
-            # (docs/errors.md, "Certificate by construction"): no second Cholesky
-            proves_pd=True,
         )
     ]
