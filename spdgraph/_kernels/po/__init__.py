@@ -5,7 +5,8 @@
 * :mod:`~spdgraph._kernels.po.blocked`, :mod:`~spdgraph._kernels.po.inverse_gram`:
   blocked kernels for sparse to medium-dense graphs, :mod:`~spdgraph._kernels.po.dispatch`
   chooses among them, :mod:`~spdgraph._kernels.po.small`: fused batches of small matrices,
-* :mod:`~spdgraph._kernels.po.qr`, :mod:`~spdgraph._kernels.po.dense_loops`: their
+* :mod:`~spdgraph._kernels.po.qr`, :mod:`~spdgraph._kernels.po.dense_loops`,
+  :mod:`~spdgraph._kernels.po.residual` (the non-edge residuals and zeros): their
   building blocks, :mod:`~spdgraph._kernels.po.householder`: the clear NumPy version
   (the slow reference of the tests).
 """
