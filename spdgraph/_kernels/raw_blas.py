@@ -109,6 +109,10 @@ def add_gram_of_rows_lower(target: np.ndarray, rows: np.ndarray) -> None:
 
 # dpotrf(uplo, n, a, lda, info)
 _DPOTRF = lapack_function("dpotrf", _C, _I, _P, _I, _I)
+#: ``dpotrf`` with every argument an untyped pointer, for Numba code: passed to a
+#: compiled function as an argument (the address is then not baked into its cache),
+#: which calls it on ``array.ctypes`` pointers (see ``spdgraph._kernels.po.dense``).
+DPOTRF_POINTERS = lapack_function("dpotrf", _P, _P, _P, _P, _P)
 
 
 def potrf_lower_t(block: np.ndarray, n: int) -> bool:

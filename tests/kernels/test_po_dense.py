@@ -156,7 +156,7 @@ def test_failed_result_is_recomputed_by_rows(how, rng, monkeypatch):
     if how == "uncertified":
         monkeypatch.setattr(_po_blocked, "CERTIFY_ABOVE", -1.0)
     else:  # every factorization reports a matrix that is not positive definite
-        monkeypatch.setattr(_po_dense, "potrf_lower_t", lambda block, n: False)
+        monkeypatch.setattr(_po_dense, "_factor_row", lambda *args: -1)
     out = np.empty((p, p))
     with po_fast.one_blas_thread():
         assert _po_dense.po_dense_into(adjacency, factor, np.empty((p, p))) is None

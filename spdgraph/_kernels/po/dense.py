@@ -8,12 +8,14 @@ Cholesky factorization of ``M'_JJ`` for every row, about
 ``min(d, 1 - d)^3 p^4 / 12`` flops in all, which the row kernel does on one
 core between the rows' other work.
 
-Here the rows go by blocks of :data:`BLOCK`. Before block ``b`` is finished,
-the factorization of every row's subproblem restricted to the rows before
-block ``b - 1`` (``J ∩ [0, h)``, ``h = i0 - BLOCK``) is done, one task per row:
-those rows are final once block ``b - 2`` is, so the tasks of block ``b + 1``
-run on one core while the other finishes block ``b`` (and then helps with
-the tasks left). Finishing row ``i`` extends its factor by the fewer than
+Here the rows go by blocks of :data:`BLOCK`. Before row ``i`` of block ``b``
+is finished, the factorization of its subproblem restricted to the rows
+before block ``b - 1`` (``J ∩ [0, h)``, ``h = i0 - BLOCK``) is done, one task
+per row (gather and LAPACK ``dpotrf``, one compiled call): those rows are
+final once block ``b - 2`` is, so the tasks run a block ahead on one core
+while the other finishes rows in order and takes a task whenever the row it
+needs next is not factored yet (:class:`~spdgraph._kernels.po.dense_schedule.RowPipeline`:
+no thread waits at block boundaries). Finishing row ``i`` extends its factor by the fewer than
 ``2 BLOCK`` non-neighbours in ``[h, i)`` (bordering: ``O(|J|^2)`` each),
 solves, corrects with the residual ``L'_J y`` measured from the vectors (at
 most :data:`_MAX_STEPS` solves, as the row kernel), and stores the row and
@@ -27,16 +29,13 @@ non-edge residual like the other blocked kernels
 
 from __future__ import annotations
 
-import itertools
-import threading
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from numba import njit
 
 from spdgraph._kernels.po import blocked as _po_blocked
 from spdgraph._kernels.po.dense_loops import axpy, dot
-from spdgraph._kernels.raw_blas import potrf_lower_t, times_lower_transposed
+from spdgraph._kernels.po.dense_schedule import RowPipeline
+from spdgraph._kernels.raw_blas import DPOTRF_POINTERS, times_lower_transposed
 
 _FASTMATH = {"reassoc", "contract"}
 #: Rows per block (the look-ahead of the factorizations).
@@ -191,25 +190,52 @@ def _factor_view(flat, nj):
     return flat[: nj * nj].reshape((nj, nj))
 
 
-@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _finish_block(lmat, gram, jptr, jidx, i0, i1, n0s, bufs, slot, r, y, wt, sm):
-    """Finish rows ``i0:i1`` (factored old parts in ``bufs[slot + t]``); -1 on failure.
+@njit(cache=True, nogil=True)
+def _factor_row(potrf, gram, jptr, jidx, i, h, zrow, flat, r, ints, uplo):
+    """Gather row ``i``'s old subproblem (``_gather_row``) into ``flat`` and factor it.
 
-    Then the block's Gram rows are copied onto its columns (``gram`` is kept
-    whole, so that the gathers read rows).
+    ``potrf`` is :data:`~spdgraph._kernels.raw_blas.DPOTRF_POINTERS` (LAPACK
+    ``dpotrf`` on the upper triangle read by rows, as
+    :func:`~spdgraph._kernels.raw_blas.potrf_lower_t`), ``ints`` this task's
+    three int32 scratch entries, ``uplo`` the byte ``L``. Returns ``|J0|``
+    (0: nothing to factor), or -1 if it is not numerically positive definite.
+    """
+    nj = jptr[i + 1] - jptr[i]
+    c = _factor_view(flat, nj)
+    n0 = _gather_row(gram, jptr, jidx, i, h, zrow, c, r)
+    if n0 == 0:
+        return 0
+    ints[0] = n0
+    ints[1] = nj
+    ints[2] = 0
+    potrf(uplo.ctypes, ints[0:1].ctypes, c.ctypes, ints[1:2].ctypes, ints[2:3].ctypes)
+    return n0 if ints[2] == 0 else -1
+
+
+@njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
+def _finish_rows(lmat, gram, jptr, jidx, b0, i0, i1, n0s, bufs, slot, r, y, wt, sm):
+    """Finish rows ``i0:i1`` of the block starting at ``b0``; -1 on failure.
+
+    Row ``i``'s factored old part is in ``bufs[slot + i - b0]`` (``n0s[i - b0]``
+    its size). Returns the number of correction steps.
     """
     steps = 0
     for i in range(i0, i1):
-        t = i - i0
+        t = i - b0
         c = _factor_view(bufs[slot + t], jptr[i + 1] - jptr[i])
         s = _finish_row(lmat, gram, jptr, jidx, i, n0s[t], c, r[slot + t], y, wt, sm)
         if s < 0:
             return -1
         steps += s
+    return steps
+
+
+@njit(cache=True, nogil=True)
+def _mirror_block(gram, i0, i1):
+    """Copy the Gram rows of block ``i0:i1`` onto its columns (the gathers read rows)."""
     for j in range(i1):
         for i in range(max(i0, j + 1), i1):
             gram[j, i] = gram[i, j]
-    return steps
 
 
 @njit(cache=True, nogil=True)
@@ -242,62 +268,37 @@ def _process(
     zs = np.empty((2, BLOCK, p))
     y, wt, sm = np.empty(p), np.empty((2 * BLOCK, jmax)), np.empty((2 * BLOCK, 2 * BLOCK))
     n0s = np.full((2, BLOCK), -1, dtype=np.int64)
-    blocks = [(i0, min(p, i0 + BLOCK)) for i0 in range(0, p, BLOCK)]
+    ints, uplo = np.zeros((2 * BLOCK, 3), dtype=np.int32), np.array([ord("L")], dtype=np.uint8)
 
     def products(b: int) -> None:
         """``zs[b % 2, t, :h] = L'[:h] x`` for the rows of block ``b``: one BLAS call."""
-        i0, i1 = blocks[b]
+        i0, i1 = b * BLOCK, min(p, (b + 1) * BLOCK)
         h = max(i0 - BLOCK, 0)
         block = zs[b % 2, : i1 - i0, :h]
         block[...] = lmat[i0:i1, :h]
         times_lower_transposed(lmat[:h, :h], block)
 
-    def factor(b: int, tasks: itertools.count) -> None:
-        i0, i1 = blocks[b]
+    def factor(i: int) -> None:
+        b, t = divmod(i, BLOCK)
         slot = (b % 2) * BLOCK
-        h = max(i0 - BLOCK, 0)
-        for t in tasks:
-            if t >= i1 - i0:
-                return
-            c = _factor_view(bufs[slot + t], jptr[i0 + t + 1] - jptr[i0 + t])
-            n0 = _gather_row(gram, jptr, jidx, i0 + t, h, zs[b % 2, t], c, r[slot + t])
-            n0s[b % 2, t] = n0 if n0 == 0 or potrf_lower_t(c, n0) else -1
+        h = max(b * BLOCK - BLOCK, 0)
+        n0s[b % 2, t] = _factor_row(
+            DPOTRF_POINTERS, gram, jptr, jidx, i, h, zs[b % 2, t],
+            bufs[slot + t], r[slot + t], ints[slot + t], uplo,
+        )  # fmt: skip
 
-    def ahead(b: int, tasks: itertools.count, ready: threading.Event) -> None:
-        try:
-            products(b)
-        finally:
-            ready.set()
-        factor(b, tasks)
+    def finish(b0: int, i0: int, i1: int) -> bool:
+        b = b0 // BLOCK
+        slot = (b % 2) * BLOCK
+        return _finish_rows(
+            lmat, gram, jptr, jidx, b0, i0, i1, n0s[b % 2], bufs, slot, r, y, wt, sm
+        ) >= 0  # fmt: skip
 
-    products(0)
-    factor(0, itertools.count())
-    pool = ThreadPoolExecutor(max_workers=1) if threads > 1 and len(blocks) > 1 else None
-    try:
-        for b, (i0, i1) in enumerate(blocks):
-            more = b + 1 < len(blocks)
-            tasks, ready = itertools.count(), threading.Event()
-            future = None
-            if more and pool is not None:
-                future = pool.submit(ahead, b + 1, tasks, ready)
-            slot = (b % 2) * BLOCK
-            steps = _finish_block(
-                lmat, gram, jptr, jidx, i0, i1, n0s[b % 2], bufs, slot, r, y, wt, sm
-            )
-            if more:
-                if future is None:
-                    products(b + 1)
-                    ready.set()
-                ready.wait()  # the tasks the other thread has not taken
-                factor(b + 1, tasks)
-            if future is not None:
-                future.result()
-            if steps < 0:
-                return None
-    finally:
-        if pool is not None:
-            pool.shutdown()
-    return gram
+    def end_block(b: int) -> None:
+        _mirror_block(gram, b * BLOCK, min(p, (b + 1) * BLOCK))
+
+    pipeline = RowPipeline(p, BLOCK, products, factor, finish, end_block)
+    return gram if pipeline.run(threads) else None
 
 
 def po_dense_into(
