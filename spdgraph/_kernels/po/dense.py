@@ -77,8 +77,11 @@ def _extend(lmat, gram, jptr, jidx, i, n0, c, r, wt, sm):
 
     ``R = [[R0, W], [0, R1]]`` with ``R0^T W = M'[J0, new]`` (one pass over
     the rows of ``R0`` for all the new columns) and ``R1^T R1 = M'[new, new] -
-    W^T W``. Appends ``(L' x)_new`` to ``r``; False if the subproblem is not
-    numerically positive definite.
+    W^T W``. Appends ``(L' x)_new`` to ``r`` and runs the first ``n0`` steps
+    of the forward substitution ``R^T z = r`` (:func:`_solve_upper` from
+    ``n0`` completes it with the same operations in the same order), so that
+    each row of ``R0`` is read once for ``W`` and ``z``. False if the
+    subproblem is not numerically positive definite.
     """
     base = jptr[i]
     nj = jptr[i + 1] - base
@@ -97,6 +100,11 @@ def _extend(lmat, gram, jptr, jidx, i, n0, c, r, wt, sm):
             t = wt[s, a] * inv
             wt[s, a] = t
             axpy(-t, ra, wt[s, a + 1 : n0])
+        t = r[a] / c[a, a]  # the forward substitution's step a (W[a] is final now)
+        r[a] = t
+        axpy(-t, ra, r[a + 1 : n0])
+        for s in range(m):
+            r[n0 + s] += -t * wt[s, a]
     for s in range(m):
         row = gram[jidx[base + n0 + s]]
         for u in range(s + 1):
@@ -118,9 +126,13 @@ def _extend(lmat, gram, jptr, jidx, i, n0, c, r, wt, sm):
 
 
 @njit(cache=True, nogil=True, fastmath=_FASTMATH, error_model="numpy")
-def _solve_upper(c, n, b):
-    """Solve ``R^T R a = b`` in place, ``R = c[:n, :n]`` upper triangular."""
-    for a in range(n):
+def _solve_upper(c, n, b, start):
+    """Solve ``R^T R a = b`` in place, ``R = c[:n, :n]`` upper triangular.
+
+    The forward substitution starts at step ``start`` (the steps before it
+    done by :func:`_extend`).
+    """
+    for a in range(start, n):
         t = b[a] / c[a, a]
         b[a] = t
         axpy(-t, c[a, a + 1 : n], b[a + 1 : n])
@@ -157,7 +169,7 @@ def _finish_row(lmat, gram, jptr, jidx, i, n0, c, r, y, wt, sm):
             return -1
         steps = 0
         while True:
-            _solve_upper(c, nj, r)
+            _solve_upper(c, nj, r, n0 if steps == 0 else 0)
             for a in range(nj):
                 ja = jidx[base + a]
                 axpy(-r[a], lmat[ja, : ja + 1], y[: ja + 1])
