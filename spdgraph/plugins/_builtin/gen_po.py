@@ -89,7 +89,7 @@ def po_kernels_cached() -> bool | None:
     found = [
         on_disk(po_fast.process_rows),
         on_disk(po_group.process_group),
-        on_disk(po_dense._finish_block),
+        on_disk(po_dense._finish_rows),
     ]
     if any(found):
         return True
