@@ -302,7 +302,7 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
     the memory guard counts); a run is at most 2% of the stack and 16 MiB, so
     the extra is within the guard's per-call allowance.
     """
-    from spdgraph.sampling._progress import Progress
+    from spdgraph._machine import Progress
 
     n, p = request.n, request.graph.adjacency.shape[0]
     factors = request.factors

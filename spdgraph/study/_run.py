@@ -116,7 +116,7 @@ def _execute(
     progress: bool | None,
     on_cell: Callable[[Coords], None] | None,
 ) -> None:
-    from spdgraph.sampling import Progress, stderr_is_tty
+    from spdgraph._machine import Progress, stderr_is_tty
 
     enabled = stderr_is_tty() if progress is None else bool(progress)
     bar = Progress(name, total=len(todo), enabled=enabled and bool(todo), unit="cell")
