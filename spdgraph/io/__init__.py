@@ -4,7 +4,7 @@ Public: ``spdgraph.save`` / ``spdgraph.open`` (``_files``: atomic writes, the
 format found through the format table), :class:`FileFormat` and
 :func:`file_formats` (``_format``: one object per format, from the
 ``spdgraph_file_formats`` hook; the built-in netCDF, Zarr and CSV formats are
-the plugin modules ``_netcdf``, ``_zarr`` and ``_tables``), :func:`save_csv`
+the plugin modules ``_netcdf``, ``_zarr`` and ``_csv``), :func:`save_csv`
 (tidy tables, read back by :func:`read_tables`), :func:`read_graph`
 (edge lists, CSV, GraphML, GML, ``.npy``, ``.npz``: handed on from
 :mod:`spdgraph.plugins.graph_files`, which stands below the path backend).
@@ -18,7 +18,8 @@ graph file's node count from its header, for the memory guard), ``write_table``
 (one tidy CSV table), ``netcdf_engine``, and the one door to disk (``_writer``):
 ``write_atomically`` (any file or folder through ``write(tmp)``, with the checks
 ``save`` makes), ``save_dataset`` (a Dataset in a registered format that holds
-one: simulations, a study's results), ``atomic_path`` (the same protocol as a
+one: simulations, a study's results; ``check_dataset_format`` refuses one that
+does not, before any work), ``atomic_path`` (the same protocol as a
 context manager, without the checks), ``writes_abandoned`` / ``exit_now`` (an
 interrupted write still ending).
 """
@@ -34,13 +35,19 @@ from spdgraph.io._format import (
 )
 from spdgraph.io._netcdf import netcdf_engine
 from spdgraph.io._tables import read_tables, save_csv, write_table
-from spdgraph.io._writer import check_writable, save_dataset, write_atomically
+from spdgraph.io._writer import (
+    check_dataset_format,
+    check_writable,
+    save_dataset,
+    write_atomically,
+)
 from spdgraph.plugins.graph_files import count_graph_file, read_graph
 
 # FileFormat is documented under spdgraph (spdgraph.FileFormat), not twice
 __all__ = [
     "as_path",
     "atomic_path",
+    "check_dataset_format",
     "check_writable",
     "count_graph_file",
     "describe_formats",

@@ -40,13 +40,13 @@ from spdgraph.io._digests import DIGESTS, verify
 from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 from spdgraph.io._paths import as_path
-from spdgraph.io._writer import check_writable, guarded_write
+from spdgraph.io._writer import check_writable, guarded_write, save_dataset
 
 __all__ = ["open", "read_array", "save", "write_array"]
 
 
 def save(
-    da: xr.DataArray,
+    da: xr.DataArray | xr.Dataset,
     path: str | os.PathLike[str],
     *,
     overwrite: bool = True,
@@ -59,7 +59,9 @@ def save(
     da
         A matrix or stack from :func:`spdgraph.sample` (eager or dask-backed:
         a lazy array is computed and written chunk by chunk), data from
-        ``da.spd.draw``, or any DataArray with storable labels and attrs.
+        ``da.spd.draw``, or any DataArray with storable labels and attrs. A
+        Dataset (what :func:`spdgraph.simulate` returns) is written whole by
+        :func:`spdgraph.io.save_dataset`, in a format that holds Datasets.
     path
         Destination; its suffix picks the format among the registered ones
         (:func:`spdgraph.io.file_formats`).
@@ -95,6 +97,8 @@ def save(
     >>> back.identical(cov)
     True
     """
+    if isinstance(da, xr.Dataset):  # a simulation, a study's results
+        return save_dataset(da, path, overwrite=overwrite, format=format)
     return write_array(da, path, overwrite=overwrite, format=format)
 
 
@@ -224,6 +228,8 @@ def read_array(
         if chunks is None and fmt.header is not None:
             _check_claim(fmt.header(path), path)
         da = fmt.open(path)
+        if isinstance(da, xr.Dataset):  # a whole Dataset (save_dataset): as it was written
+            return da.load() if chunks is None and load else da  # type: ignore[return-value]
         if chunks is not None:
             da = da.chunk(chunks)
         else:

@@ -4,7 +4,7 @@ Every format spdgraph reads and writes (netCDF, Zarr, CSV tables, and any
 third-party one) is a :class:`FileFormat` returned by a plugin's
 ``spdgraph_file_formats`` hook; the built-in ones are plugins registered
 exactly as third-party ones are (``spdgraph.io._netcdf``, ``_zarr``,
-``_tables``); the table itself and :class:`FileFormat` live in
+``_csv``); the table itself and :class:`FileFormat` live in
 :mod:`spdgraph.plugins.formats`, in the plugins' one cache. :func:`spdgraph.save`,
 :func:`spdgraph.open`, the command line and ``spdgraph info`` find a format
 through this table only:

@@ -27,7 +27,13 @@ from spdgraph.io._paths import as_path, check_target, write_error
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
 
-__all__ = ["check_writable", "guarded_write", "save_dataset", "write_atomically"]
+__all__ = [
+    "check_dataset_format",
+    "check_writable",
+    "guarded_write",
+    "save_dataset",
+    "write_atomically",
+]
 
 
 def check_writable(
@@ -123,17 +129,29 @@ def save_dataset(
     that can hold a Dataset otherwise.
     """
     target = as_path(path)
-    fmt = format_for_writing(target, format)
-    writer = fmt.save_dataset
-    if writer is None:
-        raise FileError(
-            f"the {fmt.title} format holds single arrays, not a Dataset such as "
-            f"{os.fspath(target)!r} would be; use a format that holds Datasets: "
-            f"{dataset_formats()}."
-        )
+    fmt = check_dataset_format(target, format)
     check_target(target, fmt, overwrite)
     fmt.requires()
+    writer = fmt.save_dataset
+    assert writer is not None  # checked
     return guarded_write(target, lambda tmp, abandoned: writer(ds, tmp))
+
+
+def check_dataset_format(path: str | os.PathLike[str], format: str | None = None) -> FileFormat:
+    """The registered format a Dataset is written to at ``path``, refused unless it holds one.
+
+    ``format`` (a name) or the format of ``path``'s suffix; a
+    :class:`FileError` naming the formats that hold Datasets when it holds
+    single arrays only. Cheap: call it before the work whose result it writes.
+    """
+    fmt = format_for_writing(path, format)
+    if fmt.save_dataset is None:
+        raise FileError(
+            f"the {fmt.title} format holds single arrays, not a Dataset such as "
+            f"{os.fspath(path)!r} would be; use a format that holds Datasets: "
+            f"{dataset_formats()}."
+        )
+    return fmt
 
 
 def dataset_formats() -> str:

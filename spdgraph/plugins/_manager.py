@@ -70,7 +70,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph.plugins._builtin.gen_huge",
     "spdgraph.io._netcdf",
     "spdgraph.io._zarr",
-    "spdgraph.io._tables",
+    "spdgraph.io._csv",
 )
 
 #: Entry point group searched for third-party plugins.

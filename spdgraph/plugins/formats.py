@@ -4,7 +4,7 @@ A :class:`FileFormat` teaches spdgraph one file format: how to write an array
 (and, optionally, a simulation's Dataset) to a path and read it back, how to
 recognise a file of it. Plugins return them from the ``spdgraph_file_formats``
 hook; the built-in netCDF, Zarr and CSV formats (``spdgraph.io._netcdf``,
-``_zarr``, ``_tables``) are registered exactly as third-party ones. The record
+``_zarr``, ``_csv``) are registered exactly as third-party ones. The record
 stands here, below :mod:`spdgraph.io` and beside the generators' and the graph
 backends'; its table (:func:`spdgraph.io.file_formats`) is built by the plugins'
 one table builder and kept in their one cache, and :mod:`spdgraph.io` finds a
