@@ -239,8 +239,8 @@ class GeneratorSpec:
         (``||S M S||_1 ||(S M S)^-1||_1``, ``S = diag(M)^(-1/2)``), accounting
         for every rounding of its own arithmetic. The core then checks that
         matrix's pattern and diagonal but not its positive definiteness
-        (no factorization; see ``docs/guarantees.md``); entries left infinite
-        get the core's full check. The proof is the generator's: a wrong
+        (no factorization; see docs/errors.md, "Certificate by construction");
+        entries left infinite get the core's full check. The proof is the generator's: a wrong
         bound breaks the guarantee, so leave this False unless the bound is
         derived (``po`` derives it from the triangular factor it multiplied:
         :func:`spdgraph._kernels.certify.construction_bound`).
