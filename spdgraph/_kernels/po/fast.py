@@ -57,6 +57,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from spdgraph._kernels.blas import one_blas_thread as one_blas_thread  # the fast path runs in it
 from spdgraph._kernels.po.dense_loops import (
     axpy,
     chol_solve,
