@@ -157,3 +157,31 @@ def engine_request(graph, gen, plugin="my-plugin", *, n=2, seed=0, normalize=Fal
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 DATA = TESTS / "data"
+
+
+def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """Raw PO matrix ``Q' Q'^T`` by the library's row kernel (before the residual check
+    and zeroing), under one BLAS thread: the first step of the fast path, which the
+    tests compare the other kernels with (and with :func:`po_reference`)."""
+    from spdgraph._kernels.blas import one_blas_thread
+    from spdgraph._kernels.po.fast import gram_matrix, processed_coordinates
+
+    with one_blas_thread():
+        return gram_matrix(processed_coordinates(adjacency, factor))
+
+
+def potrf_lower_t(block: np.ndarray, n: int) -> bool:
+    """LAPACK ``dpotrf`` (``uplo="L"``) of ``block[:n, :n]`` from its upper triangle,
+    in place, called through ctypes as the compiled dense kernel calls it: ``R^T R``,
+    ``R`` upper; False if not numerically positive definite. The tests check the raw
+    call against numpy with it."""
+    import ctypes
+
+    from spdgraph._kernels import raw_blas
+
+    if n == 0:
+        return True
+    a, lda = raw_blas._address(block)
+    info = ctypes.c_int(0)
+    raw_blas._DPOTRF(b"L", raw_blas._int(n), a, raw_blas._int(lda), ctypes.byref(info))
+    return info.value == 0

@@ -41,14 +41,15 @@ def _is_type_checking_block(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
-def _imports(path: Path) -> set[str]:
-    """Every spdgraph module ``path`` imports, at any depth (TYPE_CHECKING blocks excluded)."""
+def _imports(path: Path, *, type_checking: bool = False) -> set[str]:
+    """Every spdgraph module ``path`` imports, at any depth (TYPE_CHECKING blocks
+    excluded unless ``type_checking``)."""
     module = _module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if _is_type_checking_block(node):
+        if _is_type_checking_block(node) and not type_checking:
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -68,6 +69,8 @@ def _imports(path: Path) -> set[str]:
 
 
 GRAPH = {name: _imports(path) for name, path in MODULES.items()}
+#: The same with the imports made for type checkers only: a tie all the same.
+FULL_GRAPH = {name: _imports(path, type_checking=True) for name, path in MODULES.items()}
 
 
 def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -107,6 +110,66 @@ def test_cycle_finder_finds_a_cycle():
 def test_no_import_cycle_in_the_package_and_the_plugins():
     assert any(name.startswith("spdgraph_reproduce") for name in GRAPH)  # plugins are read
     assert _find_cycle(GRAPH) is None
+    assert _find_cycle(FULL_GRAPH) is None  # no cycle hidden behind TYPE_CHECKING
+
+
+def _room(module: str) -> str:
+    """The room of a module: a subpackage of spdgraph (``spdgraph.io``), a top-level
+    module (``spdgraph.seeds``, ``spdgraph._machine``), the package's ``__init__``
+    (``spdgraph``), or a plugin distribution's package (``spdgraph_gwishart``)."""
+    parts = module.split(".")
+    if parts[0] != "spdgraph":
+        return parts[0]
+    return ".".join(parts[:2])
+
+
+def _room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    rooms: dict[str, set[str]] = {}
+    for module, deps in graph.items():
+        rooms.setdefault(_room(module), set()).update(
+            _room(dep) for dep in deps if _room(dep) != _room(module)
+        )
+    return rooms
+
+
+ROOMS = _room_graph(FULL_GRAPH)
+
+
+def test_the_room_graph_is_read():
+    assert _room("spdgraph.io._files") == "spdgraph.io"
+    assert _room("spdgraph.plugins._builtin.adapt_path") == "spdgraph.plugins"
+    assert _room("spdgraph_gwishart.plugin") == "spdgraph_gwishart"
+    assert "spdgraph.plugins" in ROOMS["spdgraph.io"]  # io finds formats in the plugins' table
+    assert _find_cycle(_room_graph({"a.x.m": {"b.y.n"}, "b.y.n": {"a.x.k"}, "a.x.k": set()}))
+
+
+def test_no_cycle_between_rooms():
+    """Rooms (subpackages, top-level modules, plugin packages) stand on floors: no room
+    reaches itself through others, counting imports inside functions and the ones made
+    for type checkers only (a tie is a tie, whatever hides it)."""
+    assert _find_cycle(ROOMS) is None
+
+
+#: The ground floor: modules every room may stand on, importing nothing of spdgraph
+#: but these (machine facts, errors).
+GROUND = {"spdgraph.errors", "spdgraph._machine", "spdgraph._version"}
+
+
+@pytest.mark.parametrize("name", sorted(GROUND))
+def test_the_ground_floor_imports_only_the_ground_floor(name):
+    assert FULL_GRAPH[name] <= GROUND
+
+
+def test_graph_files_stand_below_the_path_backend_and_io_above_the_plugins():
+    assert not any(
+        dep.startswith("spdgraph.io") for dep in FULL_GRAPH["spdgraph.plugins._builtin.adapt_path"]
+    )
+    assert not any(
+        _room(dep) in {"spdgraph.io", "spdgraph.sampling"}
+        for name in MODULES
+        if _room(name) == "spdgraph.plugins"
+        for dep in FULL_GRAPH[name]
+    )
 
 
 def _subpackage(module: str) -> str:

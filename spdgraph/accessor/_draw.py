@@ -15,9 +15,10 @@ import numpy as np
 import xarray as xr
 
 from spdgraph._kernels.numerics import cholesky_factors, cholesky_inverse, gaussian_draws
+from spdgraph._machine import Progress, available_memory, interactive
 from spdgraph.accessor import _marginal_draws as _marginals
 from spdgraph.errors import InvalidOptionError, MatrixError, TooLargeError, written
-from spdgraph.sampling import ACHIEVED_SPECTRUM, Progress, available_memory, interactive
+from spdgraph.sampling import ACHIEVED_SPECTRUM
 from spdgraph.seeds import (
     DRAW,
     MISSING,

@@ -152,8 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Built-in commands whose -o/--output is refused when it exists, unless --overwrite.
-WRITERS = ("sample", "draw", "related", "graph", "score")
+#: Built-in commands whose -o/--output is refused when it exists, unless --overwrite
+#: (the one place the command line refuses an existing output; the writers then
+#: replace it through spdgraph.io's one door to disk).
+WRITERS = ("sample", "draw", "related", "graph", "score", "simulate")
 
 
 def _refuse_existing_output(args: argparse.Namespace) -> None:

@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import os
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -143,43 +141,44 @@ def _header(g: Any) -> list[str]:
 
 
 def write_graph(g: Any, path: Path) -> None:
-    """Write ``g`` in the format of ``path``'s suffix, atomically (a temporary file renamed)."""
+    """Write ``g`` in the format of ``path``'s suffix, through spdgraph.io's one door to disk."""
+    from spdgraph.io import write_atomically
+
+    # an existing output was refused without --overwrite before any work (cli.WRITERS)
+    write_atomically(path, lambda tmp: _write_graph_file(g, tmp, path.suffix.lower()))
+
+
+def _write_graph_file(g: Any, tmp: Path, suffix: str) -> None:
     import networkx as nx
     import numpy as np
 
     nodes = list(g.nodes)
     adjacency = nx.to_numpy_array(g, nodelist=nodes, weight=None).astype(bool)
-    suffix = path.suffix.lower()
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{path.suffix}")
-    try:
-        if suffix == ".csv":  # labels on the header row and first column: integer labels
-            # alone on a header row would read back as a numeric matrix
-            rows = ["," + ",".join(str(x) for x in nodes)]
-            rows += [
-                f"{x}," + ",".join("1" if v else "0" for v in row)
-                for x, row in zip(nodes, adjacency, strict=True)
-            ]
-            tmp.write_text("\n".join(rows) + "\n", encoding="utf-8")
-        elif suffix == ".npy":
-            with open(tmp, "wb") as fh:
-                np.save(fh, adjacency.astype(np.int8), allow_pickle=False)
-        elif suffix in (".graphml", ".gml"):
-            flat = g.copy()
-            flat.graph = {"spdgraph": "\n".join(_header(g))}  # JSON text: both formats keep it
-            (nx.write_graphml if suffix == ".graphml" else nx.write_gml)(flat, tmp)
-        else:
-            text = [f"# {line}" for line in _header(g)]
-            text += ["# nodes, in order"] + [str(x) for x in nodes] + ["# edges"]
-            text += [f"{u} {v}" for u, v in g.edges]
-            tmp.write_text("\n".join(text) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    if suffix == ".csv":  # labels on the header row and first column: integer labels
+        # alone on a header row would read back as a numeric matrix
+        rows = ["," + ",".join(str(x) for x in nodes)]
+        rows += [
+            f"{x}," + ",".join("1" if v else "0" for v in row)
+            for x, row in zip(nodes, adjacency, strict=True)
+        ]
+        tmp.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    elif suffix == ".npy":
+        with open(tmp, "wb") as fh:
+            np.save(fh, adjacency.astype(np.int8), allow_pickle=False)
+    elif suffix in (".graphml", ".gml"):
+        flat = g.copy()
+        flat.graph = {"spdgraph": "\n".join(_header(g))}  # JSON text: both formats keep it
+        (nx.write_graphml if suffix == ".graphml" else nx.write_gml)(flat, tmp)
+    else:
+        text = [f"# {line}" for line in _header(g)]
+        text += ["# nodes, in order"] + [str(x) for x in nodes] + ["# edges"]
+        text += [f"{u} {v}" for u, v in g.edges]
+        tmp.write_text("\n".join(text) + "\n", encoding="utf-8")
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
     output = Path(args.output)
-    if not output.parent.is_dir():
+    if not output.parent.is_dir():  # before any work (the writer checks it again)
         raise FileError(f"the folder of {args.output!r} does not exist; create it first.")
     given = {k: getattr(args, k) for k in _OPTIONS if getattr(args, k) is not None}
     g = make_family_graph(args.family, args.p, args.seed, given)

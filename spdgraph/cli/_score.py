@@ -53,10 +53,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if args.areas:
         table = _areas(data, truth, table, args.path)
     if args.output:
-        from spdgraph.io import atomic_path
+        from spdgraph.io import write_atomically
 
-        with atomic_path(args.output) as tmp:
-            table.to_csv(tmp, index=False)
+        # an existing output was refused without --overwrite before any work (cli.WRITERS)
+        write_atomically(args.output, lambda tmp: table.to_csv(tmp, index=False))
         print(f"wrote {len(table)} scores to {args.output}")
     else:
         table.to_csv(sys.stdout, index=False)

@@ -5,9 +5,11 @@
 ``lattice``, ``AR(1)``, ``AR(2)``) with ``--p``, or a graph file
 (:func:`spdgraph.read_graph`). Family, method and data options are repeatable
 ``--option KEY=VALUE`` (Python literals: ``--option g=4 --option v=0.3``).
-The output's suffix picks the format: ``.nc`` (netCDF), ``.zarr``, or
-anything else (or ``--format csv``) for a folder of CSV files
-(:func:`spdgraph.simulation.save_simulation`). Uses the public API only.
+The output's suffix picks the format among the registered ones that hold a
+Dataset (``.nc`` netCDF, ``.zarr``, a plugin's), ``--format NAME`` names one,
+and any other path is a folder of CSV files
+(:func:`spdgraph.simulation.save_simulation`). An existing output is refused
+unless ``--overwrite``, as for every command that writes. Uses the public API only.
 """
 
 from __future__ import annotations
@@ -16,23 +18,24 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from spdgraph.cli._options import _key_value, _non_negative_int
+from spdgraph.cli._options import (
+    _add_format_option,
+    _key_value,
+    _non_negative_int,
+    _output_format,
+)
 
 __all__: list[str] = []
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     import spdgraph
-    from spdgraph.errors import FileError, InvalidOptionError
+    from spdgraph.errors import InvalidOptionError
     from spdgraph.simulation import FAMILY_NAMES, canonical_family, save_simulation
 
     output = Path(args.output)
     if args.format == "csv" and output.suffix.lower() in (".nc", ".zarr"):
         raise InvalidOptionError(f"--format csv writes a folder; {args.output!r} names a file.")
-    if output.exists() and not args.overwrite:
-        raise FileError(
-            f"{args.output!r} exists; pass --overwrite to replace it (or choose another output)."
-        )
     graph: Any = args.graph
     try:
         canonical_family(graph)
@@ -60,7 +63,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         seed=args.seed,
         **options,
     )
-    path = save_simulation(sim, output, overwrite=args.overwrite)
+    # an existing output was refused without --overwrite before any work (cli.WRITERS)
+    path = save_simulation(sim, output, overwrite=True, format=_output_format(args))
     print(
         f"wrote {path}: {sim.attrs['graph_family']} graph, p = {sim.attrs['p']}, "
         f"{sim.attrs['n_edges']} edges, n = {sim.attrs['n']}, seed = {sim.attrs['seed']}"
@@ -106,7 +110,11 @@ def _add_simulate_parser(sub: Any) -> None:
     cmd.add_argument(
         "--option", type=_key_value, action="append", metavar="KEY=VALUE", help="repeatable"
     )
-    cmd.add_argument("--format", choices=("auto", "csv"), default="auto")
-    cmd.add_argument("--overwrite", action="store_true", help="replace an existing output")
-    cmd.add_argument("-o", "--output", required=True, help=".nc, .zarr or a CSV folder")
+    _add_format_option(cmd, "the simulation (a format that holds Datasets)")
+    cmd.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help=".nc, .zarr, a plugin's suffix or a CSV folder",
+    )
     cmd.set_defaults(func=_cmd_simulate)

@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Any
 
+from spdgraph.cli._options import _add_format_option, _output_format
+
 __all__: list[str] = []
 
 
@@ -30,6 +32,7 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
             progress=None if args.progress is None else args.progress,
             plots=False if args.no_plots else None,
             on_cell=done.append,
+            results_format=_output_format(args),
         )
     except KeyboardInterrupt:
         print(
@@ -73,6 +76,7 @@ def _add_study_parser(sub: Any) -> None:
         "--scheduler", default=None, help="dask scheduler address, or 'local' (LocalCluster)"
     )
     run.add_argument("--no-plots", action="store_true", help="skip the plots")
+    _add_format_option(run, "the results table (results.<suffix>; default netCDF)")
     bar = run.add_mutually_exclusive_group()
     bar.add_argument("--progress", dest="progress", action="store_true", default=None)
     bar.add_argument("--no-progress", dest="progress", action="store_false")

@@ -76,7 +76,7 @@ def check_graph_memory(
     built (``related_graphs``). Raises :class:`TooLargeError` naming the need,
     what is available and the largest ``p`` that fits.
     """
-    from spdgraph.sampling import available_memory
+    from spdgraph._machine import available_memory
 
     per_pair = PAIR_SCRATCH_BYTES if pairs else 0.0
     p = min(p, MAX_COUNT)  # floats from here on: never an OverflowError

@@ -4,9 +4,10 @@ Public: ``spdgraph.save`` / ``spdgraph.open`` (``_files``: atomic writes, the
 format found through the format table), :class:`FileFormat` and
 :func:`file_formats` (``_format``: one object per format, from the
 ``spdgraph_file_formats`` hook; the built-in netCDF, Zarr and CSV formats are
-the plugin modules ``_netcdf``, ``_zarr`` and ``_tables``), :func:`save_csv`
+the plugin modules ``_netcdf``, ``_zarr`` and ``_csv``), :func:`save_csv`
 (tidy tables, read back by :func:`read_tables`), :func:`read_graph`
-(``_graph_files``: edge lists, CSV, GraphML, GML, ``.npy``, ``.npz``).
+(edge lists, CSV, GraphML, GML, ``.npy``, ``.npz``: handed on from
+:mod:`spdgraph.plugins.graph_files`, which stands below the path backend).
 
 Interface for the rest of the package and the command line: ``write_array``
 (``save`` with a hook that computes a dask write, for progress bars and
@@ -14,20 +15,17 @@ clients), ``read_array`` (``open``, optionally leaving the values on disk),
 ``format_for_reading`` / ``format_for_writing`` (which format a path is),
 ``check_writable`` (refuse an output path before any work), ``count_graph_file`` (a
 graph file's node count from its header, for the memory guard), ``write_table``
-(one tidy CSV table), ``netcdf_engine``, and the atomic-write helpers
-``atomic_path`` (write anything to a temporary renamed into place),
-``writes_abandoned`` / ``exit_now`` (an interrupted write still ending).
+(one tidy CSV table), ``netcdf_engine``, and the one door to disk (``_writer``):
+``write_atomically`` (any file or folder through ``write(tmp)``, with the checks
+``save`` makes), ``save_dataset`` (a Dataset in a registered format that holds
+one: simulations, a study's results; ``check_dataset_format`` refuses one that
+does not, before any work), ``atomic_path`` (the same protocol as a
+context manager, without the checks), ``writes_abandoned`` / ``exit_now`` (an
+interrupted write still ending).
 """
 
 from spdgraph.io._atomic import atomic_path, exit_now, writes_abandoned
-from spdgraph.io._files import (
-    as_path,
-    check_writable,
-    open,
-    read_array,
-    save,
-    write_array,
-)
+from spdgraph.io._files import as_path, open, read_array, save, write_array
 from spdgraph.io._format import FileFormat as FileFormat  # public as spdgraph.FileFormat
 from spdgraph.io._format import (
     describe_formats,
@@ -35,14 +33,21 @@ from spdgraph.io._format import (
     format_for_reading,
     format_for_writing,
 )
-from spdgraph.io._graph_files import count_graph_file, read_graph
 from spdgraph.io._netcdf import netcdf_engine
 from spdgraph.io._tables import read_tables, save_csv, write_table
+from spdgraph.io._writer import (
+    check_dataset_format,
+    check_writable,
+    save_dataset,
+    write_atomically,
+)
+from spdgraph.plugins.graph_files import count_graph_file, read_graph
 
 # FileFormat is documented under spdgraph (spdgraph.FileFormat), not twice
 __all__ = [
     "as_path",
     "atomic_path",
+    "check_dataset_format",
     "check_writable",
     "count_graph_file",
     "describe_formats",
@@ -57,7 +62,9 @@ __all__ = [
     "read_tables",
     "save",
     "save_csv",
+    "save_dataset",
     "write_array",
+    "write_atomically",
     "write_table",
     "writes_abandoned",
 ]

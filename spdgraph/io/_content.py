@@ -60,7 +60,8 @@ def prepare(da: object) -> xr.DataArray:
     """Check that ``da`` can be stored and return a copy with clean encodings."""
     if not isinstance(da, xr.DataArray):
         raise InvalidOptionError(
-            f"spdgraph.save stores an xarray.DataArray, got {type(da).__name__}."
+            f"spdgraph.save stores an xarray.DataArray (or a whole Dataset), got "
+            f"{type(da).__name__}."
         )
     for name, value in da.attrs.items():
         _check_attr(str(name), value)

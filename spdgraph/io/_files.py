@@ -5,12 +5,13 @@ strings), the boolean ``adjacency`` coordinate (the graph) and the provenance
 attrs, so ``spdgraph.open(path)`` gives back an array equal to the one saved,
 on which ``spdgraph.sample`` and the ``da.spd`` accessor work as before.
 
-Writes are atomic: the file (or Zarr directory) is written under a temporary
-name in the destination folder and renamed into place only when complete (a Zarr
-store replaces an existing one by an atomic exchange where the system has one).
-A failure, Ctrl-C or SIGTERM mid-write leaves nothing behind and an existing
-file of that name untouched; temporaries that a killed process left are removed
-by the next save to that folder (see ``_atomic``).
+Writes go through the one door to disk (``_writer``): the file (or Zarr
+directory) is written under a temporary name in the destination folder and
+renamed into place only when complete (a Zarr store replaces an existing one by
+an atomic exchange where the system has one). A failure, Ctrl-C or SIGTERM
+mid-write leaves nothing behind and an existing file of that name untouched;
+temporaries that a killed process left are removed by the next save to that
+folder (see ``_atomic``).
 
 The format is found through the format table only (``_format``): by the
 suffix (or ``format=``) when saving, by the content when opening. netCDF needs
@@ -30,47 +31,22 @@ from typing import Any
 
 import xarray as xr
 
-from spdgraph.errors import FileError, SpdgraphError, TooLargeError
-from spdgraph.io._atomic import (
-    compute_unless,
-    in_slabs,
-    remove,
-    replace,
-    run_guarded,
-    settle,
-    sweep_stale,
-    temporary_name,
-)
+from spdgraph import _machine
+from spdgraph._machine import require_dask
+from spdgraph.errors import FileError, TooLargeError
+from spdgraph.io._atomic import compute_unless, in_slabs
 from spdgraph.io._content import prepare, restore
 from spdgraph.io._digests import DIGESTS, verify
-from spdgraph.io._format import FileFormat, format_for_reading, format_for_writing
+from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
-from spdgraph.io._paths import as_path, check_target, write_error
+from spdgraph.io._paths import as_path
+from spdgraph.io._writer import check_writable, guarded_write, save_dataset
 
-__all__ = ["check_writable", "open", "read_array", "save", "write_array"]
-
-
-def check_writable(
-    path: str | os.PathLike[str],
-    *,
-    overwrite: bool = True,
-    format: str | None = None,
-) -> FileFormat:
-    """Check, before any heavy work, that ``save`` can write ``path``; return its format.
-
-    The format is ``format`` (a registered name) or the one whose suffix ``path``
-    has. Raises :class:`FileError` (unknown suffix, missing folder, a destination
-    that must not be replaced) or :class:`MissingDependencyError`.
-    """
-    target = as_path(path)
-    fmt = format_for_writing(target, format)
-    check_target(target, fmt, overwrite)
-    fmt.requires()
-    return fmt
+__all__ = ["open", "read_array", "save", "write_array"]
 
 
 def save(
-    da: xr.DataArray,
+    da: xr.DataArray | xr.Dataset,
     path: str | os.PathLike[str],
     *,
     overwrite: bool = True,
@@ -83,7 +59,9 @@ def save(
     da
         A matrix or stack from :func:`spdgraph.sample` (eager or dask-backed:
         a lazy array is computed and written chunk by chunk), data from
-        ``da.spd.draw``, or any DataArray with storable labels and attrs.
+        ``da.spd.draw``, or any DataArray with storable labels and attrs. A
+        Dataset (what :func:`spdgraph.simulate` returns) is written whole by
+        :func:`spdgraph.io.save_dataset`, in a format that holds Datasets.
     path
         Destination; its suffix picks the format among the registered ones
         (:func:`spdgraph.io.file_formats`).
@@ -119,6 +97,8 @@ def save(
     >>> back.identical(cov)
     True
     """
+    if isinstance(da, xr.Dataset):  # a simulation, a study's results
+        return save_dataset(da, path, overwrite=overwrite, format=format)
     return write_array(da, path, overwrite=overwrite, format=format)
 
 
@@ -147,10 +127,8 @@ def write_array(
     fmt = check_writable(path, overwrite=overwrite, format=format)
     prepared = prepare(da)
     lazy = prepared.chunks is not None
-    sweep_stale(path.parent)
-    tmp = temporary_name(path)
 
-    def write(abandoned: threading.Event) -> None:
+    def write(tmp: Path, abandoned: threading.Event) -> None:
         if fmt.save_delayed is None or not (lazy or _has_dask()):
             fmt.save(prepared.load() if lazy else prepared, tmp)
         else:
@@ -164,23 +142,7 @@ def write_array(
         if not abandoned.is_set():
             _read_back(fmt, tmp, path)
 
-    try:
-        run_guarded(write, tmp)
-        replace(tmp, path)
-    except (SpdgraphError, KeyboardInterrupt):
-        remove(tmp)
-        raise
-    except (OSError, RuntimeError) as exc:
-        settle(tmp)  # writes of a folder format still in flight
-        remove(tmp)
-        error = write_error(path, exc)
-        if error is None:
-            raise
-        raise error from exc
-    except BaseException:
-        remove(tmp)
-        raise
-    return path
+    return guarded_write(path, write)
 
 
 def _read_back(fmt: FileFormat, tmp: Path, path: Path) -> None:
@@ -261,13 +223,13 @@ def read_array(
     if isinstance(chunks, int) and not isinstance(chunks, bool):
         chunks = {"sample": chunks}
     if chunks is not None:
-        from spdgraph.sampling import require_dask
-
         require_dask("spdgraph.open(..., chunks=...)")
     try:
         if chunks is None and fmt.header is not None:
             _check_claim(fmt.header(path), path)
         da = fmt.open(path)
+        if isinstance(da, xr.Dataset):  # a whole Dataset (save_dataset): as it was written
+            return da.load() if chunks is None and load else da  # type: ignore[return-value]
         if chunks is not None:
             da = da.chunk(chunks)
         else:
@@ -321,9 +283,7 @@ def _check_fits(da: xr.DataArray, path: Path) -> None:
 
 
 def _refuse_beyond_memory(need: int, dims: str, path: Path) -> None:
-    from spdgraph.sampling import available_memory
-
-    available = available_memory()
+    available = _machine.available_memory()
     if available is not None and need > available:
         raise TooLargeError(
             f"{os.fspath(path)!r} claims {dims}: {need / 2**30:,.1f} GiB, but only "

@@ -116,6 +116,16 @@ def save(da: xr.DataArray, path: Path) -> None:
     _fsync(path)
 
 
+def save_dataset(ds: xr.Dataset, path: Path) -> None:
+    """Write a whole Dataset (a simulation, a study's results) to ``path``, flushed to disk."""
+    try:
+        ds.to_netcdf(path, engine=netcdf_engine())
+    except BaseException as exc:
+        _release(exc)
+        raise
+    _fsync(path)
+
+
 def save_delayed(da: xr.DataArray, path: Path) -> Any:
     """The delayed write of a dask-backed ``da`` (computed by the core), then flushed."""
     import dask
@@ -163,6 +173,7 @@ NETCDF = FileFormat(
     save_delayed=save_delayed,
     requires=_requires,
     header=header,
+    save_dataset=save_dataset,
 )
 
 

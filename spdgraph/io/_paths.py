@@ -14,25 +14,12 @@ import errno
 import os
 from pathlib import Path
 
+from spdgraph._machine import as_path
 from spdgraph.errors import FileError
 from spdgraph.io._atomic import temporary_name
-from spdgraph.io._format import FileFormat
+from spdgraph.plugins.formats import FileFormat
 
 __all__ = ["as_path", "check_target", "write_error"]
-
-
-def as_path(path: object) -> Path:
-    """``path`` as a :class:`~pathlib.Path`; a :class:`FileError` for what is no path."""
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if not isinstance(path, str | os.PathLike):
-        raise FileError(
-            f"a file path must be a string or os.PathLike, got {type(path).__name__} {path!r:.60}."
-        )
-    text = os.fspath(path)
-    if not text or "\0" in str(text):
-        raise FileError(f"{text!r} is not a valid file path (empty, or holds a NUL character).")
-    return Path(text)
 
 
 #: What to do about the usual causes of a failed write, by errno.
@@ -112,8 +99,11 @@ def _read_only(folder: Path) -> bool:
         return False
 
 
-def check_target(path: Path, fmt: FileFormat, overwrite: bool) -> None:
-    """Refuse, before any work, a destination ``save`` cannot or must not write."""
+def check_target(path: Path, fmt: FileFormat | None, overwrite: bool) -> None:
+    """Refuse, before any work, a destination ``save`` cannot or must not write.
+
+    ``fmt`` None: a plain file (a table, a cell, a figure) that replaces only a file.
+    """
     try:
         _check_folder(path)
         exists = path.exists() or path.is_symlink()
@@ -125,11 +115,11 @@ def check_target(path: Path, fmt: FileFormat, overwrite: bool) -> None:
         return
     if not overwrite:
         raise FileError(f"{os.fspath(path)!r} exists; pass overwrite=True to replace it.")
-    if fmt.recognises(path):
+    if fmt is not None and fmt.recognises(path):
         return
-    if not fmt.folder and path.is_dir():
+    if (fmt is None or not fmt.folder) and path.is_dir():
         raise FileError(f"{os.fspath(path)!r} is a directory; it will not be replaced by a file.")
-    if fmt.folder:
+    if fmt is not None and fmt.folder:
         raise FileError(
             f"{os.fspath(path)!r} exists and is not a {fmt.title} store; it will not be replaced."
         )

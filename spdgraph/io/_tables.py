@@ -5,7 +5,8 @@ the node labels, comma separated, no row names, numbers with 17 significant
 digits (they read back bit for bit), missing values as ``NA``. A stack (a
 leading ``sample`` dim) becomes a folder with ``sample_<k>.csv`` per matrix or
 data set and, for matrices, ``adjacency.csv`` (the graph as a labelled 0/1
-matrix). Files are written under a temporary name and renamed into place.
+matrix). Files are written under a temporary name and renamed into place. The
+CSV file format (the ``FileFormat`` object and its hook) is ``_csv``.
 """
 
 from __future__ import annotations
@@ -20,10 +21,8 @@ import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.io._atomic import remove, replace, sweep_stale, temporary_name
-from spdgraph.io._format import FileFormat
-from spdgraph.plugins.hookspecs import offering
 
-__all__ = ["CSV", "read_tables", "save_csv", "spdgraph_file_formats", "write_table"]
+__all__ = ["read_tables", "save_csv", "write_csv", "write_table"]
 
 _OURS = re.compile(r"^(sample_.+\.csv|adjacency(_.+)?\.csv|group_[^/]+)$")
 
@@ -325,43 +324,7 @@ def _parse_label(text: object) -> Any:
     return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return text.strip() == "NA"
-    return True
-
-
-def _looks_like_table(path: Path) -> bool:
-    """A text file whose first line is a header and whose next line is as many numbers."""
-    import csv
-
-    with path.open("rb") as handle:
-        head = handle.read(65536)
-    if b"\0" in head:
-        return False
-    try:
-        lines = head.decode("utf-8").splitlines()[:2]
-    except UnicodeDecodeError:
-        return False
-    if len(lines) < 2:
-        return False
-    header, first = list(csv.reader(lines))
-    return len(header) == len(first) > 0 and all(_is_number(x) for x in first)
-
-
-def recognises(path: Path) -> bool:
-    """A CSV table, or a folder of ``sample_<k>.csv`` tables (what :func:`save_csv` writes)."""
-    if path.is_file():
-        return _looks_like_table(path)
-    if not path.is_dir():
-        return False
-    tables = sorted(path.glob("sample_*.csv"))
-    return bool(tables) and _looks_like_table(tables[0])
-
-
-def _save_format(da: xr.DataArray, path: Path) -> None:
+def write_csv(da: xr.DataArray, path: Path) -> None:
     """``save`` of the CSV format: one table to the file ``path``, a stack to the folder."""
     if da.ndim >= 3 and da.dims[0] == "group":
         path.mkdir()
@@ -371,17 +334,3 @@ def _save_format(da: xr.DataArray, path: Path) -> None:
         _write_stack(da, path)
     else:
         write_table(np.asarray(da.values), _labels(da), path)
-
-
-CSV = FileFormat(
-    name="csv",
-    suffixes=(".csv",),
-    save=_save_format,
-    open=read_tables,
-    recognises=recognises,
-    folder=True,
-    description="CSV tables",
-)
-
-
-spdgraph_file_formats = offering(CSV)

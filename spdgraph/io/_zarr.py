@@ -77,6 +77,16 @@ def save(da: xr.DataArray, path: Path) -> None:
         raise
 
 
+def save_dataset(ds: xr.Dataset, path: Path) -> None:
+    """Write a whole Dataset (a simulation, a study's results) as the Zarr store ``path``."""
+    _requires()
+    try:
+        ds.to_zarr(path, mode="w-")
+    except BaseException:
+        settle(path)
+        raise
+
+
 def save_delayed(da: xr.DataArray, path: Path) -> Any:
     """The delayed write of a dask-backed ``da`` (computed by the core)."""
     _requires()
@@ -136,6 +146,7 @@ ZARR = FileFormat(
     description="Zarr",
     save_delayed=save_delayed,
     requires=_requires,
+    save_dataset=save_dataset,
 )
 
 

@@ -5,10 +5,16 @@ Public (through :mod:`spdgraph`): ``get_plugin_manager``, ``reset_plugin_manager
 ``GraphData``, ``DAG``, ``GraphBackend``. Internal interface: ``find_generator`` and
 ``generators`` (the cached generator table), ``mark_broken`` and ``failure_reason``
 (a faulty plugin's record), ``plugin_table`` (a table of what every plugin's hook
-returns, for generators and file formats), ``graph_backends``, ``graph_backend`` and
-``find_backend`` (the cached graph backend table), ``DEFAULT_PLUGINS`` (the built-in
-graph backends and generators under :mod:`spdgraph.plugins.builtin`, registered
-exactly as third-party plugins are), ``check_options`` (:mod:`~spdgraph.plugins.options`).
+returns) and ``cached_table`` (the one cache every such table is kept in: generators,
+graph backends, file formats), ``graph_backends``, ``graph_backend`` and
+``find_backend`` (the graph backend table), :class:`~spdgraph.plugins.formats.FileFormat`
+(the file-format record; ``spdgraph.io.file_formats`` is its table),
+``read_graph`` and ``count_graph_file`` (graph files, :mod:`~spdgraph.plugins.graph_files`,
+read by the built-in path backend and public as ``spdgraph.read_graph``),
+``DEFAULT_PLUGINS`` (the built-in graph backends and generators under
+``spdgraph.plugins._builtin`` and the built-in file formats of :mod:`spdgraph.io`,
+registered exactly as third-party plugins are), ``check_options``
+(:mod:`~spdgraph.plugins.options`).
 """
 
 from spdgraph.plugins._manager import (
@@ -16,6 +22,7 @@ from spdgraph.plugins._manager import (
     DEFAULT_PLUGINS,
     ENTRY_POINT_GROUP,
     broken_plugins,
+    cached_table,
     failure_reason,
     find_generator,
     generators,
@@ -28,12 +35,15 @@ from spdgraph.plugins._manager import (
 )
 from spdgraph.plugins.backends import GraphBackend as GraphBackend  # spdgraph.GraphBackend
 from spdgraph.plugins.backends import find_backend, graph_backend, graph_backends
+from spdgraph.plugins.graph_files import count_graph_file, read_graph
 
 __all__ = [
     "AUTOLOAD_ENV",
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
     "broken_plugins",
+    "cached_table",
+    "count_graph_file",
     "failure_reason",
     "find_backend",
     "find_generator",
@@ -45,5 +55,6 @@ __all__ = [
     "mark_broken",
     "mark_skipped",
     "plugin_table",
+    "read_graph",
     "reset_plugin_manager",
 ]

@@ -6,9 +6,10 @@ plugins are; then, unless the environment variable
 ``SPDGRAPH_DISABLE_PLUGIN_AUTOLOAD`` is set to a non-empty value, every entry
 point of group ``spdgraph`` is loaded.
 
-The generator table (what ``spdgraph_register_generators`` returns, by name) is
-built through pluggy's hook calling and cached; registering or unregistering a
-plugin on the manager invalidates it.
+Every table derived from the hooks (the generators, the graph backends, the file
+formats: what each plugin returns, by name) is built by one builder,
+:func:`plugin_table`, and kept in one cache, :func:`cached_table`; registering or
+unregistering a plugin on the manager invalidates them all.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "PluginTable",
     "broken_plugins",
+    "cached_table",
     "find_generator",
     "generators",
     "get_plugin_manager",
@@ -68,7 +70,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph.plugins._builtin.gen_huge",
     "spdgraph.io._netcdf",
     "spdgraph.io._zarr",
-    "spdgraph.io._tables",
+    "spdgraph.io._csv",
 )
 
 #: Entry point group searched for third-party plugins.
@@ -220,13 +222,46 @@ def reset_plugin_manager() -> None:
     global _manager
     with _lock:
         _manager = None
-        _table_cache.clear()
+        _tables.clear()
         _broken.clear()
         _load_failures.clear()
 
 
-#: (manager id, generation) -> generator table
-_table_cache: dict[tuple[int, int], PluginTable[GeneratorSpec]] = {}
+#: (manager id, generation) -> {hook: table}: every table derived from the hooks
+#: (generators, graph backends, file formats), all dropped together when a
+#: plugin is registered or unregistered.
+_tables: dict[tuple[int, int], dict[str, PluginTable[Any]]] = {}
+
+
+def cached_table(
+    hook: str,
+    kind: type[_T],
+    check: Callable[[object, str, PluginTable[_T]], _T],
+) -> PluginTable[_T]:
+    """The table :func:`plugin_table` builds for ``hook``, cached until the plugins change.
+
+    The one cache of spdgraph's registries: the generator, graph backend and
+    file-format tables are all built here. When a plugin has been registered
+    or unregistered since the last table was built, every cached table is
+    dropped and the plugins' faults are judged again (the marks of
+    :func:`mark_broken` are cleared). Returns a copy.
+    """
+    pm = get_plugin_manager()
+    key = (id(pm), pm.generation)
+    with _lock:
+        if key not in _tables:
+            _tables.clear()
+            _broken.clear()  # registered plugins changed: judge them again
+            _tables[key] = {}
+        tables = _tables[key]
+        if hook not in tables:
+            if hook != _GENERATORS_HOOK and _GENERATORS_HOOK not in tables:
+                generators()  # the generator table judges the plugins first
+            tables[hook] = plugin_table(pm, hook, kind, check)
+        return dict(tables[hook])
+
+
+_GENERATORS_HOOK = "spdgraph_register_generators"
 
 
 def generators() -> PluginTable[GeneratorSpec]:
@@ -238,18 +273,7 @@ def generators() -> PluginTable[GeneratorSpec]:
     :class:`~spdgraph.errors.PluginError` when two plugins register the same
     name or a plugin returns something that is not a :class:`Generator`.
     """
-    pm = get_plugin_manager()
-    key = (id(pm), pm.generation)
-    table = _table_cache.get(key)
-    if table is None:
-        with _lock:
-            _broken.clear()  # registered plugins changed: judge them again
-            table = plugin_table(
-                pm, "spdgraph_register_generators", GeneratorSpec, _check_generator
-            )
-            _table_cache.clear()
-            _table_cache[key] = table
-    return dict(table)
+    return cached_table(_GENERATORS_HOOK, GeneratorSpec, _check_generator)
 
 
 #: plugin name -> why it was skipped (a faulty plugin harms only itself)
@@ -305,7 +329,7 @@ def plugin_table(
     :class:`~spdgraph.errors.PluginError`. A plugin whose hook raises, or one
     of whose objects fails the check, is skipped whole and marked broken (one
     :class:`~spdgraph.errors.PluginWarning`): a faulty plugin harms only itself.
-    Used for the generator and file-format tables.
+    Used for the generator, graph backend and file-format tables (:func:`cached_table`).
     """
     impls = getattr(pm.hook, hook).get_hookimpls()  # registration order
     table: PluginTable[_T] = {}

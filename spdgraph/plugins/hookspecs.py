@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import pluggy
 
-from spdgraph.plugins.types import GeneratorSpec
-
-if TYPE_CHECKING:
-    from spdgraph.io import FileFormat
-    from spdgraph.plugins.backends import GraphBackend
+from spdgraph.plugins.formats import FileFormat
+from spdgraph.plugins.types import GeneratorSpec, GraphBackend
 
 __all__ = [
     "hookimpl",

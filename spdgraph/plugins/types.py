@@ -13,6 +13,7 @@ __all__ = [
     "EntrySampler",
     "Generator",
     "GeneratorSpec",
+    "GraphBackend",
     "GraphData",
     "WarmupStep",
     "default_seconds",
@@ -238,8 +239,8 @@ class GeneratorSpec:
         (``||S M S||_1 ||(S M S)^-1||_1``, ``S = diag(M)^(-1/2)``), accounting
         for every rounding of its own arithmetic. The core then checks that
         matrix's pattern and diagonal but not its positive definiteness
-        (no factorization; see ``docs/guarantees.md``); entries left infinite
-        get the core's full check. The proof is the generator's: a wrong
+        (no factorization; see docs/errors.md, "Certificate by construction");
+        entries left infinite get the core's full check. The proof is the generator's: a wrong
         bound breaks the guarantee, so leave this False unless the bound is
         derived (``po`` derives it from the triangular factor it multiplied:
         :func:`spdgraph._kernels.certify.construction_bound`).
@@ -295,3 +296,67 @@ class GeneratorSpec:
 
 #: The plugin record under its first name (``spdgraph.Generator``).
 Generator = GeneratorSpec
+
+
+@dataclass(frozen=True)
+class GraphBackend:
+    """One graph library (or input kind), both ways: recognise, read, count, build back.
+
+    Returned by a plugin's ``spdgraph_graph_backends`` hook. The core asks the
+    registered backends in turn (those registered last first, so a plugin can
+    take over a type spdgraph knows) which one ``recognises`` the object, and
+    then uses that backend alone: ``count_nodes`` for the memory guard,
+    ``to_graph`` for the graph. ``da.spd.graph(name)`` calls ``from_graph`` of
+    the backend called ``name``.
+
+    Parameters
+    ----------
+    name
+        Unique name, the value of ``da.spd.graph(name)`` (``"networkx"``).
+    recognises
+        ``recognises(obj) -> bool``: whether ``obj`` is of this backend's type.
+        Cheap, never raising, never importing the library (test
+        ``sys.modules.get("lib")`` first: an object of a library exists only
+        once the user has imported it).
+    to_graph
+        ``to_graph(obj) -> GraphData`` for an object it recognises, the node
+        labels kept. Undirected: ``adjacency`` boolean, symmetric, False
+        diagonal (self-loops ignored). A directed type: ``directed`` set too
+        (``directed[i, j]`` for ``i -> j``, self-loops kept for the core to
+        refuse) and ``adjacency`` its skeleton; the core refuses it for the
+        methods that take an undirected graph and the DAG-capable methods
+        take only it. Invalid input raises :class:`spdgraph.GraphError` saying
+        how to fix it. The core checks the result.
+    from_graph
+        Optional ``from_graph(GraphData) -> obj``: the graph built back in the
+        library's type, ``labels`` kept and ``attrs`` (``{"kind": ...}``)
+        stored where the type has room; a missing library is a
+        :class:`spdgraph.MissingDependencyError` naming the extra. None: input
+        only.
+    count_nodes
+        Optional ``count_nodes(obj) -> int | None``: the node count, in time
+        and memory far below ``p x p``, so that the memory guard refuses a
+        request that cannot fit before any ``p x p`` array exists. None (or
+        returning None): the core adapts first and checks right after.
+    undirected_hint
+        What to tell a user who passes a directed graph of this type to a
+        method taking an undirected one (``"Use G.to_undirected()."``).
+
+    Examples
+    --------
+    >>> import spdgraph
+    >>> names = {b.name for b, _ in spdgraph.plugins.graph_backends()}
+    >>> {"networkx", "igraph", "numpy", "scipy", "pandas", "xarray", "file"} <= names
+    True
+    >>> import numpy as np
+    >>> backend, plugin = spdgraph.plugins.graph_backend("numpy")
+    >>> backend.from_graph(spdgraph.GraphData(np.eye(2, dtype=bool) ^ True, [0, 1])).tolist()
+    [[False, True], [True, False]]
+    """
+
+    name: str
+    recognises: Callable[[Any], bool]
+    to_graph: Callable[[Any], GraphData]
+    from_graph: Callable[[GraphData], Any] | None = None
+    count_nodes: Callable[[Any], int | None] | None = None
+    undirected_hint: str = ""

@@ -7,21 +7,28 @@ memory guard from the node count, the graph adapted once by ``_adapt`` or
 or the lazy one (``_lazy``, dask, one task per chunk) runs ``_engine.generate_block``
 (generate, check, normalize, control a block); ``_output`` labels the values.
 ``_groups`` samples a list of related graphs, ``_entries`` resolves entry samplers,
-``_memory`` is the memory model, ``_progress`` the progress bars.
+``_memory`` is the memory model, ``_progress`` decides when a call shows a bar.
 
 Interface for the rest of the package: ``sample``, ``methods``, ``adapt_graph``
-(public as ``spdgraph.*``), ``Progress``, ``PROGRESS_DELAY``, ``stderr_is_tty``,
-``ACHIEVED_SPECTRUM``, ``require_dask``, ``available_memory``, ``estimate_need`` and ``check_need``
+(public as ``spdgraph.*``), ``ACHIEVED_SPECTRUM``, ``estimate_need`` and ``check_need``
 (the memory guard, also for a graph not built yet), ``warmup`` (public as
 ``spdgraph.warmup``: compile every kernel ahead; ``_warmup`` also says once when a
-first call compiles).
+first call compiles). ``Progress``, ``PROGRESS_DELAY``, ``stderr_is_tty``,
+``interactive``, ``require_dask`` and ``available_memory`` are the machine's
+facts of :mod:`spdgraph._machine`, handed on for the command line (which uses
+public modules only).
 """
 
+from spdgraph._machine import (
+    PROGRESS_DELAY,
+    Progress,
+    available_memory,
+    interactive,
+    require_dask,
+    stderr_is_tty,
+)
 from spdgraph.sampling._core import adapt_graph, methods, sample
-from spdgraph.sampling._lazy import require_dask
-from spdgraph.sampling._memory import available_memory
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
-from spdgraph.sampling._progress import PROGRESS_DELAY, Progress, interactive, stderr_is_tty
 from spdgraph.sampling._request import check_need, estimate_need
 from spdgraph.sampling._warmup import warmup
 

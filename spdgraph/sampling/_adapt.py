@@ -3,7 +3,9 @@
 The registered graph backends (:class:`spdgraph.GraphBackend`, hook
 ``spdgraph_graph_backends``) are asked once which one recognises the object
 (:func:`recognise`); that backend alone counts its nodes for the memory guard
-and reads it. This module checks what it returns and turns labels into a
+and reads it. A :class:`~spdgraph.GraphData` (a graph :func:`adapt_graph` has
+read already) is taken as it is (:data:`ADAPTED`): a caller adapts a graph once
+and passes the result on. This module checks what it returns and turns labels into a
 coordinate array; :mod:`spdgraph.sampling._adapt_dag` does the same for DAGs.
 """
 
@@ -21,6 +23,7 @@ from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
 from spdgraph.plugins.types import GraphData
 
 __all__ = [
+    "ADAPTED",
     "Recognised",
     "adapt_graph",
     "check_adapted_matrix",
@@ -35,6 +38,22 @@ KNOWN = (
     "a networkx, igraph, rustworkx or NetworKit graph, a square numpy/scipy.sparse/PyData "
     "sparse adjacency matrix, an adjacency pandas.DataFrame or xarray.DataArray, the path "
     "of a graph file"
+)
+
+
+def _as_adapted(graph: object) -> GraphData:
+    assert isinstance(graph, GraphData)
+    return graph
+
+
+#: The backend of a graph adapted already (a :class:`~spdgraph.GraphData`, as
+#: :func:`adapt_graph` returns): read as it is, so a caller that adapted a graph
+#: (``simulate``, for its node count) passes it on without a second adaptation.
+ADAPTED = GraphBackend(
+    name="adapted",
+    recognises=lambda graph: isinstance(graph, GraphData),
+    to_graph=_as_adapted,
+    count_nodes=lambda graph: int(_as_adapted(graph).adjacency.shape[0]),
 )
 
 
@@ -91,6 +110,8 @@ def recognise(graph: object, dag_method: str | None = None) -> Recognised:
     """
     if isinstance(graph, Recognised):
         return graph
+    if isinstance(graph, GraphData):  # adapted already (simulate adapts once): as it is
+        return Recognised(ADAPTED, "spdgraph", graph)
     found = find_backend(graph)
     if found is None:
         given = f"{type(graph).__module__}.{type(graph).__qualname__}"

@@ -14,7 +14,7 @@ The helpers that used to live here are still importable from this module.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -30,9 +30,6 @@ from spdgraph.seeds import SeedLike
 from spdgraph.spectrum import spectrum_attrs
 
 __all__ = ["adapt_graph", "methods", "sample"]
-
-Kind = Literal["covariance", "precision"]
-
 
 def methods() -> dict[str, str]:
     """List registered generator methods with one-line descriptions.
@@ -302,7 +299,7 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
     the memory guard counts); a run is at most 2% of the stack and 16 MiB, so
     the extra is within the guard's per-call allowance.
     """
-    from spdgraph.sampling._progress import Progress
+    from spdgraph._machine import Progress
 
     n, p = request.n, request.graph.adjacency.shape[0]
     factors = request.factors

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, MissingDependencyError, written
+from spdgraph._machine import require_dask
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.sampling._engine import generate_block
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,18 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from spdgraph.sampling._record import SampleRequest
 
-__all__ = ["check_chunks", "require_dask", "sample_lazy"]
-
-
-def require_dask(what: str) -> None:
-    """Raise :class:`MissingDependencyError` naming ``what`` when dask is missing."""
-    try:
-        import dask.array  # noqa: F401
-    except ImportError:
-        raise MissingDependencyError(
-            f'{what} needs dask; install it with pip install "spdgraph[dask]" (or call '
-            "without chunks for an in-memory result)."
-        ) from None
+__all__ = ["check_chunks", "sample_lazy"]
 
 
 def check_chunks(chunks: object) -> int | None:

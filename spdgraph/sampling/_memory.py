@@ -34,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from spdgraph._machine import available_memory
 from spdgraph.errors import TooLargeError, written
 from spdgraph.plugins.types import GeneratorSpec
 
-__all__ = ["MemoryCheck", "MemoryNeed", "available_memory", "check_memory", "estimate_bytes"]
+__all__ = ["MemoryCheck", "MemoryNeed", "check_memory", "estimate_bytes"]
 
 #: Bytes per adjacency entry: boolean adjacency, transpose check, generator copies.
 GRAPH_BYTES_PER_ENTRY = 4
@@ -51,59 +52,6 @@ NORMALIZE_BYTES = 2 * 8 * 2**20
 CHECK_BYTES = 4 * 2**20
 #: Kept for callers of the old signature: float64 arrays per matrix.
 WORK_ARRAYS_PER_MATRIX = 4
-
-
-def available_memory() -> int | None:
-    """Bytes this process can still get: the least of the machine's ``MemAvailable``,
-    the address-space limit ``RLIMIT_AS`` (``ulimit -v``, less what is already
-    mapped) and the cgroup's ``memory.max`` (less ``memory.current``); None when
-    none is known."""
-    limits = [x for x in (_physical(), _address_space(), _cgroup()) if x is not None]
-    return min(limits) if limits else None
-
-
-def _physical() -> int | None:
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def _address_space() -> int | None:
-    try:
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    except (ImportError, OSError, ValueError):
-        return None
-    if soft == resource.RLIM_INFINITY:
-        return None
-    try:
-        with open("/proc/self/statm") as fh:
-            mapped = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        mapped = 0
-    return max(0, soft - mapped)
-
-
-def _cgroup() -> int | None:
-    try:
-        with open("/sys/fs/cgroup/memory.max") as fh:
-            limit = fh.read().strip()
-        if limit == "max":
-            return None
-        with open("/sys/fs/cgroup/memory.current") as fh:
-            used = int(fh.read().strip())
-        return max(0, int(limit) - used)
-    except (OSError, ValueError):
-        return None
 
 
 @dataclass(frozen=True)

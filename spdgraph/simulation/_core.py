@@ -14,6 +14,7 @@ import spdgraph.accessor  # noqa: F401 - registers da.spd
 from spdgraph._version import __version__
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs import related_graphs
+from spdgraph.plugins.types import GraphData
 from spdgraph.sampling import adapt_graph, sample
 from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence, sub_root
 from spdgraph.simulation._data import data_marginals, describe_data
@@ -75,6 +76,16 @@ def _graphs(
         graph = related_graphs(base, **dict(related), seed=seed)
         attrs["related"] = json.dumps(dict(related))
     return graph, options, attrs
+
+
+def _adapted(
+    graph: object, method: str, options: Mapping[str, Any]
+) -> GraphData | list[GraphData]:
+    """Each graph adapted once; ``sample`` takes the result as it is (no second reading)."""
+    complete = options.get("complete", False)
+    if isinstance(graph, list | tuple):
+        return [adapt_graph(g, method, complete=complete) for g in graph]
+    return adapt_graph(graph, method, complete=complete)
 
 
 def _per_group(matrix: xr.DataArray, step: str) -> xr.DataArray:
@@ -198,7 +209,8 @@ def simulate(
     root = seed_sequence(seed)
     options = dict(options)
     graph, options, attrs = _graphs(graph, p, options, related, root)
-    n_nodes = adapt_graph(graph[0] if isinstance(graph, list | tuple) else graph).adjacency
+    graph = _adapted(graph, method, options)  # once: the node count here, then sample
+    n_nodes = (graph[0] if isinstance(graph, list) else graph).adjacency
     marginals, data_options = data_marginals(data, n_nodes.shape[0], options)
     truth = sample(
         graph, method, kind=kind, size=size, seed=stream_seed(root, "matrix"), **options

@@ -119,9 +119,16 @@ def plot_curves(study: Study, curves: Any, path: Path) -> Path:
 
 
 def write_results(
-    study: Study, folder: Path, payloads: list[Any], *, plots: bool | None
+    study: Study,
+    folder: Path,
+    payloads: list[Any],
+    *,
+    plots: bool | None,
+    results_format: str | None = None,
 ) -> tuple[Any, Any, list[Path]]:
-    """``results.csv``, ``results.nc`` (when netCDF4 is installed), ``curves.csv``, plots."""
+    """``results.csv``, ``curves.csv``, plots, and the table as a Dataset in
+    ``results_format`` (``results.<suffix>``; default ``results.nc`` when netCDF4 is
+    installed)."""
     import xarray as xr
 
     table = _frame(study, payloads, "records", ["metric", "value"])
@@ -129,11 +136,14 @@ def write_results(
     files = [folder / "results.csv", folder / "curves.csv"]
     atomic_write(files[0], lambda tmp: table.to_csv(tmp, index=False))
     atomic_write(files[1], lambda tmp: curves.to_csv(tmp, index=False))
-    if importlib.util.find_spec("netCDF4") is not None:
+    name = results_format or ("netcdf" if importlib.util.find_spec("netCDF4") else None)
+    if name not in (None, "csv"):  # the tidy table through the FileFormat table (csv: above)
+        from spdgraph.io import file_formats, save_dataset
+
         ds = xr.Dataset.from_dataframe(table.rename_axis("row"))
         ds.attrs = {"study": study.name, "fingerprint": study.fingerprint()}
-        files.append(folder / "results.nc")
-        atomic_write(files[-1], lambda tmp: ds.to_netcdf(tmp, engine="netcdf4"))
+        files.append(folder / f"results{file_formats()[name].suffixes[0]}")
+        save_dataset(ds, files[-1], overwrite=True, format=name)
     if plots is None:
         plots = importlib.util.find_spec("matplotlib") is not None
         if not plots:

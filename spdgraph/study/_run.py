@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from spdgraph.errors import InvalidOptionError, MissingDependencyError, SpdgraphError, written
+from spdgraph.io import check_dataset_format
 from spdgraph.study._cell import cell_key, compute_cell
 from spdgraph.study._config import Study, load_study
 from spdgraph.study._store import CellStore, atomic_write
@@ -116,7 +117,7 @@ def _execute(
     progress: bool | None,
     on_cell: Callable[[Coords], None] | None,
 ) -> None:
-    from spdgraph.sampling import Progress, stderr_is_tty
+    from spdgraph._machine import Progress, stderr_is_tty
 
     enabled = stderr_is_tty() if progress is None else bool(progress)
     bar = Progress(name, total=len(todo), enabled=enabled and bool(todo), unit="cell")
@@ -163,6 +164,7 @@ def run(
     progress: bool | None = None,
     plots: bool | None = None,
     on_cell: Callable[[Coords], None] | None = None,
+    results_format: str | None = None,
 ) -> StudyResult:
     """Run a simulation study: every cell not yet stored in ``out``, then the tables and plots.
 
@@ -190,6 +192,12 @@ def run(
         default: when matplotlib is installed.
     on_cell
         Called with a cell's coordinates once it is stored.
+    results_format
+        A registered file format that holds Datasets (``"netcdf"``, ``"zarr"``,
+        ``"csv"``, a plugin's): the tidy table is also written as
+        ``results<suffix>`` through it. Default: netCDF (``results.nc``) when
+        netCDF4 is installed. An unknown name, or a format for single arrays
+        only, is refused before any cell runs.
 
     Returns
     -------
@@ -210,6 +218,8 @@ def run(
     checked = load_study(study)
     n_workers = _workers(workers)
     folder = Path(out)
+    if results_format is not None:
+        check_dataset_format(folder / "results", results_format)
     folder.mkdir(parents=True, exist_ok=True)
     store = CellStore(folder, checked.fingerprint())
     text = json.dumps({"name": checked.name, "grid": checked.grid, **checked.config()}, indent=1)
@@ -227,5 +237,7 @@ def run(
         on_cell=on_cell,
     )
     payloads = [store.load(c) for c in cells]
-    table, curves, files = write_results(checked, folder, payloads, plots=plots)
+    table, curves, files = write_results(
+        checked, folder, payloads, plots=plots, results_format=results_format
+    )
     return StudyResult(table, curves, len(todo), len(cells) - len(todo), files)

@@ -1,32 +1,24 @@
-"""Finished cells on disk: one JSON file per cell, written atomically, reused on a rerun."""
+"""Finished cells on disk: one JSON file per cell, reused on a rerun.
+
+Every file is written through spdgraph.io's one door to disk (``write_atomically``).
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from spdgraph.io import write_atomically
 from spdgraph.study._cell import cell_key
 
 __all__ = ["CellStore", "atomic_write"]
 
 
-def atomic_write(path: Path, write: Any) -> None:
-    """Call ``write(tmp_path)`` then rename it onto ``path``: all of it or nothing."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # mkstemp's 0600 -> what open() would give
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+#: The one atomic writer of spdgraph (:func:`spdgraph.io.write_atomically`), under the
+#: name the study's modules have used: every file a study writes goes through it.
+atomic_write = write_atomically
 
 
 def _plain(value: Any) -> Any:

@@ -160,7 +160,6 @@ def fit_learners(
     *,
     seed: int | np.random.Generator | np.random.SeedSequence | None = None,
     cv: int = 5,
-    n_jobs: int = 1,
     on_fit: Callable[[str, float], None] | None = None,
     blas_threads: int | None = 1,
     criterion: str = GLASSO_CRITERION,
@@ -182,8 +181,6 @@ def fit_learners(
         Seeds the cross-validation folds.
     cv
         Number of folds (5 in the study).
-    n_jobs
-        Kept for compatibility (the learners run in one process).
     on_fit
         Called as ``on_fit(name, seconds)`` after each learner (timing hook).
     blas_threads

@@ -8,6 +8,7 @@ import networkx as nx
 import pytest
 
 import spdgraph
+import spdgraph._machine
 import spdgraph.sampling
 from spdgraph.cli import main
 from spdgraph.graphs import _common
@@ -28,7 +29,7 @@ FAMILIES = [
 
 
 def _limit(monkeypatch, nbytes):
-    monkeypatch.setattr(spdgraph.sampling, "available_memory", lambda: nbytes)
+    monkeypatch.setattr(spdgraph._machine, "available_memory", lambda: nbytes)
 
 
 @pytest.mark.parametrize(("name", "make"), FAMILIES, ids=[f[0] for f in FAMILIES])

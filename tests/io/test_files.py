@@ -183,7 +183,7 @@ def test_unstorable_content_is_refused_before_writing(tmp_path):
         with pytest.raises(spdgraph.InvalidOptionError, match="cannot be stored"):
             spdgraph.save(da.assign_attrs(extra=bad), tmp_path / "a.zarr")
     with pytest.raises(spdgraph.InvalidOptionError, match="DataArray"):
-        spdgraph.save(da.to_dataset(), tmp_path / "d.nc")
+        spdgraph.save(da.values, tmp_path / "d.nc")
     assert _listing(tmp_path) == []
 
 

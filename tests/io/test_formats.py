@@ -79,7 +79,7 @@ def test_the_built_in_formats_come_from_the_hook():
     table = io.file_formats()
     assert list(table) == ["netcdf", "zarr", "csv"]
     pm = spdgraph.get_plugin_manager()
-    for name, module in [("netcdf", "_netcdf"), ("zarr", "_zarr"), ("csv", "_tables")]:
+    for name, module in [("netcdf", "_netcdf"), ("zarr", "_zarr"), ("csv", "_csv")]:
         plugin = pm.get_plugin(f"spdgraph.io.{module}")
         assert plugin is not None
         assert [f.name for f in plugin.spdgraph_file_formats()] == [name]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from reference import random_adjacency
+from reference import po_matrix, random_adjacency
 
 import spdgraph
 from spdgraph._kernels.po import blocked as _po_blocked
@@ -56,7 +56,7 @@ def test_both_block_sizes_match_row_by_row(monkeypatch, below_degree, rng):
     factor = rng.standard_normal((p, p))
     ok, blocked = _blocked(adjacency, factor)
     assert ok
-    assert _scaled_diff(blocked, po_fast.po_matrix(adjacency, factor)) <= 1e-12
+    assert _scaled_diff(blocked, po_matrix(adjacency, factor)) <= 1e-12
     np.testing.assert_array_equal(blocked, blocked.T)
 
 
@@ -69,7 +69,7 @@ def test_blocked_matches_row_by_row(dist, rng):
     ok, blocked = _blocked(adjacency, factor)
     assert ok
     np.testing.assert_array_equal(factor, kept)  # the factor is not modified
-    assert _scaled_diff(blocked, po_fast.po_matrix(adjacency, factor)) <= 1e-12
+    assert _scaled_diff(blocked, po_matrix(adjacency, factor)) <= 1e-12
     assert _po_residual.nonedge_residual(blocked, adjacency) <= _po_blocked.CERTIFY_ABOVE
     np.testing.assert_array_equal(blocked, blocked.T)
 
@@ -109,7 +109,7 @@ def test_blocked_matches_row_by_row_property(p, degree, seed, threads):
     factor = rng.standard_normal((p, p))
     ok, blocked = _blocked(adjacency, factor, threads)
     assert ok
-    assert _scaled_diff(blocked, po_fast.po_matrix(adjacency, factor)) <= ALGORITHMS_AGREE
+    assert _scaled_diff(blocked, po_matrix(adjacency, factor)) <= ALGORITHMS_AGREE
     np.testing.assert_array_equal(blocked, blocked.T)
 
 
@@ -161,7 +161,7 @@ def test_uncertified_result_is_recomputed_by_rows(rng, monkeypatch):
 
 def test_compiled_residual_and_zeroing_match_numpy(rng):
     adjacency = random_adjacency(40, 0.2, rng)
-    m = po_fast.po_matrix(adjacency, rng.standard_normal((40, 40)))
+    m = po_matrix(adjacency, rng.standard_normal((40, 40)))
     m[adjacency] *= 1e3
     m[1, 2] = m[2, 1] = 1e-9 * np.sqrt(m[1, 1] * m[2, 2])
     adjacency[1, 2] = adjacency[2, 1] = False

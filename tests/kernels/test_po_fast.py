@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from reference import cov2cor, normalized_error, po_reference, random_adjacency
+from reference import cov2cor, normalized_error, po_matrix, po_reference, random_adjacency
 
 import spdgraph
 from spdgraph._kernels.po import fast as po_fast
@@ -27,7 +27,7 @@ def _factor(rng, p, dist):
 
 def _reference_gram(adjacency, factor):
     """po_reference zeroes the non-edges; return it and the fast raw Gram matrix."""
-    raw = po_fast.po_matrix(adjacency, factor)
+    raw = po_matrix(adjacency, factor)
     return raw, po_reference(adjacency, factor)
 
 
@@ -59,7 +59,7 @@ def test_kernel_matches_numpy_version(p, d, dist, rng):
     """The NumPy version is itself checked against the slow reference in test_generators."""
     adjacency = random_adjacency(p, d, rng)
     factor = _factor(rng, p, dist)
-    fast = po_fast.po_matrix(adjacency, factor)
+    fast = po_matrix(adjacency, factor)
     slow = po_numpy.gram_matrix(po_numpy.partial_orthogonalize(adjacency, factor))
     assert normalized_error(fast, slow) <= 1e-10
 
@@ -85,7 +85,7 @@ def test_kernel_matches_numpy_version_property(p, d, seed, dist):
     rng = np.random.default_rng(seed)
     adjacency = random_adjacency(p, d, rng)
     factor = _factor(rng, p, dist)
-    fast = po_fast.po_matrix(adjacency, factor)
+    fast = po_matrix(adjacency, factor)
     slow = po_numpy.gram_matrix(po_numpy.partial_orthogonalize(adjacency, factor))
     assert normalized_error(fast, slow) <= 1e-10
     assert po_numpy.max_nonedge_residual(fast, adjacency) <= 1e-12
@@ -115,9 +115,9 @@ def test_special_graphs(rng):
     p = 25
     factor = _factor(rng, p, "normal")
     complete = ~np.eye(p, dtype=bool)
-    np.testing.assert_allclose(po_fast.po_matrix(complete, factor), factor @ factor.T, rtol=1e-12)
+    np.testing.assert_allclose(po_matrix(complete, factor), factor @ factor.T, rtol=1e-12)
     empty = np.zeros((p, p), dtype=bool)
-    m = po_fast.po_matrix(empty, factor)
+    m = po_matrix(empty, factor)
     off = m - np.diag(np.diag(m))
     assert np.max(np.abs(off)) <= 1e-14 * np.max(np.diag(m))
     # the diagonal of the empty graph is the squared distance of q_i to span(q_<i)
@@ -197,7 +197,7 @@ def test_blocked_cholesky_matches_lapack(n, rng):
 def _grid_case(p, d, seed, dist):
     rng = np.random.default_rng([p, int(d * 1e4), seed])
     adjacency = random_adjacency(p, d, rng)
-    return adjacency, po_fast.po_matrix(adjacency, _factor(rng, p, dist))
+    return adjacency, po_matrix(adjacency, _factor(rng, p, dist))
 
 
 @pytest.mark.parametrize("p", [x for x in PAPER_P if x <= 100])
@@ -226,7 +226,7 @@ def test_public_po_uses_kernel(rng):
     factor = _factor(rng, 50, "normal")
     raw = spdgraph.sample(adjacency, "po", factor=factor, normalize=False).values
     # p < 256: the fused small-matrix path (same kernel, its own product loops)
-    assert normalized_error(raw, _zeroed(po_fast.po_matrix(adjacency, factor), adjacency)) < 1e-14
+    assert normalized_error(raw, _zeroed(po_matrix(adjacency, factor), adjacency)) < 1e-14
     ref = po_reference(adjacency, factor)
     norm = spdgraph.sample(adjacency, "po", factor=factor).values
     assert normalized_error(norm, cov2cor(ref)) <= 1e-10
@@ -264,9 +264,9 @@ def test_blas_steps_do_not_depend_on_blas_threads(rng):
     threadpoolctl = pytest.importorskip("threadpoolctl")
     adjacency = random_adjacency(300, 0.05, rng)
     factor = _factor(rng, 300, "normal")
-    default = po_fast.po_matrix(adjacency, factor)
+    default = po_matrix(adjacency, factor)
     with threadpoolctl.threadpool_limits(1):
-        single = po_fast.po_matrix(adjacency, factor)
+        single = po_matrix(adjacency, factor)
     np.testing.assert_array_equal(default, single)
 
 

@@ -58,8 +58,8 @@ def test_methods_lists_options_in_columns_that_survive_long_names(capsys):
 
 
 def test_erdos_renyi_refusal_names_the_all_pairs_draw(monkeypatch):
-    import spdgraph.sampling
+    import spdgraph._machine
 
-    monkeypatch.setattr(spdgraph.sampling, "available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(spdgraph._machine, "available_memory", lambda: 8 * 2**30)
     with pytest.raises(TooLargeError, match="draw over all 4,999,950,000 node pairs"):
         spdgraph.graphs.erdos_renyi(100000, 3e-5)

@@ -207,7 +207,7 @@ def test_count_equals_the_adapted_node_count(p, density, seed):
 
 
 def test_a_path_is_counted_from_its_header_and_read_once(tmp_path, monkeypatch):
-    import spdgraph.io as _graph_files
+    from spdgraph.plugins import graph_files as _graph_files
 
     path = tmp_path / "g.txt"
     path.write_text("a b\nb c\nd\n")
@@ -237,7 +237,7 @@ def test_a_graph_file_claiming_a_huge_size_is_refused_before_reading(
 ):
     import zipfile
 
-    import spdgraph.io as _graph_files
+    from spdgraph.plugins import graph_files as _graph_files
 
     path = tmp_path / f"huge{suffix}"
     if suffix == ".npy":  # the header claims 10^7 x 10^7 (800 TB of float64)
@@ -319,7 +319,7 @@ def test_the_address_space_limit_is_respected():
         import resource
         import numpy as np
         import spdgraph
-        from spdgraph.sampling._memory import available_memory
+        from spdgraph._machine import available_memory
         limit = 3 * 2**30
         resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
         assert available_memory() <= limit

@@ -1,10 +1,10 @@
-"""spdgraph.sampling._progress: the one progress bar of the CLI and the studies."""
+"""spdgraph._machine.Progress: the one progress bar of the CLI and the studies."""
 
 import sys
 
 import pytest
 
-from spdgraph.sampling._progress import Progress, stderr_is_tty
+from spdgraph._machine import Progress, stderr_is_tty
 
 
 def test_text_bar_without_tqdm(capsys, monkeypatch):

@@ -207,8 +207,8 @@ def _factor_row(potrf, gram, jptr, jidx, i, h, zrow, flat, r, ints, uplo):
     """Gather row ``i``'s old subproblem (``_gather_row``) into ``flat`` and factor it.
 
     ``potrf`` is :data:`~spdgraph._kernels.raw_blas.DPOTRF_POINTERS` (LAPACK
-    ``dpotrf`` on the upper triangle read by rows, as
-    :func:`~spdgraph._kernels.raw_blas.potrf_lower_t`), ``ints`` this task's
+    ``dpotrf`` with ``uplo="L"`` on the upper triangle read by rows: to Fortran
+    the lower triangle of the same matrix), ``ints`` this task's
     three int32 scratch entries, ``uplo`` the byte ``L``. Returns ``|J0|``
     (0: nothing to factor), or -1 if it is not numerically positive definite.
     """

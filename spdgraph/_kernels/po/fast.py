@@ -57,7 +57,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels.blas import one_blas_thread
+from spdgraph._kernels.blas import one_blas_thread as one_blas_thread  # the fast path runs in it
 from spdgraph._kernels.po.dense_loops import (
     axpy,
     chol_solve,
@@ -411,9 +411,3 @@ def po_matrix_into(
     lmat = np.array(factor) if coordinates else lower_coordinates(factor)
     out[...] = po_matrix_checked(adjacency, lmat, factor)
     return None
-
-
-def po_matrix(adjacency: np.ndarray, factor: np.ndarray) -> np.ndarray:
-    """Raw PO matrix ``Q' Q'^T`` (before the residual check and zeroing), one BLAS thread."""
-    with one_blas_thread():
-        return gram_matrix(processed_coordinates(adjacency, factor))

@@ -8,7 +8,9 @@ directed (for the DAG-capable methods). A plain string is no graph type of its
 own, so a string that names no existing file is an error naming the path. The
 node count comes from the file's header or a streaming pass, never from a
 ``p x p`` array, so the memory guard refuses a file too large to sample before
-reading it whole.
+reading it whole. The files are read by :mod:`spdgraph.plugins.graph_files`,
+which stands below this backend (never by :mod:`spdgraph.io`, which stands above
+the plugins).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 from pathlib import Path
 
 from spdgraph.errors import FileError, GraphTypeError
+from spdgraph.plugins import graph_files
 from spdgraph.plugins._builtin._library import unwrap
 from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
 from spdgraph.plugins.hookspecs import offering
@@ -40,12 +43,10 @@ def count_nodes(graph: object) -> int | None:
     ...     count_nodes(f"{tmp}/g.npy")
     3
     """
-    from spdgraph.io import count_graph_file
-
     path = Path(unwrap(graph))  # type: ignore[arg-type]
     if not path.is_file():
         return None  # to_graph names the path
-    return count_graph_file(path)
+    return graph_files.count_graph_file(path)
 
 
 def to_graph(graph: object) -> GraphData:
@@ -54,8 +55,6 @@ def to_graph(graph: object) -> GraphData:
     Raises :class:`spdgraph.FileError` naming the path when it is not an
     existing file or cannot be read as a graph file.
     """
-    from spdgraph.io import read_graph
-
     inner = unwrap(graph)
     path = Path(inner)  # type: ignore[arg-type]
     if not path.is_file():
@@ -64,7 +63,7 @@ def to_graph(graph: object) -> GraphData:
             "a graph file (edge list, .graphml, .gml, .npy, .npz or .csv adjacency) or a "
             "graph object (networkx, igraph, numpy, scipy.sparse, pandas)."
         )
-    content = read_graph(path, directed=isinstance(graph, DAG))
+    content = graph_files.read_graph(path, directed=isinstance(graph, DAG))
     found = find_backend(content)
     if found is None:
         raise GraphTypeError(f"no graph backend reads what {os.fspath(path)!r} holds.")

@@ -18,7 +18,7 @@ import pandas as pd
 import xarray as xr
 
 from spdgraph import InvalidOptionError
-from spdgraph.io import netcdf_engine
+from spdgraph.io import netcdf_engine, save_dataset, write_atomically
 from spdgraph.study import StudyError, run_cells
 from spdgraph_reproduce import studies
 from spdgraph_reproduce._defaults import DEFAULT_OUT
@@ -178,22 +178,18 @@ def _write(
     files: list[Path] = []
     out.mkdir(parents=True, exist_ok=True)
     if not df.empty:
-        csv = out / f"{study}.csv"
-        df.to_csv(csv, index=False)
-        nc = out / f"{study}.nc"
+        # every file through spdgraph's one door to disk (atomic, checked, named errors)
+        csv = write_atomically(out / f"{study}.csv", lambda tmp: df.to_csv(tmp, index=False))
         ds = _tidy(study, df)
         ds.attrs = dict(attrs)
-        tmp = nc.with_suffix(".nc.tmp")
-        engine = netcdf_engine()
-        encoding = (
-            {name: {"zlib": True, "complevel": 4} for name in ds.data_vars}
-            if engine == "netcdf4"
-            else None
+        if netcdf_engine() == "netcdf4":
+            for name in ds.data_vars:
+                ds[name].encoding.update(zlib=True, complevel=4)
+        nc = save_dataset(ds, out / f"{study}.nc", overwrite=True, format="netcdf")
+        summary = _long_table(_summary(study, df))
+        summary_csv = write_atomically(
+            out / f"{study}_summary.csv", lambda tmp: summary.to_csv(tmp, index=False)
         )
-        ds.to_netcdf(tmp, engine=engine, encoding=encoding)
-        os.replace(tmp, nc)
-        summary_csv = out / f"{study}_summary.csv"
-        _long_table(_summary(study, df)).to_csv(summary_csv, index=False)
         files += [nc, csv, summary_csv]
         if figures:
             from spdgraph_reproduce import plots

@@ -24,9 +24,11 @@ def _figure(
 
 
 def _save(fig: Any, path: Path) -> Path:
+    from spdgraph.io import write_atomically
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    return path
+    fmt = path.suffix.lstrip(".") or "png"  # the temporary's name has no telling suffix
+    return write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt))
 
 
 def plot_ratio(df: pd.DataFrame, out: Path, setting: str = "paper") -> list[Path]:

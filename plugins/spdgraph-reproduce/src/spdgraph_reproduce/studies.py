@@ -321,7 +321,6 @@ def kramer_cell(params: Mapping[str, Any], config: Mapping[str, Any]) -> list[di
                     x,
                     group,
                     seed=np.random.default_rng(fold_seed),
-                    n_jobs=config.get("n_jobs", 1),
                     on_fit=seconds.__setitem__,
                     criterion="cv",  # the stored results' glasso (StARS is the default now)
                 )

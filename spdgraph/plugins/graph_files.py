@@ -1,7 +1,9 @@
 """Graph files: edge lists, GraphML, GML and adjacency matrices (``.npy``, ``.npz``, ``.csv``).
 
 :func:`read_graph` (public as ``spdgraph.read_graph`` and ``spdgraph.io.read_graph``)
-is what the command line and the built-in path adapter read graph files with.
+is what the command line and the built-in path backend read graph files with. It
+stands in the plugins room, below the path backend (``plugins._builtin.adapt_path``)
+that reads with it; :mod:`spdgraph.io` hands it on.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from xml.etree import ElementTree
 
 import numpy as np
 
+from spdgraph._machine import as_path
 from spdgraph.errors import FileError
-from spdgraph.io._paths import as_path
 
 __all__ = ["count_graph_file", "read_graph"]
 

@@ -1,0 +1,162 @@
+"""The one door to disk: every file spdgraph writes goes through :func:`write_atomically`.
+
+Arrays (``spdgraph.save``, the command line's ``-o``), a simulation's Dataset
+(``spdgraph.simulate(..., path)``, ``spdgraph simulate -o``), a study's cells,
+tables and results, graph files (``spdgraph graph``) and plugins' outputs are all
+written here, so each gets the same checks before any work (:func:`check_writable`:
+the format from the :class:`~spdgraph.FileFormat` table, the folder, the name's
+length, the ``overwrite`` refusal), the same protocol (a hidden temporary beside
+the destination, renamed into place only once complete; an error, Ctrl-C or
+SIGTERM leaves nothing behind and an existing file untouched) and the same
+messages (:func:`~spdgraph.io._paths.write_error`: the path and the cause).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spdgraph.errors import FileError, SpdgraphError
+from spdgraph.io._atomic import remove, replace, run_guarded, settle, sweep_stale, temporary_name
+from spdgraph.io._format import FileFormat, describe_formats, file_formats, format_for_writing
+from spdgraph.io._paths import as_path, check_target, write_error
+
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
+
+__all__ = [
+    "check_dataset_format",
+    "check_writable",
+    "guarded_write",
+    "save_dataset",
+    "write_atomically",
+]
+
+
+def check_writable(
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = True,
+    format: str | None = None,
+) -> FileFormat:
+    """Check, before any heavy work, that ``save`` can write ``path``; return its format.
+
+    The format is ``format`` (a registered name) or the one whose suffix ``path``
+    has. Raises :class:`FileError` (unknown suffix, missing folder, a destination
+    that must not be replaced) or :class:`MissingDependencyError`.
+    """
+    target = as_path(path)
+    fmt = format_for_writing(target, format)
+    check_target(target, fmt, overwrite)
+    fmt.requires()
+    return fmt
+
+
+def guarded_write(target: Path, write: Callable[[Path, threading.Event], Any]) -> Path:
+    """Run ``write(tmp, abandoned)`` on a fresh temporary, then rename it onto ``target``.
+
+    The protocol after the checks: temporaries of dead processes swept, the
+    write run so that an interrupt is handled at once (``abandoned`` is set
+    for a long write to stop), the temporary removed on any failure, an
+    ``OSError`` (full disk, read-only file system...) named with the path.
+    """
+    sweep_stale(target.parent)
+    tmp = temporary_name(target)
+    try:
+        run_guarded(lambda abandoned: write(tmp, abandoned), tmp)
+        replace(tmp, target)
+    except (SpdgraphError, KeyboardInterrupt):
+        remove(tmp)
+        raise
+    except (OSError, RuntimeError) as exc:
+        settle(tmp)  # writes of a folder format still in flight
+        remove(tmp)
+        error = write_error(target, exc)
+        if error is None:
+            raise
+        raise error from exc
+    except BaseException:
+        remove(tmp)
+        raise
+    return target
+
+
+def write_atomically(
+    path: str | os.PathLike[str],
+    write: Callable[[Path], Any],
+    *,
+    overwrite: bool = True,
+) -> Path:
+    """Write one file (or folder) through ``write(tmp)``: all of it or nothing.
+
+    The door for what is no array: a study's cells and tables, a graph file,
+    a plugin's figures. ``write`` fills the temporary path it is given (a
+    file, or a folder it creates); only when it returns is the result renamed
+    onto ``path``. The destination is checked first (its folder exists and
+    may be written, the name fits; an existing ``path`` is refused unless
+    ``overwrite``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from spdgraph.io import write_atomically
+    >>> target = os.path.join(tempfile.mkdtemp(), "table.csv")
+    >>> _ = write_atomically(target, lambda tmp: tmp.write_text("a,b\\n1,2\\n"))
+    >>> open(target).read().splitlines()
+    ['a,b', '1,2']
+    """
+    target = as_path(path)
+    check_target(target, None, overwrite)
+    return guarded_write(target, lambda tmp, abandoned: write(tmp))
+
+
+def save_dataset(
+    ds: xr.Dataset,
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    format: str | None = None,
+) -> Path:
+    """Save a whole Dataset in a registered format that holds Datasets, atomically.
+
+    The door of :func:`spdgraph.simulate` and of a study's results: the format
+    is ``format`` (a registered name) or the one of ``path``'s suffix, and must
+    have ``save_dataset`` (netCDF, Zarr and CSV folders have it; a format
+    registered at run time may). Raises :class:`FileError` naming the formats
+    that can hold a Dataset otherwise.
+    """
+    target = as_path(path)
+    fmt = check_dataset_format(target, format)
+    check_target(target, fmt, overwrite)
+    fmt.requires()
+    writer = fmt.save_dataset
+    assert writer is not None  # checked
+    return guarded_write(target, lambda tmp, abandoned: writer(ds, tmp))
+
+
+def check_dataset_format(path: str | os.PathLike[str], format: str | None = None) -> FileFormat:
+    """The registered format a Dataset is written to at ``path``, refused unless it holds one.
+
+    ``format`` (a name) or the format of ``path``'s suffix; a
+    :class:`FileError` naming the formats that hold Datasets when it holds
+    single arrays only. Cheap: call it before the work whose result it writes.
+    """
+    fmt = format_for_writing(path, format)
+    if fmt.save_dataset is None:
+        raise FileError(
+            f"the {fmt.title} format holds single arrays, not a Dataset such as "
+            f"{os.fspath(path)!r} would be; use a format that holds Datasets: "
+            f"{dataset_formats()}."
+        )
+    return fmt
+
+
+def dataset_formats() -> str:
+    """The registered formats that hold a Dataset, for messages."""
+    names = [
+        f"{f.name} ({', '.join(f.suffixes)})" for f in file_formats().values() if f.save_dataset
+    ]
+    return ", ".join(names) or f"none of {describe_formats()}"

@@ -1,0 +1,147 @@
+"""File formats: one :class:`FileFormat` per format, from one hook (``spdgraph.FileFormat``).
+
+A :class:`FileFormat` teaches spdgraph one file format: how to write an array
+(and, optionally, a simulation's Dataset) to a path and read it back, how to
+recognise a file of it. Plugins return them from the ``spdgraph_file_formats``
+hook; the built-in netCDF, Zarr and CSV formats (``spdgraph.io._netcdf``,
+``_zarr``, ``_csv``) are registered exactly as third-party ones. The record
+stands here, below :mod:`spdgraph.io` and beside the generators' and the graph
+backends'; its table (:func:`spdgraph.io.file_formats`) is built by the plugins'
+one table builder and kept in their one cache, and :mod:`spdgraph.io` finds a
+format in it (by suffix, name or content) and does every write through its one
+atomic writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spdgraph.errors import PluginError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
+
+__all__ = ["FileFormat", "check_format"]
+
+
+def _never(path: Path) -> bool:
+    return False
+
+
+def _nothing() -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    """A file format spdgraph arrays can be saved to and opened from.
+
+    Return instances from the ``spdgraph_file_formats`` hook. The core does
+    everything around the two functions (checks the destination, refuses
+    labels and attrs that cannot be stored, writes under a temporary name and
+    renames into place only once ``save`` has returned, removes the temporary
+    on any error or interrupt, verifies the digests spdgraph stores in the
+    attrs on open, refuses a file too large for memory before loading it).
+
+    Parameters
+    ----------
+    name
+        Short unique name (``"netcdf"``); ``--format NAME`` on the command line
+        and ``spdgraph.save(..., format=NAME)``.
+    suffixes
+        Lower-case suffixes that select the format when saving (``(".nc",)``).
+    save
+        ``save(da, path)`` writes the DataArray completely to ``path``, a fresh
+        temporary name the core chose (do not rely on its suffix); raise on any
+        failure. ``da`` holds only storable labels and attrs (strings, numbers,
+        1-D lists of them).
+    open
+        ``open(path)`` returns the DataArray stored at ``path`` (it may leave
+        the values on disk, lazily indexed; the core loads or chunks them).
+        Raise :class:`spdgraph.FileError` (or any ``OSError``/``ValueError``,
+        which the core reports as one) when it cannot be read.
+    recognises
+        ``recognises(path)`` tells by content (magic bytes, metadata files),
+        cheaply and without raising, whether ``path`` is a file of this format.
+        Default: never (then only the suffix selects the format for reading).
+    folder
+        Whether the format writes a folder (Zarr, CSV stacks): an existing
+        folder is replaced only when ``recognises`` says it is of this format.
+    description
+        Human name shown by ``spdgraph info`` (default: ``name``).
+    save_delayed
+        Optional ``save_delayed(da, path)`` returning a dask delayed write, for
+        dask-backed arrays (computed chunk by chunk, with the command line's
+        progress bar). Without it a lazy array is computed, then saved.
+    requires
+        Optional ``requires()`` raising :class:`spdgraph.MissingDependencyError`
+        (naming the ``pip install``) when a library the format needs is
+        missing; called before any work.
+    header
+        Optional ``header(path)`` reading only the file's header: ``{variable:
+        (shape, itemsize)}``. The core's memory guard then refuses a file whose
+        header claims more than memory holds before ``open`` reads anything
+        (``open`` may already load index coordinates).
+    save_dataset
+        Optional ``save_dataset(ds, path)`` writing a whole
+        :class:`xarray.Dataset` (what :func:`spdgraph.simulate` returns, a
+        study's results table) completely to ``path``, a fresh temporary name
+        as for ``save``. Without it the format holds single arrays only, and
+        ``simulate`` and a study refuse it by name.
+
+    Examples
+    --------
+    >>> import spdgraph
+    >>> sorted(spdgraph.io.file_formats())
+    ['csv', 'netcdf', 'zarr']
+    >>> spdgraph.io.file_formats()["netcdf"].suffixes
+    ('.nc', '.nc4')
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    save: Callable[[xr.DataArray, Path], Any]
+    open: Callable[[Path], xr.DataArray]
+    recognises: Callable[[Path], bool] = _never
+    folder: bool = False
+    description: str = ""
+    save_delayed: Callable[[xr.DataArray, Path], Any] | None = None
+    requires: Callable[[], None] = _nothing
+    header: Callable[[Path], Mapping[str, tuple[tuple[int, ...], int]]] | None = None
+    save_dataset: Callable[[xr.Dataset, Path], Any] | None = None
+
+    @property
+    def title(self) -> str:
+        """``description`` or ``name``."""
+        return self.description or self.name
+
+
+def check_format(
+    fmt: object, plugin: str, table: Mapping[str, tuple[FileFormat, str]]
+) -> FileFormat:
+    """``fmt`` as the file-format table keeps it, or a PluginError naming ``plugin``.
+
+    The check :func:`spdgraph.io.file_formats` gives the plugins' table builder:
+    a :class:`FileFormat` with a name and suffixes, neither taken by another plugin.
+    """
+    if not isinstance(fmt, FileFormat):
+        raise PluginError(
+            f"plugin {plugin!r} returned {fmt!r} from spdgraph_file_formats, which is not a "
+            "spdgraph.FileFormat."
+        )
+    if not fmt.name or not isinstance(fmt.suffixes, tuple | list):
+        raise PluginError(f"plugin {plugin!r} returned a FileFormat without name or suffixes.")
+    for other, owner in table.values():
+        clash = set(fmt.suffixes) & set(other.suffixes)
+        if other.name == fmt.name or clash:
+            what = (
+                f"name {fmt.name!r}" if other.name == fmt.name else f"suffix {sorted(clash)[0]!r}"
+            )
+            raise PluginError(
+                f"file format {what} is registered twice: by plugin {owner!r} and by plugin "
+                f"{plugin!r}; uninstall or disable one of them."
+            )
+    return fmt
