@@ -15,6 +15,7 @@ from spdgraph.seeds import SeedLike, root_stream, seed_attrs, seed_sequence
 __all__ = [
     "check_count",
     "check_graph_memory",
+    "graph_bytes",
     "check_probability",
     "equal_groups",
     "make_graph",
@@ -23,11 +24,24 @@ __all__ = [
 
 #: Bytes of a networkx graph per node and per edge (dicts of dicts; measured with
 #: tracemalloc, rounded up: ~540 and ~130, more with dict growth on dense nodes),
-#: plus the edge list the family builds first (Python tuples of ints).
+#: plus the edge arrays the family builds first.
 NETWORKX_BYTES_PER_NODE = 700
 NETWORKX_BYTES_PER_EDGE = 350
+#: Bytes per node and per edge of the sparse construction every family shares (int64
+#: rows and columns, their sort keys, the upper and the symmetric CSR, scratch).
+SPARSE_BYTES_PER_NODE = 64
+SPARSE_BYTES_PER_EDGE = 112
+#: (per node, per edge) bytes of each backend's own graph, beyond the sparse construction;
+#: a backend not listed: the sparse figures (``numpy`` adds its ``p * p`` bytes).
+BACKEND_BYTES: dict[str, tuple[float, float]] = {
+    "networkx": (NETWORKX_BYTES_PER_NODE, NETWORKX_BYTES_PER_EDGE),
+    "rustworkx": (120, 200),  # the edge list goes through Python tuples
+    "igraph": (64, 64),
+    "networkit": (96, 64),
+}
 #: Scratch bytes per node pair of the families that draw every pair at once
-#: (erdos_renyi, cluster): two int64 index arrays, the uniforms, the threshold, the mask.
+#: (erdos_renyi, cluster on small graphs): two int64 index arrays, the uniforms, the
+#: threshold, the mask.
 PAIR_SCRATCH_BYTES = 33
 #: Largest count (nodes, groups, band width, graphs...) any family takes: beyond it
 #: no machine holds the graph, and floats stop counting exactly (2**53).
@@ -66,21 +80,38 @@ def check_probability(value: object, name: str) -> float:
     raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
 
 
+def graph_bytes(backend: str) -> tuple[float, float]:
+    """Bytes per node and per edge to build a family's graph in ``backend``'s type."""
+    node, edge = BACKEND_BYTES.get(backend, (0.0, 0.0))
+    return SPARSE_BYTES_PER_NODE + node, SPARSE_BYTES_PER_EDGE + edge
+
+
 def check_graph_memory(
-    family: str, p: int, edges: float, pairs: bool = False, copies: int = 1
+    family: str,
+    p: int,
+    edges: float,
+    pairs: bool = False,
+    copies: int = 1,
+    backend: str = "networkx",
 ) -> None:
     """Refuse, before any allocation, a graph that cannot be built in available memory.
 
-    ``edges`` is the (expected) edge count; ``pairs`` says the family draws all
-    ``p (p - 1) / 2`` node pairs at once; ``copies`` graphs of this size are
-    built (``related_graphs``). Raises :class:`TooLargeError` naming the need,
-    what is available and the largest ``p`` that fits.
+    The estimate is linear in ``p`` and the (expected) edge count ``edges``,
+    at the bytes of :func:`graph_bytes` for ``backend`` (``"numpy"`` adds its
+    dense ``p * p`` adjacency); ``pairs`` says the family draws all
+    ``p (p - 1) / 2`` node pairs at once (small graphs only); ``copies``
+    graphs of this size are built (``related_graphs``). Raises
+    :class:`TooLargeError` naming the need, what is available and the
+    largest ``p`` that fits.
     """
     from spdgraph._machine import available_memory
 
     per_pair = PAIR_SCRATCH_BYTES if pairs else 0.0
+    if backend == "numpy":
+        per_pair += 2.0  # the dense boolean adjacency, p * p bytes (two per pair)
     p = min(p, MAX_COUNT)  # floats from here on: never an OverflowError
-    need = copies * (NETWORKX_BYTES_PER_NODE * float(p) + NETWORKX_BYTES_PER_EDGE * edges)
+    node_bytes, edge_bytes = graph_bytes(backend)
+    need = copies * (node_bytes * float(p) + edge_bytes * edges)
     need += per_pair * float(p) * (p - 1) / 2
     available = available_memory()
     if available is None or need <= available:
@@ -92,7 +123,7 @@ def check_graph_memory(
             f"about {max(1, int(copies * available / need)):,} here)."
         )
     # the largest p that fits at this family's edges per node (and pair scratch)
-    per_node = NETWORKX_BYTES_PER_NODE + NETWORKX_BYTES_PER_EDGE * edges / p
+    per_node = node_bytes + edge_bytes * edges / p
     low, high = 1, p
     while low < high:
         mid = (low + high + 1) // 2
@@ -101,7 +132,9 @@ def check_graph_memory(
         else:
             high = mid - 1
     graph_gib = (need - per_pair * p * (p - 1) / 2) / 2**30
-    what = f"a networkx graph of {p:,} nodes and about {int(edges):,} edges: {graph_gib:,.1f} GiB"
+    what = (
+        f"a {backend} graph of {p:,} nodes and about {int(edges):,} edges: {graph_gib:,.1f} GiB"
+    )
     if pairs:  # name the real cost: the draw over every node pair, not the graph
         what = (
             f"the draw over all {p * (p - 1) // 2:,} node pairs at {per_pair:.0f} bytes each: "

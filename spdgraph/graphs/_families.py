@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
@@ -15,8 +15,15 @@ from spdgraph.graphs._common import (
     check_graph_memory,
     check_probability,
     equal_groups,
-    make_graph,
     seeded_rng,
+)
+from spdgraph.graphs._random import PAIRWISE_PAIRS
+from spdgraph.graphs._sparse import (
+    DEFAULT_BACKEND,
+    bernoulli_positions,
+    finish,
+    resolve_backend,
+    unrank_upper,
 )
 from spdgraph.seeds import SeedLike
 
@@ -30,17 +37,14 @@ def _huge_groups(p: int) -> int:
     return min(p, math.ceil(p / 20) if p > 40 else 2)
 
 
-def _label_groups(g: nx.Graph, sizes: Sequence[int]) -> None:
-    node = 0
-    for k, size in enumerate(sizes):
-        for _ in range(size):
-            g.nodes[node]["group"] = k
-            node += 1
-
-
 def hub(
-    p: int, n_hubs: int | None = None, *, mode: str = "huge", seed: SeedLike = None
-) -> nx.Graph:
+    p: int,
+    n_hubs: int | None = None,
+    *,
+    mode: str = "huge",
+    seed: SeedLike = None,
+    backend: str = DEFAULT_BACKEND,
+) -> Any:
     """Hub graph: a few hub nodes, each linked to many others.
 
     ``mode="huge"`` is R ``huge.generator(d = p, graph = "hub", g = n_hubs)``:
@@ -63,13 +67,17 @@ def hub(
     seed
         int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
         or None; used by ``mode="bdgraph"`` only.
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Returns
     -------
-    networkx.Graph
+    networkx.Graph or the backend's graph type
         Nodes ``0..p-1``; ``G.graph["hubs"]`` lists the hubs; with
         ``mode="huge"`` each node has a ``"group"`` attribute. ``G.graph``
-        also records ``family``, ``parameters`` (and ``seed`` when drawn).
+        also records ``family``, ``parameters`` (and ``seed`` when drawn);
+        igraph and rustworkx graphs keep these as graph attributes.
 
     Examples
     --------
@@ -86,7 +94,9 @@ def hub(
     if n_hubs is None:
         n_hubs = _huge_groups(p) if mode == "huge" else math.ceil(p / 20)
     n_hubs = check_count(n_hubs, "n_hubs", 1, p)
-    check_graph_memory("hub", p, p - n_hubs if mode == "huge" else n_hubs * p)
+    backend = resolve_backend(backend)
+    edges = p - n_hubs if mode == "huge" else n_hubs * p
+    check_graph_memory("hub", p, edges, backend=backend)
     params = {"n_hubs": n_hubs, "mode": mode}
     if mode == "huge":
         if seed is not None:
@@ -95,17 +105,21 @@ def hub(
                 "group): drop seed, or use mode='bdgraph' for randomly placed hubs."
             )
         sizes = equal_groups(p, n_hubs)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
-        edges = [(s, s + k) for s, size in zip(starts, sizes, strict=True) for k in range(1, size)]
-        g = make_graph(p, edges, "hub", params)
-        _label_groups(g, sizes)
-        g.graph["hubs"] = starts
-        return g
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        group = np.repeat(np.arange(n_hubs), sizes)
+        nodes = np.arange(p, dtype=np.int64)
+        member = nodes != starts[group]  # every node but its group's hub
+        attrs = {"hubs": starts.tolist()}
+        rows, cols = starts[group[member]], nodes[member]
+        return finish(
+            p, rows, cols, "hub", params, None, backend, ordered=True, graph_attrs=attrs, groups=sizes
+        )
     rng, entropy = seeded_rng(seed)
-    hubs = sorted(rng.choice(p, size=n_hubs, replace=False).tolist())
-    g = make_graph(p, [(h, j) for h in hubs for j in range(p)], "hub", params, entropy)
-    g.graph["hubs"] = hubs
-    return g
+    hubs = np.sort(rng.choice(p, size=n_hubs, replace=False)).astype(np.int64)
+    rows = np.repeat(hubs, p)
+    cols = np.tile(np.arange(p, dtype=np.int64), n_hubs)
+    attrs = {"hubs": hubs.tolist()}
+    return finish(p, rows, cols, "hub", params, entropy, backend, graph_attrs=attrs)
 
 
 def _cluster_sizes(p: int, n_groups: int | None, sizes: Sequence[int] | None) -> list[int]:
@@ -146,7 +160,8 @@ def cluster(
     prob_between: float = 0.0,
     sizes: Sequence[int] | None = None,
     seed: SeedLike = None,
-) -> nx.Graph:
+    backend: str = DEFAULT_BACKEND,
+) -> Any:
     """Cluster graph (stochastic block model): dense groups, sparse links between them.
 
     The nodes ``0..p-1`` are split in order into groups (``sizes``, or
@@ -178,18 +193,26 @@ def cluster(
     seed
         int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
         or None: the same seed gives the same graph.
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Returns
     -------
-    networkx.Graph
-        Nodes ``0..p-1``, each with its ``"group"`` attribute; ``G.graph``
-        records ``family``, ``parameters`` and ``seed``.
+    networkx.Graph or the backend's graph type
+        Nodes ``0..p-1``, each with its ``"group"`` attribute (networkx,
+        igraph); ``G.graph`` records ``family``, ``parameters`` and ``seed``.
 
     Notes
     -----
-    One uniform draw per pair ``i < j``, in row-major order, decides the edge
-    (``u < prob``): the same law as huge's, which compares the sum of two
-    U(0, 0.5) draws with a transformed probability, but not its random stream.
+    Up to 2**20 node pairs, one uniform draw per pair ``i < j``, in row-major
+    order, decides the edge (``u < prob``): the same law as huge's, which
+    compares the sum of two U(0, 0.5) draws with a transformed probability,
+    but not its random stream. For more pairs, time and memory are O(p +
+    edges): the within-group pairs of all groups, taken one after the other,
+    are drawn by geometric skipping at the largest within probability and
+    thinned to each group's, and the pairs between groups by skipping over
+    all pairs at ``prob_between``, the within-group ones dropped.
 
     Examples
     --------
@@ -207,26 +230,60 @@ def cluster(
     expected = between * p * (p - 1) / 2 + sum(
         q * s * (s - 1) / 2 for q, s in zip(within, group_sizes, strict=True)
     )
-    check_graph_memory("cluster", p, expected, pairs=True)
+    backend = resolve_backend(backend)
+    pairwise = p * (p - 1) // 2 <= PAIRWISE_PAIRS
+    check_graph_memory("cluster", p, expected, pairs=pairwise, backend=backend)
     rng, entropy = seeded_rng(seed)
     group = np.repeat(np.arange(len(group_sizes)), group_sizes)
-    rows, cols = np.triu_indices(p, k=1)
-    threshold = np.where(group[rows] == group[cols], np.asarray(within)[group[rows]], between)
-    keep = rng.random(rows.size) < threshold
+    if pairwise:
+        rows, cols = np.triu_indices(p, k=1)
+        threshold = np.where(group[rows] == group[cols], np.asarray(within)[group[rows]], between)
+        keep = rng.random(rows.size) < threshold
+        rows, cols = rows[keep], cols[keep]
+    else:
+        rows, cols = _sbm_edges(rng, p, group, group_sizes, within, between)
     params = {
         "n_groups": len(group_sizes),
         "prob": within[0] if len(set(within)) == 1 else within,
         "prob_between": between,
         "sizes": group_sizes,
     }
-    g = make_graph(
-        p, zip(rows[keep].tolist(), cols[keep].tolist(), strict=True), "cluster", params, entropy
+    return finish(
+        p, rows, cols, "cluster", params, entropy, backend, ordered=pairwise, groups=group_sizes
     )
-    _label_groups(g, group_sizes)
-    return g
 
 
-def star(p: int, center: int = 0) -> nx.Graph:
+def _sbm_edges(
+    rng: np.random.Generator,
+    p: int,
+    group: np.ndarray,
+    sizes: Sequence[int],
+    within: Sequence[float],
+    between: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The stochastic block model's edges in O(p + edges): skipping, thinning, unranking."""
+    size = np.asarray(sizes, dtype=np.int64)
+    q = np.asarray(within, dtype=np.float64)
+    n_pairs = size * (size - 1) // 2
+    first_pair = np.concatenate([[0], np.cumsum(n_pairs)])  # each group's pairs, in turn
+    first_node = np.concatenate([[0], np.cumsum(size)])
+    top = float(q.max())
+    kept = bernoulli_positions(rng, int(first_pair[-1]), top)
+    k = np.searchsorted(first_pair, kept, side="right") - 1  # the group of each pair
+    if top > 0.0 and np.any(q < top):  # thin each group's pairs to its own probability
+        accept = rng.random(kept.size) < q[k] / top
+        kept, k = kept[accept], k[accept]
+    i, j = unrank_upper(kept - first_pair[k], size[k])
+    rows, cols = [i + first_node[k]], [j + first_node[k]]
+    if between > 0.0:
+        bi, bj = unrank_upper(bernoulli_positions(rng, p * (p - 1) // 2, between), p)
+        across = group[bi] != group[bj]
+        rows.append(bi[across])
+        cols.append(bj[across])
+    return np.concatenate(rows), np.concatenate(cols)
+
+
+def star(p: int, center: int = 0, *, backend: str = DEFAULT_BACKEND) -> Any:
     """Star graph: one centre linked to every other node.
 
     R ``BDgraph::graph.sim(p, graph = "star")``, which draws the centre at
@@ -239,10 +296,13 @@ def star(p: int, center: int = 0) -> nx.Graph:
         Number of nodes (>= 1).
     center
         The centre node, in ``0..p-1``.
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Returns
     -------
-    networkx.Graph
+    networkx.Graph or the backend's graph type
         Nodes ``0..p-1``: the centre has degree ``p - 1``, every other node 1.
 
     Examples
@@ -254,5 +314,8 @@ def star(p: int, center: int = 0) -> nx.Graph:
     """
     p = check_count(p, "p")
     center = check_count(center, "center", 0, p - 1)
-    check_graph_memory("star", p, p)
-    return make_graph(p, [(center, j) for j in range(p)], "star", {"center": center})
+    backend = resolve_backend(backend)
+    check_graph_memory("star", p, p, backend=backend)
+    others = np.arange(p, dtype=np.int64)
+    rows = np.full(p, center, dtype=np.int64)
+    return finish(p, rows, others, "star", {"center": center}, None, backend)

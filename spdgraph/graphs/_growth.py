@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import Any
+
 import numpy as np
 
-from spdgraph.graphs._common import (
-    check_count,
-    check_graph_memory,
-    check_probability,
-    make_graph,
-    seeded_rng,
-)
+from spdgraph.graphs._common import check_count, check_graph_memory, check_probability, seeded_rng
+from spdgraph.graphs._sparse import DEFAULT_BACKEND, finish, resolve_backend
 from spdgraph.seeds import SeedLike
 
 __all__ = ["scale_free", "small_world"]
@@ -19,22 +15,19 @@ __all__ = ["scale_free", "small_world"]
 
 def sfgen_edges(p: int, u: np.ndarray) -> list[tuple[int, int]]:
     """huge's ``SFGen`` (``d0 = 2``) given its ``p - 2`` uniforms: the edges ``(j, i)``."""
-    degree = np.zeros(p, dtype=np.int64)
-    degree[:2] = 2  # huge counts its initial 2-cycle as degree 2 per node
-    total = 4
-    edges = [(0, 1)]
-    for i in range(2, p):
-        x = total * u[i - 2]
-        cumulative = np.cumsum(degree[:i])
-        j = min(int(np.searchsorted(cumulative, x, side="left")), i - 1)  # first cumsum >= x
-        edges.append((j, i))
-        degree[j] += 1
-        degree[i] += 1
-        total += 2
-    return edges
+    rows, cols = _sfgen_arrays(p, u)
+    return list(zip(rows.tolist(), cols.tolist(), strict=True))
 
 
-def scale_free(p: int, *, seed: SeedLike = None) -> nx.Graph:
+def _sfgen_arrays(p: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from spdgraph._kernels.graphs import scale_free_targets
+
+    targets = scale_free_targets(p, np.ascontiguousarray(u, dtype=np.float64))
+    targets[1] = 0  # the initial edge (0, 1)
+    return targets[1:], np.arange(1, p, dtype=np.int64)
+
+
+def scale_free(p: int, *, seed: SeedLike = None, backend: str = DEFAULT_BACKEND) -> Any:
     """Scale-free graph by preferential attachment (Barabási–Albert, one edge per new node).
 
     R ``huge.generator(d = p, graph = "scale-free")`` (its C routine
@@ -45,6 +38,9 @@ def scale_free(p: int, *, seed: SeedLike = None) -> nx.Graph:
     node ``j`` whose cumulative counted degree reaches ``x``; both counts go
     up by one. The result is a tree (``p - 1`` edges) whose degrees follow a
     power law. The uniform draws come from ``seed``, not from R's stream.
+    The cumulative degrees are kept in a Fenwick tree (compiled), so the
+    graph takes O(p log p) time and O(p) memory, with the same node for the
+    same uniform as huge's linear scan.
 
     Parameters
     ----------
@@ -53,6 +49,9 @@ def scale_free(p: int, *, seed: SeedLike = None) -> nx.Graph:
     seed
         int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
         or None: the same seed gives the same graph.
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Examples
     --------
@@ -63,15 +62,21 @@ def scale_free(p: int, *, seed: SeedLike = None) -> nx.Graph:
     (49, True)
     """
     p = check_count(p, "p", 2)
-    check_graph_memory("scale_free", p, p)
+    backend = resolve_backend(backend)
+    check_graph_memory("scale_free", p, p, backend=backend)
     rng, entropy = seeded_rng(seed)
-    edges = sfgen_edges(p, rng.random(p - 2))
-    return make_graph(p, edges, "scale_free", {}, entropy)
+    rows, cols = _sfgen_arrays(p, rng.random(p - 2))
+    return finish(p, rows, cols, "scale_free", {}, entropy, backend)
 
 
 def small_world(
-    p: int, neighbors: int = 2, rewire: float = 0.05, *, seed: SeedLike = None
-) -> nx.Graph:
+    p: int,
+    neighbors: int = 2,
+    rewire: float = 0.05,
+    *,
+    seed: SeedLike = None,
+    backend: str = DEFAULT_BACKEND,
+) -> Any:
     """Small-world graph (Watts–Strogatz): a ring lattice with a few edges rewired.
 
     R ``BDgraph::graph.sim(p, graph = "smallworld", rewire = rewire)``, i.e.
@@ -80,7 +85,9 @@ def small_world(
     of a ring; then each ring edge ``(i, i + k)`` (k = 1..neighbors, i in node
     order) is, with probability ``rewire``, replaced by ``(i, w)`` with ``w``
     drawn uniformly among the nodes not yet linked to i (no self-loops, no
-    parallel edges), so the edge count stays ``p * neighbors``.
+    parallel edges), so the edge count stays ``p * neighbors``. The loop is
+    compiled, with the edges in a hash set and ``w`` drawn by rejection, so
+    the graph takes O(p * neighbors) time and memory.
 
     Parameters
     ----------
@@ -93,6 +100,9 @@ def small_world(
     seed
         int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
         or None: the same seed gives the same graph.
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Examples
     --------
@@ -106,26 +116,11 @@ def small_world(
     p = check_count(p, "p", 3)
     neighbors = check_count(neighbors, "neighbors", 1, (p - 1) // 2)
     rewire = check_probability(rewire, "rewire")
-    check_graph_memory("small_world", p, p * neighbors)
+    backend = resolve_backend(backend)
+    check_graph_memory("small_world", p, p * neighbors, backend=backend)
+    from spdgraph._kernels.graphs import small_world_edges
+
     rng, entropy = seeded_rng(seed)
-    adjacent = [set() for _ in range(p)]  # type: list[set[int]]
-    for i in range(p):
-        for k in range(1, neighbors + 1):
-            adjacent[i].add((i + k) % p)
-            adjacent[(i + k) % p].add(i)
-    for k in range(1, neighbors + 1):
-        for i in range(p):
-            v = (i + k) % p
-            if v not in adjacent[i] or rng.random() >= rewire:
-                continue
-            free = np.setdiff1d(np.arange(p), [i, *adjacent[i]], assume_unique=False)
-            if free.size == 0:
-                continue
-            w = int(free[rng.integers(free.size)])
-            adjacent[i].discard(v)
-            adjacent[v].discard(i)
-            adjacent[i].add(w)
-            adjacent[w].add(i)
-    edges = [(i, j) for i in range(p) for j in adjacent[i] if i < j]
+    rows, cols = small_world_edges(p, neighbors, rewire, rng)
     params = {"neighbors": neighbors, "rewire": rewire}
-    return make_graph(p, edges, "small_world", params, entropy)
+    return finish(p, rows, cols, "small_world", params, entropy, backend)

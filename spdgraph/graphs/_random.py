@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import Any
+
 import numpy as np
 
-from spdgraph.graphs._common import (
-    check_count,
-    check_graph_memory,
-    check_probability,
-    make_graph,
-    seeded_rng,
+from spdgraph.graphs._common import check_count, check_graph_memory, check_probability, seeded_rng
+from spdgraph.graphs._sparse import (
+    DEFAULT_BACKEND,
+    bernoulli_positions,
+    finish,
+    resolve_backend,
+    unrank_upper,
 )
 from spdgraph.seeds import SeedLike
 
 __all__ = ["erdos_renyi"]
 
+#: Up to this many node pairs (p <= 1448) a graph draws one uniform per pair, in
+#: row-major order (the draw of spdgraph <= 0.x, so small seeded graphs keep their
+#: edges); beyond it, geometric edge skipping, whose work is the edge count.
+PAIRWISE_PAIRS = 2**20
 
-def erdos_renyi(p: int, d: float, seed: SeedLike = None) -> nx.Graph:
+
+def erdos_renyi(
+    p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAULT_BACKEND
+) -> Any:
     """Erdős–Rényi graph G(p, d): each of the p(p-1)/2 edges independently with probability d.
 
     Same model as gmat's ``rgraph(p, d)``, R ``huge.generator(d = p,
@@ -36,6 +45,23 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None) -> nx.Graph:
         Edge probability (density) in [0, 1].
     seed
         int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence` or None.
+    backend
+        The type returned: the name of a registered graph backend
+        (``"networkx"``, ``"scipy"`` for a symmetric ``scipy.sparse.csr_array``,
+        ``"igraph"``, ``"networkit"``, ``"rustworkx"``, ``"numpy"``, ...),
+        built straight from the edges (see ``docs/graphs.md``, "Graphs at scale").
+
+    Returns
+    -------
+    networkx.Graph or the backend's graph type
+
+    Notes
+    -----
+    Time and memory are O(p + edges). Up to :data:`PAIRWISE_PAIRS` node pairs
+    one uniform is drawn per pair ``i < j`` in row-major order and the pair is
+    an edge when it is below ``d``; for more pairs the gaps between edges in
+    that order are drawn as Geometric(``d``) variables (Batagelj and Brandes,
+    2005), the same law without touching the non-edges.
 
     Examples
     --------
@@ -45,12 +71,26 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None) -> nx.Graph:
     10
     >>> sorted(g.edges) == sorted(erdos_renyi(10, 0.5, seed=0).edges)
     True
+    >>> erdos_renyi(10**6, 5e-6, seed=1, backend="scipy").shape
+    (1000000, 1000000)
     """
     p = check_count(p, "p")
     d = check_probability(d, "d")
-    check_graph_memory("erdos_renyi", p, d * float(p) * (p - 1) / 2, pairs=True)
+    backend = resolve_backend(backend)
+    pairs = p * (p - 1) // 2
+    pairwise = pairs <= PAIRWISE_PAIRS
+    check_graph_memory("erdos_renyi", p, d * pairs, pairs=pairwise, backend=backend)
     rng, entropy = seeded_rng(seed)
-    rows, cols = np.triu_indices(int(p), k=1)
-    keep = rng.random(rows.size) < float(d)
-    edges = zip(rows[keep].tolist(), cols[keep].tolist(), strict=True)
-    return make_graph(int(p), edges, "erdos_renyi", {"d": float(d)}, entropy)
+    rows, cols = _draw(rng, p, d, pairwise)
+    return finish(p, rows, cols, "erdos_renyi", {"d": d}, entropy, backend, ordered=True)
+
+
+def _draw(
+    rng: np.random.Generator, p: int, d: float, pairwise: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Edges ``i < j`` of G(p, d) in row-major order: per pair, or by skipping."""
+    if pairwise:
+        rows, cols = np.triu_indices(p, k=1)
+        keep = rng.random(rows.size) < d
+        return rows[keep], cols[keep]
+    return unrank_upper(bernoulli_positions(rng, p * (p - 1) // 2, d), p)

@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-import networkx as nx
+import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
-from spdgraph.graphs._common import check_count, check_graph_memory, make_graph
+from spdgraph.graphs._common import check_count, check_graph_memory
+from spdgraph.graphs._sparse import DEFAULT_BACKEND, finish, resolve_backend
+
 
 __all__ = ["ar1", "ar2", "band", "circle", "lattice"]
 
 
-def _band_edges(p: int, bandwidth: int) -> list[tuple[int, int]]:
-    # a width beyond p - 1 adds nothing: never loop over it (band(10, 10**12) is K_10 at once)
-    return [(i, i + k) for k in range(1, min(bandwidth, p - 1) + 1) for i in range(p - k)]
+def _band_edges(p: int, bandwidth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The edges ``(i, i + k)``, ``1 <= k <= bandwidth``, in row-major order."""
+    width = min(bandwidth, p - 1)  # a width beyond p - 1 adds nothing (band(10, 10**12) is K_10)
+    if width <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    offsets = np.arange(1, width + 1, dtype=np.int64)
+    rows = np.repeat(np.arange(p, dtype=np.int64), width)
+    cols = rows + np.tile(offsets, p)
+    keep = cols < p
+    return rows[keep], cols[keep]
 
 
-def band(p: int, bandwidth: int = 1) -> nx.Graph:
+def band(p: int, bandwidth: int = 1, *, backend: str = DEFAULT_BACKEND) -> Any:
     """Band graph: node i linked to node j exactly when ``1 <= |i - j| <= bandwidth``.
 
     R ``huge.generator(d = p, graph = "band", g = bandwidth)``;
@@ -30,6 +40,10 @@ def band(p: int, bandwidth: int = 1) -> nx.Graph:
         Number of nodes (>= 1).
     bandwidth
         Band width (>= 1); ``bandwidth >= p - 1`` gives the complete graph.
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ``"networkit"``, ``"rustworkx"``,
+        ``"numpy"``, ...), built straight from the edges.
 
     Examples
     --------
@@ -40,11 +54,14 @@ def band(p: int, bandwidth: int = 1) -> nx.Graph:
     """
     p = check_count(p, "p")
     bandwidth = check_count(bandwidth, "bandwidth")
-    check_graph_memory("band", p, p * min(bandwidth, p))
-    return make_graph(p, _band_edges(p, bandwidth), "band", {"bandwidth": bandwidth})
+    backend = resolve_backend(backend)
+    check_graph_memory("band", p, p * min(bandwidth, p), backend=backend)
+    rows, cols = _band_edges(p, bandwidth)
+    params = {"bandwidth": bandwidth}
+    return finish(p, rows, cols, "band", params, None, backend, ordered=True)
 
 
-def ar1(p: int) -> nx.Graph:
+def ar1(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     """The chain ``0 - 1 - ... - (p-1)``: the concentration graph of an AR(1) process.
 
     R ``BDgraph::bdgraph.sim(p, graph = "AR1")`` (the graph of the inverse of
@@ -54,6 +71,9 @@ def ar1(p: int) -> nx.Graph:
     ----------
     p
         Number of nodes (>= 1).
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Examples
     --------
@@ -62,11 +82,13 @@ def ar1(p: int) -> nx.Graph:
     [(0, 1), (1, 2), (2, 3)]
     """
     p = check_count(p, "p")
-    check_graph_memory("ar1", p, p)
-    return make_graph(p, _band_edges(p, 1), "ar1", {})
+    backend = resolve_backend(backend)
+    check_graph_memory("ar1", p, p, backend=backend)
+    rows, cols = _band_edges(p, 1)
+    return finish(p, rows, cols, "ar1", {}, None, backend, ordered=True)
 
 
-def ar2(p: int) -> nx.Graph:
+def ar2(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     """Band of width 2 (``|i - j| <= 2``): the concentration graph of an AR(2) process.
 
     R ``BDgraph::bdgraph.sim(p, graph = "AR2")`` (the graph of the Toeplitz
@@ -76,6 +98,9 @@ def ar2(p: int) -> nx.Graph:
     ----------
     p
         Number of nodes (>= 1).
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Examples
     --------
@@ -84,11 +109,13 @@ def ar2(p: int) -> nx.Graph:
     7
     """
     p = check_count(p, "p")
-    check_graph_memory("ar2", p, 2 * p)
-    return make_graph(p, _band_edges(p, 2), "ar2", {})
+    backend = resolve_backend(backend)
+    check_graph_memory("ar2", p, 2 * p, backend=backend)
+    rows, cols = _band_edges(p, 2)
+    return finish(p, rows, cols, "ar2", {}, None, backend, ordered=True)
 
 
-def circle(p: int) -> nx.Graph:
+def circle(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     """The cycle ``0 - 1 - ... - (p-1) - 0``: every node has degree 2.
 
     R ``BDgraph::graph.sim(p, graph = "circle")`` (and ``bdgraph.sim``'s).
@@ -97,6 +124,9 @@ def circle(p: int) -> nx.Graph:
     ----------
     p
         Number of nodes (>= 3).
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Examples
     --------
@@ -106,8 +136,10 @@ def circle(p: int) -> nx.Graph:
     ([2], True)
     """
     p = check_count(p, "p", 3)
-    check_graph_memory("circle", p, p)
-    return make_graph(p, [(i, (i + 1) % p) for i in range(p)], "circle", {})
+    backend = resolve_backend(backend)
+    check_graph_memory("circle", p, p, backend=backend)
+    rows = np.arange(p, dtype=np.int64)
+    return finish(p, rows, (rows + 1) % p, "circle", {}, None, backend)
 
 
 def _lattice_shape(p: int, shape: Sequence[int] | int | None) -> tuple[int, int]:
@@ -134,7 +166,9 @@ def _lattice_shape(p: int, shape: Sequence[int] | int | None) -> tuple[int, int]
     return rows, cols
 
 
-def lattice(p: int, shape: Sequence[int] | int | None = None) -> nx.Graph:
+def lattice(
+    p: int, shape: Sequence[int] | int | None = None, *, backend: str = DEFAULT_BACKEND
+) -> Any:
     """Two-dimensional grid: each node linked to its right and lower neighbour.
 
     R ``BDgraph::graph.sim(p, graph = "lattice", size = shape)``: node
@@ -149,6 +183,9 @@ def lattice(p: int, shape: Sequence[int] | int | None = None) -> nx.Graph:
     shape
         ``(rows, cols)`` or one side length; ``rows * cols <= p``. Default:
         ``round(sqrt(p))`` rows and columns, as BDgraph.
+    backend
+        The type returned: a registered graph backend's name (``"networkx"``,
+        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
 
     Examples
     --------
@@ -161,13 +198,11 @@ def lattice(p: int, shape: Sequence[int] | int | None = None) -> nx.Graph:
     """
     p = check_count(p, "p")
     rows, cols = _lattice_shape(p, shape)
-    check_graph_memory("lattice", p, 2 * p)
-    edges = []
-    for r in range(rows):
-        for c in range(cols):
-            node = c + r * cols
-            if c + 1 < cols:
-                edges.append((node, node + 1))
-            if r + 1 < rows:
-                edges.append((node, node + cols))
-    return make_graph(p, edges, "lattice", {"shape": [rows, cols]})
+    backend = resolve_backend(backend)
+    check_graph_memory("lattice", p, 2 * p, backend=backend)
+    node = np.arange(rows * cols, dtype=np.int64)
+    right = node[node % cols + 1 < cols]
+    down = node[node + cols < rows * cols]
+    starts = np.concatenate([right, down])
+    ends = np.concatenate([right + 1, down + cols])
+    return finish(p, starts, ends, "lattice", {"shape": [rows, cols]}, None, backend)

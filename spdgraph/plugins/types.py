@@ -15,6 +15,7 @@ __all__ = [
     "GeneratorSpec",
     "GraphBackend",
     "GraphData",
+    "SparseGraphData",
     "WarmupStep",
     "default_seconds",
     "standard_normal_entries",
@@ -77,6 +78,46 @@ class GraphData:
     labels: Sequence[Hashable]
     directed: np.ndarray | None = None
     attrs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SparseGraphData:
+    """An undirected graph as its upper-triangle edges, for a backend's ``from_sparse``.
+
+    What the graph families (:mod:`spdgraph.graphs`) build at any size: no
+    ``p x p`` array exists, so a backend's ``from_sparse`` builds its type
+    from the edge list alone.
+
+    Parameters
+    ----------
+    upper
+        ``scipy.sparse.csr_array`` of shape ``(p, p)``, dtype int8, holding a
+        1 at ``[i, j]`` for every edge with ``i < j`` (strict upper triangle),
+        indices sorted, no duplicates.
+    labels
+        The ``p`` node labels, in row order.
+    attrs
+        Graph attributes to store where the type has room (``family``,
+        ``parameters``, ``seed`` of a family's graph).
+
+    Examples
+    --------
+    >>> import scipy.sparse
+    >>> upper = scipy.sparse.csr_array(([1], ([0], [2])), shape=(3, 3), dtype="int8")
+    >>> [x.tolist() for x in SparseGraphData(upper, [0, 1, 2]).edges()]
+    [[0], [2]]
+    """
+
+    upper: Any
+    labels: Sequence[Hashable]
+    attrs: Mapping[str, Any] = field(default_factory=dict)
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and columns (int64) of the edges ``i < j``, in row-major order."""
+        upper = self.upper
+        counts = np.diff(upper.indptr)
+        rows = np.repeat(np.arange(upper.shape[0], dtype=np.int64), counts)
+        return rows, np.asarray(upper.indices, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -341,6 +382,14 @@ class GraphBackend:
     undirected_hint
         What to tell a user who passes a directed graph of this type to a
         method taking an undirected one (``"Use G.to_undirected()."``).
+    from_sparse
+        Optional ``from_sparse(SparseGraphData) -> obj``: the undirected graph
+        built straight from its upper-triangle edges (a
+        :class:`SparseGraphData`), in time and memory proportional to ``p``
+        plus the edges, never a ``p x p`` array; what the graph families'
+        ``backend=`` uses. None: the families build the dense
+        :class:`GraphData` for ``from_graph`` (refused when it does not fit in
+        memory).
 
     Examples
     --------
@@ -360,3 +409,4 @@ class GraphBackend:
     from_graph: Callable[[GraphData], Any] | None = None
     count_nodes: Callable[[Any], int | None] | None = None
     undirected_hint: str = ""
+    from_sparse: Callable[[SparseGraphData], Any] | None = None

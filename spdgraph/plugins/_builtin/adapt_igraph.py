@@ -21,7 +21,7 @@ from spdgraph.plugins._builtin._library import (
 )
 from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -71,11 +71,28 @@ def from_graph(data: GraphData) -> Any:
     return out
 
 
+def from_sparse(data: SparseGraphData) -> Any:
+    """An undirected ``igraph.Graph`` from the edge list: labels in ``name``, ``attrs`` kept."""
+    ig = require("igraph", "igraph")
+    rows, cols = data.edges()
+    out = ig.Graph(n=len(data.labels), edges=np.column_stack([rows, cols]), directed=False)
+    out.vs["name"] = list(data.labels)
+    for key, value in data.attrs.items():
+        out[key] = value
+    return out
+
+
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = "Use graph.as_undirected() (or graph.to_undirected() in place)."
 
 BACKEND = GraphBackend(
-    "igraph", recognises, to_graph, from_graph, count_nodes, undirected_hint=UNDIRECTED_HINT
+    "igraph",
+    recognises,
+    to_graph,
+    from_graph,
+    count_nodes,
+    undirected_hint=UNDIRECTED_HINT,
+    from_sparse=from_sparse,
 )
 
 

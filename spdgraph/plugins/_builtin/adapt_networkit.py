@@ -20,7 +20,7 @@ from spdgraph.plugins._builtin._library import (
 )
 from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 #: The node attribute read as node labels (NetworKit node attributes are int, float or str).
 NAME_ATTRIBUTE = "name"
@@ -89,6 +89,17 @@ def from_graph(data: GraphData) -> Any:
     return out
 
 
+def from_sparse(data: SparseGraphData) -> Any:
+    """An undirected NetworKit graph from the edge list (labels as in :func:`from_graph`)."""
+    nk = require("networkit", "networkit")
+    out = nk.Graph(len(data.labels), weighted=False, directed=False)
+    rows, cols = data.edges()
+    if rows.size:
+        out.addEdges((rows, cols))
+    _set_names(out, list(data.labels))
+    return out
+
+
 def _set_names(graph: Any, labels: Sequence[Any]) -> None:
     if labels == list(range(len(labels))):
         return  # the node ids are the labels
@@ -104,7 +115,13 @@ def _set_names(graph: Any, labels: Sequence[Any]) -> None:
 UNDIRECTED_HINT = "Use networkit.graphtools.toUndirected(G)."
 
 BACKEND = GraphBackend(
-    "networkit", recognises, to_graph, from_graph, count_nodes, undirected_hint=UNDIRECTED_HINT
+    "networkit",
+    recognises,
+    to_graph,
+    from_graph,
+    count_nodes,
+    undirected_hint=UNDIRECTED_HINT,
+    from_sparse=from_sparse,
 )
 
 

@@ -11,7 +11,7 @@ from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import from_directed, require, upper_edges
 from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -96,13 +96,33 @@ def from_graph(data: GraphData) -> Any:
     return out
 
 
+def from_sparse(data: SparseGraphData) -> Any:
+    """A ``networkx.Graph`` from the edge list, ``data.attrs`` in ``G.graph``."""
+    nx = require("networkx", "networkx")
+    out = nx.Graph(**data.attrs)
+    labels = list(data.labels)
+    out.add_nodes_from(labels)
+    rows, cols = data.edges()
+    if labels == list(range(len(labels))):
+        out.add_edges_from(zip(rows.tolist(), cols.tolist(), strict=True))
+    else:
+        out.add_edges_from((labels[i], labels[j]) for i, j in zip(rows, cols, strict=True))
+    return out
+
+
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = (
     "Use graph.to_undirected() (an edge in either direction becomes an undirected edge)."
 )
 
 BACKEND = GraphBackend(
-    "networkx", recognises, to_graph, from_graph, count_nodes, undirected_hint=UNDIRECTED_HINT
+    "networkx",
+    recognises,
+    to_graph,
+    from_graph,
+    count_nodes,
+    undirected_hint=UNDIRECTED_HINT,
+    from_sparse=from_sparse,
 )
 
 

@@ -14,7 +14,7 @@ from spdgraph.adjacency import adjacency_from_array
 from spdgraph.plugins._builtin._library import dag_from_array, unwrap
 from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -47,7 +47,19 @@ def from_graph(data: GraphData) -> Any:
     return np.array(data.adjacency, dtype=bool)
 
 
-BACKEND = GraphBackend("numpy", recognises, to_graph, from_graph, count_nodes)
+def from_sparse(data: SparseGraphData) -> Any:
+    """The dense boolean adjacency (``p * p`` bytes; the caller checks that it fits)."""
+    p = len(data.labels)
+    out = np.zeros((p, p), dtype=bool)
+    rows, cols = data.edges()
+    out[rows, cols] = True
+    out[cols, rows] = True
+    return out
+
+
+BACKEND = GraphBackend(
+    "numpy", recognises, to_graph, from_graph, count_nodes, from_sparse=from_sparse
+)
 
 
 # asked last: any library's array subclass goes first

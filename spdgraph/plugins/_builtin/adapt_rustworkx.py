@@ -19,7 +19,7 @@ from spdgraph.plugins._builtin._library import (
 )
 from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -69,6 +69,16 @@ def from_graph(data: GraphData) -> Any:
     return out
 
 
+def from_sparse(data: SparseGraphData) -> Any:
+    """A ``PyGraph`` from the edge list: labels as payloads, ``attrs`` as graph attrs."""
+    rx = require("rustworkx", "rustworkx")
+    out = rx.PyGraph(multigraph=False, attrs=dict(data.attrs))
+    out.add_nodes_from(list(data.labels))
+    rows, cols = data.edges()
+    out.extend_from_edge_list(list(zip(rows.tolist(), cols.tolist(), strict=True)))
+    return out
+
+
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = (
     "Use graph.to_undirected(multigraph=False) (an edge in either direction becomes an "
@@ -76,7 +86,13 @@ UNDIRECTED_HINT = (
 )
 
 BACKEND = GraphBackend(
-    "rustworkx", recognises, to_graph, from_graph, count_nodes, undirected_hint=UNDIRECTED_HINT
+    "rustworkx",
+    recognises,
+    to_graph,
+    from_graph,
+    count_nodes,
+    undirected_hint=UNDIRECTED_HINT,
+    from_sparse=from_sparse,
 )
 
 

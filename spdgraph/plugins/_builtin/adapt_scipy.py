@@ -16,7 +16,7 @@ from spdgraph.adjacency import adjacency_from_array
 from spdgraph.plugins._builtin._library import dag_from_array, require, unwrap, upper_edges
 from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -52,7 +52,17 @@ def from_graph(data: GraphData) -> Any:
     return DAG(out) if data.directed is not None else out
 
 
-BACKEND = GraphBackend("scipy", recognises, to_graph, from_graph, count_nodes)
+def from_sparse(data: SparseGraphData) -> Any:
+    """The symmetric ``csr_array`` (int8 0/1, sorted indices) of the upper-triangle edges."""
+    upper = data.upper
+    out = (upper + upper.T).tocsr()
+    out.sort_indices()
+    return out
+
+
+BACKEND = GraphBackend(
+    "scipy", recognises, to_graph, from_graph, count_nodes, from_sparse=from_sparse
+)
 
 
 spdgraph_graph_backends = offering(BACKEND)
