@@ -135,7 +135,9 @@ def canonical_upper(
     if not ordered:
         keep = rows != cols
         low, high = np.minimum(rows[keep], cols[keep]), np.maximum(rows[keep], cols[keep])
-        keys = np.unique(low * p + high)
+        keys = np.sort(low * p + high)  # (np.unique hashes first: many times slower)
+        if keys.size > 1:
+            keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])]
         rows, cols = keys // p, keys % p
     indptr = np.zeros(p + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=p), out=indptr[1:])
