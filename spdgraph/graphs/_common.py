@@ -15,9 +15,9 @@ from spdgraph.seeds import SeedLike, root_stream, seed_attrs, seed_sequence
 __all__ = [
     "check_count",
     "check_graph_memory",
-    "graph_bytes",
     "check_probability",
     "equal_groups",
+    "graph_bytes",
     "make_graph",
     "seeded_rng",
 ]
@@ -132,9 +132,7 @@ def check_graph_memory(
         else:
             high = mid - 1
     graph_gib = (need - per_pair * p * (p - 1) / 2) / 2**30
-    what = (
-        f"a {backend} graph of {p:,} nodes and about {int(edges):,} edges: {graph_gib:,.1f} GiB"
-    )
+    what = f"a {backend} graph of {p:,} nodes and about {int(edges):,} edges: {graph_gib:,.1f} GiB"
     if pairs:  # name the real cost: the draw over every node pair, not the graph
         what = (
             f"the draw over all {p * (p - 1) // 2:,} node pairs at {per_pair:.0f} bytes each: "

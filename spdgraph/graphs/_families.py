@@ -112,7 +112,16 @@ def hub(
         attrs = {"hubs": starts.tolist()}
         rows, cols = starts[group[member]], nodes[member]
         return finish(
-            p, rows, cols, "hub", params, None, backend, ordered=True, graph_attrs=attrs, groups=sizes
+            p,
+            rows,
+            cols,
+            "hub",
+            params,
+            None,
+            backend,
+            ordered=True,
+            graph_attrs=attrs,
+            groups=sizes,
         )
     rng, entropy = seeded_rng(seed)
     hubs = np.sort(rng.choice(p, size=n_hubs, replace=False)).astype(np.int64)

@@ -24,9 +24,7 @@ __all__ = ["erdos_renyi"]
 PAIRWISE_PAIRS = 2**20
 
 
-def erdos_renyi(
-    p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAULT_BACKEND
-) -> Any:
+def erdos_renyi(p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAULT_BACKEND) -> Any:
     """Erdős–Rényi graph G(p, d): each of the p(p-1)/2 edges independently with probability d.
 
     Same model as gmat's ``rgraph(p, d)``, R ``huge.generator(d = p,

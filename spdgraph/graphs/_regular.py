@@ -11,7 +11,6 @@ from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs._common import check_count, check_graph_memory
 from spdgraph.graphs._sparse import DEFAULT_BACKEND, finish, resolve_backend
 
-
 __all__ = ["ar1", "ar2", "band", "circle", "lattice"]
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import networkx as nx
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs._common import check_count, check_graph_memory
+from spdgraph.graphs._random import PAIRWISE_PAIRS
+from spdgraph.graphs._sparse import DEFAULT_BACKEND, canonical_upper, resolve_backend, unrank_upper
 from spdgraph.seeds import SeedLike, root_stream, seed_sequence
 
 __all__ = ["related_graphs", "shared_edges"]
@@ -22,7 +26,8 @@ def related_graphs(
     n_remove: int = 0,
     mode: str = "group",
     seed: SeedLike = None,
-) -> list[nx.Graph]:
+    backend: str = DEFAULT_BACKEND,
+) -> list[Any]:
     """K graphs over the nodes of ``base`` that share a part and differ in a controlled part.
 
     ``mode="group"`` (groups, e.g. conditions): graph ``k`` is ``base`` with
@@ -46,13 +51,23 @@ def related_graphs(
     seed
         int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
         or None: the same seed gives the same graphs.
+    backend
+        The type of each graph: a registered graph backend's name
+        (``"networkx"``, ``"scipy"``, ``"igraph"``, ...), built straight from
+        the edges.
 
     Returns
     -------
-    list of networkx.Graph
+    list of networkx.Graph or of the backend's graph type
         K graphs with the nodes of ``base`` in its order; ``G.graph["index"]``
         is ``k``. Pass the list to :func:`spdgraph.sample` for one array
         with a ``group`` dimension.
+
+    Notes
+    -----
+    Up to 2**20 node pairs the edits are drawn over a dense mask of all
+    pairs; beyond, over the sorted edge keys alone (the added non-edges by
+    rejection of uniformly drawn pairs), in O(p + edges) memory per graph.
 
     Raises
     ------
@@ -78,16 +93,21 @@ def related_graphs(
     n_add, n_remove = check_count(n_add, "n_add", 0), check_count(n_remove, "n_remove", 0)
     if mode not in _MODES:
         raise InvalidOptionError(f"mode must be 'group' or 'time', got {written(mode)}.")
+    backend = resolve_backend(backend)
     nodes = list(base.nodes)
     p = len(nodes)
-    # K graphs of about base's edges (+ n_add each), then the dense scratch: p^2 floats
-    # and booleans, two index arrays and a mask per node pair
+    # K graphs of about base's edges (+ n_add each), then the dense scratch of small
+    # graphs: p^2 floats and booleans, two index arrays and a mask per node pair
     edges = base.number_of_edges() + n_add * (n_graphs if mode == "time" else 1)
-    check_graph_memory("related_graphs", p, min(edges, p * (p - 1) / 2), copies=n_graphs)
+    check_graph_memory(
+        "related_graphs", p, min(edges, p * (p - 1) / 2), copies=n_graphs, backend=backend
+    )
+    rng = root_stream(seed_sequence(seed))
+    if p * (p - 1) // 2 > PAIRWISE_PAIRS:
+        return _related_sparse(base, nodes, int(n_graphs), n_add, n_remove, mode, rng, backend)
     check_graph_memory("related_graphs", p, 0, pairs=True)
     adjacency = nx.to_numpy_array(base, nodelist=nodes, weight=None) != 0
     np.fill_diagonal(adjacency, False)
-    rng = root_stream(seed_sequence(seed))
     rows, cols = np.triu_indices(p, 1)
     graphs = []
     current = adjacency[rows, cols]
@@ -95,13 +115,97 @@ def related_graphs(
         if mode == "group" or k > 0:
             start = adjacency[rows, cols] if mode == "group" else current
             current = _edit(start, n_add, n_remove, rng)
-        g = nx.Graph(index=k)
-        g.add_nodes_from(nodes)
-        g.add_edges_from(
-            (nodes[i], nodes[j]) for i, j in zip(rows[current], cols[current], strict=True)
-        )
-        graphs.append(g)
+        graphs.append(_graph(nodes, k, rows[current], cols[current], backend))
     return graphs
+
+
+def _graph(nodes: list[object], k: int, rows: np.ndarray, cols: np.ndarray, backend: str) -> Any:
+    """Graph ``k`` (edges ``i < j`` in row-major order) in the backend's type."""
+    from spdgraph.plugins.backends import call_backend, graph_backend
+    from spdgraph.plugins.types import SparseGraphData
+
+    upper = canonical_upper(len(nodes), rows, cols, ordered=True)
+    spec, plugin = graph_backend(backend)
+    if spec.from_sparse is None:
+        raise InvalidOptionError(
+            f"graph backend {backend!r} cannot be built from edges; pass backend='networkx', "
+            "'scipy', 'igraph', 'networkit', 'rustworkx' or 'numpy'."
+        )
+    return call_backend(spec, plugin, "from_sparse", SparseGraphData(upper, nodes, {"index": k}))
+
+
+def _related_sparse(
+    base: nx.Graph,
+    nodes: list[object],
+    n_graphs: int,
+    n_add: int,
+    n_remove: int,
+    mode: str,
+    rng: np.random.Generator,
+    backend: str,
+) -> list[Any]:
+    """``related_graphs`` on sorted edge keys ``i * p + j`` (i < j): no p x p scratch."""
+    p = len(nodes)
+    index = {node: i for i, node in enumerate(nodes)}
+    pairs = np.array([(index[u], index[v]) for u, v in base.edges()], dtype=np.int64)
+    pairs = pairs.reshape(-1, 2)
+    upper = canonical_upper(p, pairs[:, 0], pairs[:, 1])
+    base_keys = _keys(p, upper)
+    graphs = []
+    current = base_keys
+    for k in range(n_graphs):
+        if mode == "group" or k > 0:
+            start = base_keys if mode == "group" else current
+            current = _edit_keys(start, p, n_add, n_remove, rng)
+        graphs.append(_graph(nodes, k, current // p, current % p, backend))
+    return graphs
+
+
+def _keys(p: int, upper: object) -> np.ndarray:
+    counts = np.diff(upper.indptr)  # type: ignore[attr-defined]
+    rows = np.repeat(np.arange(p, dtype=np.int64), counts)
+    return rows * p + np.asarray(upper.indices, dtype=np.int64)  # type: ignore[attr-defined]
+
+
+def _edit_keys(
+    keys: np.ndarray, p: int, n_add: int, n_remove: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``keys`` (sorted) with ``n_remove`` of them dropped and ``n_add`` non-edges added."""
+    n_pairs = p * (p - 1) // 2
+    if n_remove > keys.size:
+        raise InvalidOptionError(
+            f"cannot remove {n_remove} edges from a graph with {keys.size}; lower n_remove."
+        )
+    if n_add > n_pairs - keys.size:
+        raise InvalidOptionError(
+            f"cannot add {n_add} edges to a graph with {n_pairs - keys.size} non-edges; "
+            "lower n_add."
+        )
+    kept = np.delete(keys, rng.choice(keys.size, size=n_remove, replace=False))
+    added = _non_edges(keys, p, n_add, rng)
+    return np.sort(np.concatenate([kept, added]))
+
+
+def _non_edges(keys: np.ndarray, p: int, n_add: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_add`` distinct pairs uniformly among the non-edges (sorted ``keys``), as keys."""
+    n_pairs = p * (p - 1) // 2
+    if n_add == 0:
+        return np.zeros(0, dtype=np.int64)
+    if 2 * keys.size > n_pairs:  # mostly edges: list the few non-edges
+        i, j = unrank_upper(np.arange(n_pairs, dtype=np.int64), p)
+        every = i * p + j
+        absent = every[~np.isin(every, keys, assume_unique=True)]
+        return rng.choice(absent, size=n_add, replace=False)
+    chosen = np.zeros(0, dtype=np.int64)
+    while chosen.size < n_add:  # rejection: uniform pairs, the edges and repeats dropped
+        i, j = unrank_upper(rng.integers(0, n_pairs, size=2 * (n_add - chosen.size) + 8), p)
+        draw = i * p + j
+        spot = np.minimum(np.searchsorted(keys, draw), max(keys.size - 1, 0))
+        fresh = draw[keys[spot] != draw] if keys.size else draw
+        both = np.concatenate([chosen, fresh])
+        _, first = np.unique(both, return_index=True)
+        chosen = both[np.sort(first)]  # first occurrences, in the order drawn
+    return chosen[:n_add]
 
 
 def _edit(edges: np.ndarray, n_add: int, n_remove: int, rng: np.random.Generator) -> np.ndarray:

@@ -73,8 +73,10 @@ def bernoulli_positions(rng: np.random.Generator, n: int, q: float) -> np.ndarra
     parts = []
     last = -1  # the last position kept so far
     while True:
-        block = int(expected + 6.0 * np.sqrt(expected) + 16) if not parts else int(
-            (n - last) * q + 6.0 * np.sqrt((n - last) * q) + 16
+        block = (
+            int(expected + 6.0 * np.sqrt(expected) + 16)
+            if not parts
+            else int((n - last) * q + 6.0 * np.sqrt((n - last) * q) + 16)
         )
         gaps = rng.geometric(q, size=block).astype(np.int64)
         positions = last + np.cumsum(gaps)
@@ -119,9 +121,7 @@ def unrank_upper(k: np.ndarray, s: np.ndarray | int) -> tuple[np.ndarray, np.nda
     return i, j
 
 
-def canonical_upper(
-    p: int, rows: np.ndarray, cols: np.ndarray, *, ordered: bool = False
-) -> Any:
+def canonical_upper(p: int, rows: np.ndarray, cols: np.ndarray, *, ordered: bool = False) -> Any:
     """The upper-triangle CSR (int8, sorted indices, no duplicates) of the edges ``rows-cols``.
 
     Self-loops are dropped and each edge is put as ``(min, max)``. With
