@@ -10,7 +10,10 @@ order: ``.csv`` (0/1 adjacency with the labels on the header row and the
 first column), ``.graphml``, ``.gml``, ``.npy``
 (0/1 adjacency) or, for anything else, an edge list (the nodes first, one per
 line, then one ``u v`` edge per line, after ``#`` comment lines recording the
-family, its parameters and the seed).
+family, its parameters and the seed). ``--sparse`` (or ``--backend scipy``)
+builds the graph as a sparse adjacency, never a networkx graph nor a ``p x p``
+array, and writes it as ``.npz`` (``scipy.sparse.save_npz`` of the symmetric
+CSR adjacency) or an edge list: the way to write a graph of a million nodes.
 """
 
 from __future__ import annotations
@@ -91,11 +94,12 @@ def make_family_graph(
     *,
     flag: Callable[[str], str] = _flag,
     seed_flag: str = "--seed",
+    backend: str = "networkx",
 ) -> Any:
     """The graph of ``spdgraph graph`` and ``sample --graph-family``; checks what it takes.
 
     ``flag(name)`` and ``seed_flag`` spell the options in messages as the
-    calling command names them.
+    calling command names them; ``backend`` is the family's ``backend=``.
     """
     from spdgraph.graphs import FAMILIES, check_count
 
@@ -129,7 +133,7 @@ def make_family_graph(
         raise InvalidOptionError(f"graph family {name!r} is not random; drop {seed_flag}.")
     if isinstance(given.get("shape"), list) and len(given["shape"]) == 1:
         given["shape"] = given["shape"][0]
-    return function(p, **given)
+    return function(p, **given, backend=backend)
 
 
 def _header(g: Any) -> list[str]:
@@ -176,11 +180,60 @@ def _write_graph_file(g: Any, tmp: Path, suffix: str) -> None:
         tmp.write_text("\n".join(text) + "\n", encoding="utf-8")
 
 
+#: Suffixes ``--sparse`` writes: a scipy.sparse .npz, or (any other) an edge list.
+_DENSE_SUFFIXES = (".csv", ".npy", ".graphml", ".gml")
+
+
+def write_sparse_graph(adjacency: Any, header: list[str], path: Path) -> None:
+    """Write a symmetric sparse adjacency as ``.npz`` or an edge list, atomically."""
+    import numpy as np
+    import scipy.sparse
+
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{path.suffix}")
+    try:
+        if path.suffix.lower() == ".npz":
+            with open(tmp, "wb") as fh:
+                scipy.sparse.save_npz(fh, scipy.sparse.csr_matrix(adjacency))
+        else:
+            upper = scipy.sparse.triu(adjacency, 1).tocoo()
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write("".join(f"# {line}\n" for line in header))
+                fh.write("# nodes, in order\n")
+                np.savetxt(fh, np.arange(adjacency.shape[0]), fmt="%d")
+                fh.write("# edges\n")
+                np.savetxt(fh, np.column_stack([upper.row, upper.col]), fmt="%d")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _cmd_graph_sparse(args: argparse.Namespace, output: Path, given: dict[str, Any]) -> int:
+    if output.suffix.lower() in _DENSE_SUFFIXES:
+        raise InvalidOptionError(
+            f"--sparse writes .npz (the sparse adjacency) or an edge list (.txt), not "
+            f"{output.suffix}; change the output's suffix."
+        )
+    adjacency = make_family_graph(args.family, args.p, args.seed, given, backend="scipy")
+    family = args.family.replace("-", "_")
+    header = [f"spdgraph graph {family}", "parameters " + json.dumps({"p": args.p, **given})]
+    if args.seed is not None:
+        header.append(f"seed {args.seed}")
+    write_sparse_graph(adjacency, header, output)
+    seed = f", seed {args.seed}" if args.seed is not None else ""
+    print(
+        f"wrote {family} graph (p = {adjacency.shape[0]}, {adjacency.nnz // 2} edges{seed}, "
+        f"sparse) to {args.output}"
+    )
+    return 0
+
+
 def _cmd_graph(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if not output.parent.is_dir():  # before any work (the writer checks it again)
         raise FileError(f"the folder of {args.output!r} does not exist; create it first.")
     given = {k: getattr(args, k) for k in _OPTIONS if getattr(args, k) is not None}
+    if args.sparse or args.backend == "scipy":
+        return _cmd_graph_sparse(args, output, given)
     g = make_family_graph(args.family, args.p, args.seed, given)
     write_graph(g, output)
     seed = f", seed {g.graph['seed']}" if "seed" in g.graph else ""
@@ -206,6 +259,19 @@ def _add_graph_parser(sub: Any) -> None:
         "--seed", type=_non_negative_int, default=None, help="seed (random families)"
     )
     graph.add_argument("-o", "--output", required=True, help="graph file to write")
+    graph.add_argument(
+        "--backend",
+        choices=("networkx", "scipy"),
+        default="networkx",
+        help="build the graph as a networkx graph (default) or a scipy.sparse adjacency "
+        "(as --sparse)",
+    )
+    graph.add_argument(
+        "--sparse",
+        action="store_true",
+        help="build and write the graph sparse (no p x p array): to .npz or an edge list; "
+        "for large p",
+    )
     graph.set_defaults(func=_cmd_graph)
 
 

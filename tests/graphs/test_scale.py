@@ -314,3 +314,28 @@ def test_a_hundred_thousand_nodes_at_the_expected_mean_degree(name, call, mean_d
     assert g.shape == (p, p)
     mean = g.nnz / p
     assert abs(mean - mean_degree) < 0.05 * mean_degree, (name, mean)
+
+
+# -- the command line ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".txt"])
+def test_cli_writes_a_sparse_graph_that_reads_back(tmp_path, capsys, suffix):
+    from spdgraph.cli import main
+    from spdgraph.io import read_graph
+
+    path = tmp_path / f"g{suffix}"
+    code = main(["graph", "cluster", "--p", "50", "--seed", "4", "--sparse", "-o", str(path)])
+    assert code == 0 and "sparse" in capsys.readouterr().out
+    expected = cluster(50, seed=4, backend="scipy")
+    got, nodes = edges_of(read_graph(path))
+    assert nodes == 50 and got == edges_of(expected)[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temporary left
+
+
+def test_cli_sparse_refuses_a_dense_format(tmp_path, capsys):
+    from spdgraph.cli import main
+
+    path = tmp_path / "g.csv"
+    assert main(["graph", "band", "--p", "10", "--backend", "scipy", "-o", str(path)]) == 2
+    assert "--sparse writes .npz" in capsys.readouterr().err and not path.exists()
