@@ -7,7 +7,10 @@ and ``ar2`` are the graph types of R ``huge.generator`` and
 ``BDgraph::bdgraph.sim`` (see ``docs/graphs.md`` for the table of R
 equivalents). Every family returns a :class:`networkx.Graph` on nodes
 ``0..p-1`` whose ``G.graph`` records ``family``, ``parameters`` (defaults
-resolved) and, for a random family, ``seed``. Each family lives in a private
+resolved) and, for a random family, ``seed``; or, with ``backend=``, any
+registered graph backend's type (``"scipy"``, ``"igraph"``, ``"networkit"``,
+...) built straight from a sparse adjacency, in O(p + edges) time and memory
+(``docs/graphs.md``, "Graphs at scale"). Each family lives in a private
 module and is re-exported here, so ``spdgraph.graphs.<name>`` is the public
 name; :data:`FAMILIES` maps the names to the functions.
 :func:`perfect_elimination_order` tells whether a graph (as a boolean
@@ -17,8 +20,7 @@ adjacency) is chordal and gives the order the decomposable-graph samplers need.
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import networkx as nx
+from typing import Any
 
 from spdgraph._kernels.chordal import perfect_elimination_order
 from spdgraph.graphs._common import check_count as check_count  # for the CLI
@@ -47,7 +49,7 @@ __all__ = [
 ]
 
 #: Every graph family by name (what ``spdgraph graph FAMILY`` makes).
-FAMILIES: dict[str, Callable[..., nx.Graph]] = {
+FAMILIES: dict[str, Callable[..., Any]] = {
     "ar1": ar1,
     "ar2": ar2,
     "band": band,

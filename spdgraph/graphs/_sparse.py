@@ -69,17 +69,12 @@ def bernoulli_positions(rng: np.random.Generator, n: int, q: float) -> np.ndarra
         return np.zeros(0, dtype=np.int64)
     if q >= 1.0:
         return np.arange(n, dtype=np.int64)
-    expected = n * q
-    parts = []
+    parts: list[np.ndarray] = []
     last = -1  # the last position kept so far
     while True:
-        block = (
-            int(expected + 6.0 * np.sqrt(expected) + 16)
-            if not parts
-            else int((n - last) * q + 6.0 * np.sqrt((n - last) * q) + 16)
-        )
-        gaps = rng.geometric(q, size=block).astype(np.int64)
-        positions = last + np.cumsum(gaps)
+        remaining = (n - 1 - last) * q  # expected kept positions still to come
+        gaps = rng.geometric(q, size=int(remaining + 6.0 * np.sqrt(remaining) + 16))
+        positions = last + np.cumsum(gaps.astype(np.int64))
         inside = positions[positions < n]
         parts.append(inside)
         if inside.size < positions.size:  # passed the end: done

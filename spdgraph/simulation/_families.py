@@ -77,7 +77,7 @@ def _parameters(family: str) -> list[str]:
     from spdgraph.graphs import FAMILIES
 
     params = inspect.signature(FAMILIES[family]).parameters
-    return [k for k in params if k not in ("p", "seed")]
+    return [k for k in params if k not in ("p", "seed", "backend")]  # backend: the caller's
 
 
 def split_family_options(
@@ -102,9 +102,18 @@ def split_family_options(
 
 
 def family_graph(
-    family: str, p: object, options: Mapping[str, Any], seed: np.random.SeedSequence
-) -> nx.Graph:
-    """The graph of ``family`` on ``p`` nodes; ``seed`` is used by random families only."""
+    family: str,
+    p: object,
+    options: Mapping[str, Any],
+    seed: np.random.SeedSequence,
+    *,
+    backend: str = "networkx",
+) -> nx.Graph | Any:
+    """The graph of ``family`` on ``p`` nodes; ``seed`` is used by random families only.
+
+    ``backend`` is the family's ``backend=`` (``"scipy"`` for a sparse adjacency
+    built in O(p + edges), never a networkx graph).
+    """
     from spdgraph.graphs import FAMILIES, check_count
 
     if p is None:
@@ -121,7 +130,7 @@ def family_graph(
     if random and "seed" in inspect.signature(function).parameters:
         kwargs["seed"] = seed
     try:
-        return function(p, **kwargs)
+        return function(p, **kwargs, backend=backend)
     except TypeError as exc:  # a missing or extra parameter
         raise InvalidOptionError(
             f"graph family {family!r}: {exc}; it takes {_parameters(family)}."
