@@ -21,6 +21,7 @@ from spdgraph.graphs._random import PAIRWISE_PAIRS
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
     bernoulli_positions,
+    check_pairs,
     finish,
     resolve_backend,
     unrank_upper,
@@ -240,7 +241,7 @@ def cluster(
         q * s * (s - 1) / 2 for q, s in zip(within, group_sizes, strict=True)
     )
     backend = resolve_backend(backend)
-    pairwise = p * (p - 1) // 2 <= PAIRWISE_PAIRS
+    pairwise = check_pairs("cluster", p) <= PAIRWISE_PAIRS
     check_graph_memory("cluster", p, expected, pairs=pairwise, backend=backend)
     rng, entropy = seeded_rng(seed)
     group = np.repeat(np.arange(len(group_sizes)), group_sizes)

@@ -10,6 +10,7 @@ from spdgraph.graphs._common import check_count, check_graph_memory, check_proba
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
     bernoulli_positions,
+    check_pairs,
     finish,
     resolve_backend,
     unrank_upper,
@@ -75,7 +76,7 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAU
     p = check_count(p, "p")
     d = check_probability(d, "d")
     backend = resolve_backend(backend)
-    pairs = p * (p - 1) // 2
+    pairs = check_pairs("erdos_renyi", p)
     pairwise = pairs <= PAIRWISE_PAIRS
     check_graph_memory("erdos_renyi", p, d * pairs, pairs=pairwise, backend=backend)
     rng, entropy = seeded_rng(seed)

@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_BACKEND",
     "bernoulli_positions",
     "canonical_upper",
+    "check_pairs",
     "finish",
     "resolve_backend",
     "unrank_upper",
@@ -47,6 +48,21 @@ def resolve_backend(backend: object) -> str:
     except InvalidOptionError as exc:
         raise InvalidOptionError(f"backend: {exc}") from None
     return str(backend)
+
+
+#: Most node pairs the skipping draws index (int64 positions): p up to about 3 * 10**9.
+MAX_PAIRS = 2**62
+
+
+def check_pairs(family: str, p: int) -> int:
+    """``p (p - 1) / 2``, refused when its positions would overflow int64 (any memory)."""
+    pairs = p * (p - 1) // 2
+    if pairs > MAX_PAIRS:
+        raise TooLargeError(
+            f"graph family {family!r} with p={p:,} has {pairs:,} node pairs, beyond the "
+            f"2**62 its draw can index; use fewer nodes (at most about {3 * 10**9:,})."
+        )
+    return pairs
 
 
 def bernoulli_positions(rng: np.random.Generator, n: int, q: float) -> np.ndarray:

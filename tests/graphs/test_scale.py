@@ -339,3 +339,11 @@ def test_cli_sparse_refuses_a_dense_format(tmp_path, capsys):
     path = tmp_path / "g.csv"
     assert main(["graph", "band", "--p", "10", "--backend", "scipy", "-o", str(path)]) == 2
     assert "--sparse writes .npz" in capsys.readouterr().err and not path.exists()
+
+
+def test_more_pairs_than_int64_positions_is_refused_without_a_memory_limit(monkeypatch):
+    monkeypatch.setattr(spdgraph.sampling, "available_memory", lambda: None)
+    with pytest.raises(spdgraph.TooLargeError, match="beyond the 2\\*\\*62"):
+        erdos_renyi(2**40, 1e-12, seed=1, backend="scipy")
+    with pytest.raises(spdgraph.TooLargeError, match="beyond the 2\\*\\*62"):
+        cluster(2**40, 2, 0.0, seed=1, backend="scipy")

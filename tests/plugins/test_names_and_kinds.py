@@ -57,9 +57,14 @@ def test_methods_lists_options_in_columns_that_survive_long_names(capsys):
     assert "intended kind: precision" in huge
 
 
-def test_erdos_renyi_refusal_names_the_all_pairs_draw(monkeypatch):
+def test_erdos_renyi_refusal_names_the_graph_not_an_all_pairs_draw(monkeypatch):
     import spdgraph._machine
 
+    # issue 46: no draw over all node pairs any more; the guard counts nodes and edges
     monkeypatch.setattr(spdgraph._machine, "available_memory", lambda: 8 * 2**30)
-    with pytest.raises(TooLargeError, match="draw over all 4,999,950,000 node pairs"):
+    g = spdgraph.graphs.erdos_renyi(100000, 3e-5, seed=1, backend="scipy")
+    assert g.shape == (100000, 100000) and 0 < g.nnz < 10 * 100000 * 3
+    monkeypatch.setattr(spdgraph._machine, "available_memory", lambda: 32 * 2**20)
+    with pytest.raises(TooLargeError, match="a networkx graph of 100,000 nodes") as info:
         spdgraph.graphs.erdos_renyi(100000, 3e-5)
+    assert "node pairs" not in str(info.value)
