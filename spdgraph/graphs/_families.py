@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
+from spdgraph.graphs import _sparse
 from spdgraph.graphs._common import (
     check_count,
     check_graph_memory,
@@ -17,7 +18,6 @@ from spdgraph.graphs._common import (
     equal_groups,
     seeded_rng,
 )
-from spdgraph.graphs._random import PAIRWISE_PAIRS
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
     bernoulli_positions,
@@ -241,7 +241,7 @@ def cluster(
         q * s * (s - 1) / 2 for q, s in zip(within, group_sizes, strict=True)
     )
     backend = resolve_backend(backend)
-    pairwise = check_pairs("cluster", p) <= PAIRWISE_PAIRS
+    pairwise = check_pairs("cluster", p) <= _sparse.PAIRWISE_PAIRS
     check_graph_memory("cluster", p, expected, pairs=pairwise, backend=backend)
     rng, entropy = seeded_rng(seed)
     group = np.repeat(np.arange(len(group_sizes)), group_sizes)

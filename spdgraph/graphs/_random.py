@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from spdgraph.graphs import _sparse
 from spdgraph.graphs._common import check_count, check_graph_memory, check_probability, seeded_rng
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
@@ -18,11 +19,6 @@ from spdgraph.graphs._sparse import (
 from spdgraph.seeds import SeedLike
 
 __all__ = ["erdos_renyi"]
-
-#: Up to this many node pairs (p <= 1448) a graph draws one uniform per pair, in
-#: row-major order (the draw of spdgraph <= 0.x, so small seeded graphs keep their
-#: edges); beyond it, geometric edge skipping, whose work is the edge count.
-PAIRWISE_PAIRS = 2**20
 
 
 def erdos_renyi(p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAULT_BACKEND) -> Any:
@@ -56,7 +52,7 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAU
 
     Notes
     -----
-    Time and memory are O(p + edges). Up to :data:`PAIRWISE_PAIRS` node pairs
+    Time and memory are O(p + edges). Up to 2**20 node pairs (p <= 1448)
     one uniform is drawn per pair ``i < j`` in row-major order and the pair is
     an edge when it is below ``d``; for more pairs the gaps between edges in
     that order are drawn as Geometric(``d``) variables (Batagelj and Brandes,
@@ -77,7 +73,7 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAU
     d = check_probability(d, "d")
     backend = resolve_backend(backend)
     pairs = check_pairs("erdos_renyi", p)
-    pairwise = pairs <= PAIRWISE_PAIRS
+    pairwise = pairs <= _sparse.PAIRWISE_PAIRS
     check_graph_memory("erdos_renyi", p, d * pairs, pairs=pairwise, backend=backend)
     rng, entropy = seeded_rng(seed)
     rows, cols = _draw(rng, p, d, pairwise)

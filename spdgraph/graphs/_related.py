@@ -8,8 +8,8 @@ import networkx as nx
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
+from spdgraph.graphs import _sparse
 from spdgraph.graphs._common import check_count, check_graph_memory
-from spdgraph.graphs._random import PAIRWISE_PAIRS
 from spdgraph.graphs._sparse import DEFAULT_BACKEND, canonical_upper, resolve_backend, unrank_upper
 from spdgraph.seeds import SeedLike, root_stream, seed_sequence
 
@@ -103,7 +103,7 @@ def related_graphs(
         "related_graphs", p, min(edges, p * (p - 1) / 2), copies=n_graphs, backend=backend
     )
     rng = root_stream(seed_sequence(seed))
-    if p * (p - 1) // 2 > PAIRWISE_PAIRS:
+    if p * (p - 1) // 2 > _sparse.PAIRWISE_PAIRS:
         return _related_sparse(base, nodes, int(n_graphs), n_add, n_remove, mode, rng, backend)
     check_graph_memory("related_graphs", p, 0, pairs=True)
     adjacency = nx.to_numpy_array(base, nodelist=nodes, weight=None) != 0

@@ -19,6 +19,7 @@ from spdgraph.errors import InvalidOptionError, TooLargeError
 
 __all__ = [
     "DEFAULT_BACKEND",
+    "PAIRWISE_PAIRS",
     "bernoulli_positions",
     "canonical_upper",
     "check_pairs",
@@ -50,6 +51,11 @@ def resolve_backend(backend: object) -> str:
     return str(backend)
 
 
+#: Up to this many node pairs (p <= 1448) ``erdos_renyi``, ``cluster`` and
+#: ``related_graphs`` draw one uniform per pair, in row-major order (the draws of
+#: earlier releases, so small seeded graphs keep their edges); beyond it, geometric
+#: edge skipping, whose work is the edge count. Read at each call (tests lower it).
+PAIRWISE_PAIRS = 2**20
 #: Most node pairs the skipping draws index (int64 positions): p up to about 3 * 10**9.
 MAX_PAIRS = 2**62
 

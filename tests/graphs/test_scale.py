@@ -248,7 +248,7 @@ def test_small_world_rewired_targets_avoid_loops_and_repeats():
 
 def test_related_graphs_sparse_path_edits_exactly():
     base = erdos_renyi(1600, 0.002, seed=1)  # above 2**20 pairs: the sparse path
-    assert 1600 * 1599 // 2 > _random.PAIRWISE_PAIRS
+    assert 1600 * 1599 // 2 > _sparse.PAIRWISE_PAIRS
     base_edges = {(min(u, v), max(u, v)) for u, v in base.edges}
     graphs = related_graphs(base, 3, n_add=30, n_remove=10, seed=2)
     for k, g in enumerate(graphs):
@@ -347,3 +347,32 @@ def test_more_pairs_than_int64_positions_is_refused_without_a_memory_limit(monke
         erdos_renyi(2**40, 1e-12, seed=1, backend="scipy")
     with pytest.raises(spdgraph.TooLargeError, match="beyond the 2\\*\\*62"):
         cluster(2**40, 2, 0.0, seed=1, backend="scipy")
+
+
+# -- the skipping paths at small p (the pairwise threshold lowered to 0) ------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(p=st.integers(2, 50), data=st.data(), seed=st.integers(0, 2**32))
+def test_skipping_paths_keep_the_structure_of_the_pairwise_ones(p, data, seed):
+    n_groups = data.draw(st.integers(1, p))
+    d = data.draw(st.sampled_from([0.0, 0.3, 1.0]))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_sparse, "PAIRWISE_PAIRS", 0)
+        every = {(i, j) for i in range(p) for j in range(i + 1, p)}
+        er = edges_of(erdos_renyi(p, d, seed=seed, backend="scipy"))[0]
+        assert er == (every if d == 1.0 else set() if d == 0.0 else er & every)
+        assert er == edges_of(erdos_renyi(p, d, seed=seed))[0]  # same in networkx
+        within = cluster(p, n_groups, prob=1.0, seed=seed)
+        group = {i: within.nodes[i]["group"] for i in range(p)}
+        same = {(i, j) for i, j in every if group[i] == group[j]}
+        assert edges_of(within)[0] == same
+        between = cluster(p, n_groups, prob=0.0, prob_between=1.0, seed=seed)
+        assert edges_of(between)[0] == every - same
+        some = cluster(p, n_groups, prob=0.5, prob_between=0.1, seed=seed)
+        assert (
+            edges_of(some)[0]
+            == edges_of(
+                cluster(p, n_groups, prob=0.5, prob_between=0.1, seed=seed, backend="igraph")
+            )[0]
+        )
