@@ -1,6 +1,7 @@
 """Graph families at a million nodes: seconds and peak memory with ``backend="scipy"``.
 
     python benchmarks/bench_large_graphs.py [--p 1000000] [--repeats 3] [--baseline-p 10000]
+                                            [--backends]
 
 For every family of :data:`spdgraph.graphs.FAMILIES` (mean degree as near 5
 as the family allows), prints the median seconds over ``--repeats`` builds with
@@ -12,7 +13,9 @@ child process (compiled loops allocate outside tracemalloc's view, which is
 why the RSS is used). Then, in the same run, the
 baseline: ``erdos_renyi`` at ``--baseline-p`` nodes (mean degree 5) against
 ``networkx.fast_gnp_random_graph``, with the ratio, for ``backend="networkx"``
-(the same output type) and ``backend="scipy"``.
+(the same output type) and ``backend="scipy"``. ``--backends`` adds one build
+of ``erdos_renyi`` at ``--p`` nodes in every backend that builds from the sparse
+form (networkx last: it is the slowest).
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--p", type=int, default=10**6)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--baseline-p", type=int, default=10**4)
+    parser.add_argument("--backends", action="store_true", help="time every backend too")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -119,6 +123,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         label = f"spdgraph erdos_renyi(backend={backend!r})"
         print(f"{label:<44} {seconds:>9.4f} {seconds / base:>7.2f}")
+    if args.backends:
+        print(f"\nerdos_renyi, p = {p:,}, mean degree 5, one build per backend")
+        print(f"{'backend':<12} {'seconds':>9}")
+        for backend in ("scipy", "igraph", "networkit", "rustworkx", "networkx"):
+            start = time.perf_counter()
+            graphs.erdos_renyi(p, 5 / (p - 1), seed=1, backend=backend)
+            seconds = time.perf_counter() - start
+            print(f"{backend:<12} {seconds:>9.2f}")
     return 0
 
 
