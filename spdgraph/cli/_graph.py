@@ -185,26 +185,27 @@ _DENSE_SUFFIXES = (".csv", ".npy", ".graphml", ".gml")
 
 
 def write_sparse_graph(adjacency: Any, header: list[str], path: Path) -> None:
-    """Write a symmetric sparse adjacency as ``.npz`` or an edge list, atomically."""
+    """Write a symmetric sparse adjacency as ``.npz`` or an edge list, through io's door."""
+    from spdgraph.io import write_atomically
+
+    write_atomically(path, lambda tmp: _write_sparse_file(adjacency, header, tmp, path.suffix))
+
+
+def _write_sparse_file(adjacency: Any, header: list[str], tmp: Path, suffix: str) -> None:
     import numpy as np
     import scipy.sparse
 
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{path.suffix}")
-    try:
-        if path.suffix.lower() == ".npz":
-            with open(tmp, "wb") as fh:
-                scipy.sparse.save_npz(fh, scipy.sparse.csr_matrix(adjacency))
-        else:
-            upper = scipy.sparse.triu(adjacency, 1).tocoo()
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write("".join(f"# {line}\n" for line in header))
-                fh.write("# nodes, in order\n")
-                np.savetxt(fh, np.arange(adjacency.shape[0]), fmt="%d")
-                fh.write("# edges\n")
-                np.savetxt(fh, np.column_stack([upper.row, upper.col]), fmt="%d")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    if suffix.lower() == ".npz":
+        with open(tmp, "wb") as fh:
+            scipy.sparse.save_npz(fh, scipy.sparse.csr_matrix(adjacency))
+        return
+    upper = scipy.sparse.triu(adjacency, 1).tocoo()
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write("".join(f"# {line}\n" for line in header))
+        fh.write("# nodes, in order\n")
+        np.savetxt(fh, np.arange(adjacency.shape[0]), fmt="%d")
+        fh.write("# edges\n")
+        np.savetxt(fh, np.column_stack([upper.row, upper.col]), fmt="%d")
 
 
 def _cmd_graph_sparse(args: argparse.Namespace, output: Path, given: dict[str, Any]) -> int:

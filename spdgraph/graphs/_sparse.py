@@ -207,8 +207,8 @@ def finish(
 
 def _dense(data: Any, backend: str) -> Any:
     """The dense GraphData of a backend without ``from_sparse``, if ``p x p`` fits."""
+    from spdgraph._machine import available_memory
     from spdgraph.plugins.types import GraphData
-    from spdgraph.sampling import available_memory
 
     p = len(data.labels)
     need, available = 2.0 * p * p, available_memory()

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spdgraph
-import spdgraph.sampling
+import spdgraph._machine
 from spdgraph.graphs import (
     FAMILIES,
     _common,
@@ -284,7 +284,7 @@ def test_related_non_edges_are_uniform():
 
 
 def test_guard_estimates_from_nodes_and_edges(monkeypatch):
-    monkeypatch.setattr(spdgraph.sampling, "available_memory", lambda: 2**30)
+    monkeypatch.setattr(spdgraph._machine, "available_memory", lambda: 2**30)
     _common.check_graph_memory("erdos_renyi", 10**6, 2.5e6, backend="scipy")  # ~0.4 GiB
     with pytest.raises(spdgraph.TooLargeError, match="a networkx graph of 1,000,000 nodes"):
         _common.check_graph_memory("erdos_renyi", 10**6, 2.5e6)
@@ -342,7 +342,7 @@ def test_cli_sparse_refuses_a_dense_format(tmp_path, capsys):
 
 
 def test_more_pairs_than_int64_positions_is_refused_without_a_memory_limit(monkeypatch):
-    monkeypatch.setattr(spdgraph.sampling, "available_memory", lambda: None)
+    monkeypatch.setattr(spdgraph._machine, "available_memory", lambda: None)
     with pytest.raises(spdgraph.TooLargeError, match="beyond the 2\\*\\*62"):
         erdos_renyi(2**40, 1e-12, seed=1, backend="scipy")
     with pytest.raises(spdgraph.TooLargeError, match="beyond the 2\\*\\*62"):
