@@ -31,7 +31,6 @@ from spdgraph.spectrum import spectrum_attrs
 
 __all__ = ["adapt_graph", "methods", "sample"]
 
-
 def methods() -> dict[str, str]:
     """List registered generator methods with one-line descriptions.
 
