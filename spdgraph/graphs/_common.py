@@ -133,10 +133,13 @@ def check_graph_memory(
             high = mid - 1
     graph_gib = (need - per_pair * p * (p - 1) / 2) / 2**30
     what = f"a {backend} graph of {p:,} nodes and about {int(edges):,} edges: {graph_gib:,.1f} GiB"
+    if backend == "numpy":  # the dense adjacency itself, p * p bytes
+        what = f"the dense {p:,} x {p:,} adjacency: {float(p) * p / 2**30:,.1f} GiB, plus {what}"
     if pairs:  # name the real cost: the draw over every node pair, not the graph
+        scratch = PAIR_SCRATCH_BYTES
         what = (
-            f"the draw over all {p * (p - 1) // 2:,} node pairs at {per_pair:.0f} bytes each: "
-            f"{per_pair * p * (p - 1) / 2 / 2**30:,.1f} GiB, plus {what}"
+            f"the draw over all {p * (p - 1) // 2:,} node pairs at {scratch:.0f} bytes each: "
+            f"{scratch * p * (p - 1) / 2 / 2**30:,.1f} GiB, plus {what}"
         )
     raise TooLargeError(
         f"graph family {family!r} with p={p:,} needs about {need / 2**30:,.1f} GiB to build "

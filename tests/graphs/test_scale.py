@@ -288,7 +288,7 @@ def test_guard_estimates_from_nodes_and_edges(monkeypatch):
     _common.check_graph_memory("erdos_renyi", 10**6, 2.5e6, backend="scipy")  # ~0.4 GiB
     with pytest.raises(spdgraph.TooLargeError, match="a networkx graph of 1,000,000 nodes"):
         _common.check_graph_memory("erdos_renyi", 10**6, 2.5e6)
-    with pytest.raises(spdgraph.TooLargeError, match="use fewer nodes"):
+    with pytest.raises(spdgraph.TooLargeError, match="dense 1,000,000 x 1,000,000 adjacency"):
         erdos_renyi(10**6, 5e-6, seed=1, backend="numpy")  # the dense p x p refused first
 
 
