@@ -41,7 +41,9 @@ def related_graphs(
     Parameters
     ----------
     base
-        The shared graph (a :class:`networkx.Graph`; node order is kept).
+        The shared graph: a :class:`networkx.Graph` (node order is kept) or a
+        symmetric ``scipy.sparse`` adjacency (nodes ``0..p-1``; a family's
+        ``backend="scipy"`` graph, so large graphs never go through networkx).
     n_graphs
         Number of graphs K (>= 1).
     n_add, n_remove
@@ -85,29 +87,24 @@ def related_graphs(
     >>> len(shared_edges(gs)) >= 8 - 3
     True
     """
-    if not isinstance(base, nx.Graph) or base.is_directed() or base.is_multigraph():
-        raise InvalidOptionError(
-            f"base must be an undirected networkx.Graph, got {type(base).__name__}."
-        )
+    nodes, upper = _base_edges(base)
     n_graphs = check_count(n_graphs, "n_graphs")
     n_add, n_remove = check_count(n_add, "n_add", 0), check_count(n_remove, "n_remove", 0)
     if mode not in _MODES:
         raise InvalidOptionError(f"mode must be 'group' or 'time', got {written(mode)}.")
     backend = resolve_backend(backend)
-    nodes = list(base.nodes)
     p = len(nodes)
     # K graphs of about base's edges (+ n_add each), then the dense scratch of small
     # graphs: p^2 floats and booleans, two index arrays and a mask per node pair
-    edges = base.number_of_edges() + n_add * (n_graphs if mode == "time" else 1)
+    edges = upper.nnz + n_add * (n_graphs if mode == "time" else 1)
     check_graph_memory(
         "related_graphs", p, min(edges, p * (p - 1) / 2), copies=n_graphs, backend=backend
     )
     rng = root_stream(seed_sequence(seed))
     if p * (p - 1) // 2 > _sparse.PAIRWISE_PAIRS:
-        return _related_sparse(base, nodes, int(n_graphs), n_add, n_remove, mode, rng, backend)
+        return _related_sparse(upper, nodes, int(n_graphs), n_add, n_remove, mode, rng, backend)
     check_graph_memory("related_graphs", p, 0, pairs=True)
-    adjacency = nx.to_numpy_array(base, nodelist=nodes, weight=None) != 0
-    np.fill_diagonal(adjacency, False)
+    adjacency = upper.toarray() != 0  # the upper triangle: all the pairs i < j read below
     rows, cols = np.triu_indices(p, 1)
     graphs = []
     current = adjacency[rows, cols]
@@ -117,6 +114,35 @@ def related_graphs(
             current = _edit(start, n_add, n_remove, rng)
         graphs.append(_graph(nodes, k, rows[current], cols[current], backend))
     return graphs
+
+
+def _base_edges(base: object) -> tuple[list[Any], Any]:
+    """The nodes of ``base`` and its edges as the canonical upper-triangle CSR."""
+    import scipy.sparse
+
+    if scipy.sparse.issparse(base):  # a family's backend="scipy" graph, or any adjacency
+        matrix = scipy.sparse.csr_array(base)
+        p = matrix.shape[0]
+        if matrix.ndim != 2 or matrix.shape[1] != p or (matrix != matrix.T).nnz:
+            raise InvalidOptionError(
+                f"a sparse base must be a square symmetric adjacency, got shape {matrix.shape}"
+                f"{'' if matrix.shape[0] != matrix.shape[1] else ' (not symmetric)'}; pass "
+                "A + A.T of a one-sided adjacency."
+            )
+        upper = scipy.sparse.triu(matrix, 1).tocoo()
+        nonzero = upper.data != 0
+        rows, cols = upper.row[nonzero], upper.col[nonzero]
+        return list(range(p)), canonical_upper(p, rows, cols)
+    if not isinstance(base, nx.Graph) or base.is_directed() or base.is_multigraph():
+        raise InvalidOptionError(
+            "base must be an undirected networkx.Graph or a symmetric scipy.sparse adjacency, "
+            f"got {type(base).__name__}."
+        )
+    nodes = list(base.nodes)
+    index = {node: i for i, node in enumerate(nodes)}
+    pairs = np.array([(index[u], index[v]) for u, v in base.edges()], dtype=np.int64)
+    pairs = pairs.reshape(-1, 2)
+    return nodes, canonical_upper(len(nodes), pairs[:, 0], pairs[:, 1])
 
 
 def _graph(nodes: list[object], k: int, rows: np.ndarray, cols: np.ndarray, backend: str) -> Any:
@@ -135,7 +161,7 @@ def _graph(nodes: list[object], k: int, rows: np.ndarray, cols: np.ndarray, back
 
 
 def _related_sparse(
-    base: nx.Graph,
+    upper: Any,
     nodes: list[object],
     n_graphs: int,
     n_add: int,
@@ -146,10 +172,6 @@ def _related_sparse(
 ) -> list[Any]:
     """``related_graphs`` on sorted edge keys ``i * p + j`` (i < j): no p x p scratch."""
     p = len(nodes)
-    index = {node: i for i, node in enumerate(nodes)}
-    pairs = np.array([(index[u], index[v]) for u, v in base.edges()], dtype=np.int64)
-    pairs = pairs.reshape(-1, 2)
-    upper = canonical_upper(p, pairs[:, 0], pairs[:, 1])
     base_keys = _keys(p, upper)
     graphs = []
     current = base_keys

@@ -376,3 +376,14 @@ def test_skipping_paths_keep_the_structure_of_the_pairwise_ones(p, data, seed):
                 cluster(p, n_groups, prob=0.5, prob_between=0.1, seed=seed, backend="igraph")
             )[0]
         )
+
+
+@pytest.mark.parametrize("p", [40, 1600])  # the pairwise draw, then the sparse edits
+def test_related_graphs_take_a_sparse_base_as_its_networkx_twin(p):
+    base = erdos_renyi(p, 3 / p, seed=3)
+    sparse_base = erdos_renyi(p, 3 / p, seed=3, backend="scipy")
+    a = related_graphs(base, 2, n_add=3, n_remove=2, seed=5)
+    b = related_graphs(sparse_base, 2, n_add=3, n_remove=2, seed=5)
+    assert [edges_of(x)[0] for x in a] == [edges_of(x)[0] for x in b]
+    with pytest.raises(spdgraph.InvalidOptionError, match="square symmetric adjacency"):
+        related_graphs(scipy.sparse.triu(sparse_base, 1).tocsr(), 2, seed=1)
