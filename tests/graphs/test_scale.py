@@ -31,23 +31,54 @@ BACKENDS = ["networkx", "scipy", "igraph", "networkit", "rustworkx", "numpy"]
 
 
 def make(name, p, seed, backend="networkx", **extra):
-    """A small member of every family (random ones seeded)."""
+    """A small member of every family (random ones seeded); ``extra`` sets its parameters."""
+    x = extra.get
     calls = {
         "ar1": lambda: FAMILIES["ar1"](p, backend=backend),
         "ar2": lambda: FAMILIES["ar2"](p, backend=backend),
-        "band": lambda: FAMILIES["band"](p, extra.get("bandwidth", 3), backend=backend),
+        "band": lambda: FAMILIES["band"](p, x("bandwidth", 3), backend=backend),
         "circle": lambda: FAMILIES["circle"](max(p, 3), backend=backend),
         "cluster": lambda: cluster(
-            p, min(p, 3), 0.4, prob_between=0.05, seed=seed, backend=backend
+            p,
+            min(p, x("n_groups", 3)),
+            x("prob", 0.4),
+            prob_between=x("prob_between", 0.05),
+            seed=seed,
+            backend=backend,
         ),
-        "erdos_renyi": lambda: erdos_renyi(p, extra.get("d", 0.2), seed=seed, backend=backend),
-        "hub": lambda: FAMILIES["hub"](p, min(p, 2), backend=backend),
+        "erdos_renyi": lambda: erdos_renyi(p, x("d", 0.2), seed=seed, backend=backend),
+        "hub": lambda: FAMILIES["hub"](
+            p,
+            min(p, x("n_hubs", 2)),
+            mode=x("mode", "huge"),
+            seed=seed if x("mode", "huge") == "bdgraph" else None,
+            backend=backend,
+        ),
         "lattice": lambda: FAMILIES["lattice"](p, shape=(1, p), backend=backend),
         "scale_free": lambda: FAMILIES["scale_free"](max(p, 2), seed=seed, backend=backend),
-        "small_world": lambda: small_world(max(p, 5), 2, 0.3, seed=seed, backend=backend),
-        "star": lambda: FAMILIES["star"](p, backend=backend),
+        "small_world": lambda: small_world(
+            max(p, 5), x("neighbors", 2), x("rewire", 0.3), seed=seed, backend=backend
+        ),
+        "star": lambda: FAMILIES["star"](p, x("center", 0) % p, backend=backend),
     }
     return calls[name]()
+
+
+#: hypothesis strategies of each family's parameters (at most p = 40 nodes)
+PARAMETERS = st.fixed_dictionaries(
+    {
+        "bandwidth": st.integers(1, 45),
+        "n_groups": st.integers(1, 8),
+        "prob": st.floats(0.0, 1.0),
+        "prob_between": st.floats(0.0, 1.0),
+        "d": st.floats(0.0, 1.0),
+        "n_hubs": st.integers(1, 6),
+        "mode": st.sampled_from(["huge", "bdgraph"]),
+        "neighbors": st.integers(1, 2),
+        "rewire": st.floats(0.0, 1.0),
+        "center": st.integers(0, 100),
+    }
+)
 
 
 def edges_of(graph):
@@ -121,29 +152,31 @@ def test_canonical_upper_is_sorted_deduplicated_and_loop_free(p, data):
 # -- every family, every backend --------------------------------------------------------
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     name=st.sampled_from(sorted(FAMILIES)),
     p=st.integers(1, 40),
     seed=st.integers(0, 2**32),
     backend=st.sampled_from(BACKENDS),
+    params=PARAMETERS,
 )
-def test_every_family_is_a_simple_graph_the_same_in_every_backend(name, p, seed, backend):
+def test_every_family_is_a_simple_graph_the_same_in_every_backend(name, p, seed, backend, params):
     if name == "scale_free":
         p = max(p, 2)
     if name in ("circle",):
         p = max(p, 3)
     if name == "small_world":
         p = max(p, 5)
-    reference = make(name, p, seed)
+    reference = make(name, p, seed, **params)
     assert isinstance(reference, nx.Graph) and not reference.is_directed()
-    assert list(reference.nodes) == list(range(p))
+    assert not reference.is_multigraph() and list(reference.nodes) == list(range(p))
     assert nx.number_of_selfloops(reference) == 0
     expected = {(min(u, v), max(u, v)) for u, v in reference.edges}
-    other = make(name, p, seed, backend)
+    assert len(expected) == reference.number_of_edges()
+    other = make(name, p, seed, backend, **params)
     got, nodes = edges_of(other)
     assert nodes == p and got == expected
-    again, _ = edges_of(make(name, p, seed, backend))
+    again, _ = edges_of(make(name, p, seed, backend, **params))
     assert again == expected  # same seed, same graph
 
 
