@@ -43,8 +43,6 @@ from spdgraph.cli._related import _add_related_parser
 from spdgraph.cli._sample import _add_sample_parser
 from spdgraph.cli._score import _add_score_parser
 from spdgraph.errors import FileError, SpdgraphError
-from spdgraph.plugins import mark_skipped
-from spdgraph.sampling import Progress
 
 __all__ = ["SUBCOMMANDS", "Progress", "build_parser", "main"]
 
@@ -75,6 +73,8 @@ class _PluginSubparsers:
         self.added: list[str] = []
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        from spdgraph.plugins import mark_skipped
+
         names = [name, *kwargs.get("aliases", ())]
         taken = [n for n in names if n in self._sub.choices]
         if taken:
@@ -102,6 +102,15 @@ class _PluginSubparsers:
         return getattr(self._sub, name)
 
 
+def __getattr__(name: str) -> Any:
+    """``Progress`` is imported on first use: ``spdgraph --help`` does not load sampling."""
+    if name == "Progress":
+        from spdgraph.sampling import Progress
+
+        return Progress
+    raise AttributeError(f"module 'spdgraph.cli' has no attribute {name!r}")
+
+
 def _add_plugin_commands(sub: Any) -> None:
     """Let every plugin add its subcommands (``spdgraph_add_cli_commands``), in order.
 
@@ -110,7 +119,7 @@ def _add_plugin_commands(sub: Any) -> None:
     hook raises is skipped (its half-added subcommands removed) with a warning;
     ``spdgraph methods`` lists it as broken.
     """
-    from spdgraph.plugins import get_plugin_manager
+    from spdgraph.plugins import get_plugin_manager, mark_skipped
 
     pm = get_plugin_manager()
     hook_name = "spdgraph_add_cli_commands"
@@ -197,13 +206,17 @@ def _exit_status(exc: SystemExit) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``spdgraph`` console script; returns the exit status."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments == ["--version"]:  # answered before the plugins (and what they import) load
+        print(f"spdgraph {__version__}")
+        return 0
     try:
         parser = build_parser()
     except SpdgraphError as exc:  # a plugin's subcommands clash
         print(f"spdgraph: error: {exc}", file=sys.stderr)
         return 2
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
         if args.command is None:
             args = parser.parse_args(["demo"])
     except SystemExit as exc:  # --help, --version, or a usage error (status 2)

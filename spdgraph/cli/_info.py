@@ -14,12 +14,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from spdgraph.checks import Violation, find_violation, link_strength, nonedge_mask, plain
 from spdgraph.errors import FileError
+
+if TYPE_CHECKING:
+    from spdgraph.checks import Violation
 
 #: Matrices read from the file at a time.
 BLOCK = 256
@@ -48,6 +50,8 @@ def _format_labels(labels: Sequence[Any], limit: int = 6) -> str:
 
 def _spread(values: np.ndarray) -> str:
     """``v`` for one value, else ``min a, median b, max c``."""
+    from spdgraph.checks import plain
+
     if values.size == 1:
         return f"{plain(values[0]):.4g}"
     return f"min {np.min(values):.4g}, median {np.median(values):.4g}, max {np.max(values):.4g}"
@@ -94,6 +98,8 @@ def save_picture(da: Any, path: str) -> None:
 
 def _block_stats(values: np.ndarray, adjacency: np.ndarray) -> dict[str, np.ndarray]:
     """Per-matrix R, smallest eigenvalue, condition number and max |non-edge| of a stack."""
+    from spdgraph.checks import link_strength, nonedge_mask
+
     eig = np.linalg.eigvalsh(values)
     with np.errstate(divide="ignore", invalid="ignore"):
         cond = np.where(eig[:, 0] > 0, eig[:, -1] / eig[:, 0], np.inf)
@@ -145,6 +151,8 @@ def _print_info(da: Any, args: argparse.Namespace, fmt: Any) -> int:
     structural = int(da.attrs.get("structural_zeros", 1)) == 1
     kind = str(da.attrs.get("kind", da.name))
     check_pd = kind != "partial_correlation"
+    from spdgraph.checks import find_violation
+
     parts: list[dict[str, np.ndarray]] = []
     violation: Violation | None = None
     for start in range(0, n, BLOCK):

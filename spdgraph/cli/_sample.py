@@ -26,8 +26,6 @@ from spdgraph.cli._options import (
     _positive_int,
 )
 from spdgraph.errors import FileError, InvalidOptionError
-from spdgraph.sampling import PROGRESS_DELAY, Progress
-from spdgraph.sampling import stderr_is_tty as _stderr_is_tty
 
 #: ``sample`` parameters with a dedicated option; every other keyword-only
 #: parameter of :func:`spdgraph.sample` gets a generic ``--name VALUE`` option.
@@ -55,18 +53,38 @@ LARGE_RUN = 1000
 SCHEDULER_TIMEOUT = "10s"
 
 
-def _extra_sample_parameters() -> list[inspect.Parameter]:
-    import spdgraph
+#: Every other keyword-only parameter of :func:`spdgraph.sample` and its default,
+#: written out so that building the parser (``spdgraph --help``) does not import
+#: the sampling code; a test checks it against ``sample``'s signature.
+_SAMPLE_GENERIC: dict[str, Any] = {
+    "min_eigenvalue": None,
+    "condition_number": None,
+    "negative_share": None,
+    "uncertified": "redraw",
+    "max_redraws": 20,
+    "complete": False,
+}
 
+
+def _extra_sample_parameters() -> list[inspect.Parameter]:
+    """The keyword-only parameters of :func:`spdgraph.sample` with a generic ``--name``."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
     return [
-        param
-        for name, param in inspect.signature(spdgraph.sample).parameters.items()
-        if param.kind is inspect.Parameter.KEYWORD_ONLY and name not in _SAMPLE_EXPLICIT
+        inspect.Parameter(name, keyword, default=default)
+        for name, default in _SAMPLE_GENERIC.items()
     ]
+
+
+def _stderr_is_tty() -> bool:
+    from spdgraph.sampling import stderr_is_tty
+
+    return stderr_is_tty()
 
 
 def _compute(delayed: Any, *, client: Any, progress: bool, desc: str) -> None:
     """Run a dask delayed object (a lazy write) with a progress bar where possible."""
+    from spdgraph.sampling import PROGRESS_DELAY, Progress
+
     bar = Progress(desc, enabled=progress, delay=PROGRESS_DELAY)
     try:
         if client is not None:
@@ -92,7 +110,7 @@ def _compute(delayed: Any, *, client: Any, progress: bool, desc: str) -> None:
         bar.close()
 
 
-def _distributed_progress(future: Any, bar: Progress) -> None:
+def _distributed_progress(future: Any, bar: Any) -> None:
     """Drive ``bar`` from the scheduler's progress reports until ``future`` is done."""
     from distributed.diagnostics.progressbar import TextProgressBar
 

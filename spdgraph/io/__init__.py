@@ -68,3 +68,6 @@ __all__ = [
     "write_table",
     "writes_abandoned",
 ]
+
+# the arrays this package hands out have ``da.spd`` (spdgraph itself imports lazily)
+import spdgraph.accessor  # noqa: E402, F401

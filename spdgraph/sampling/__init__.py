@@ -47,3 +47,6 @@ __all__ = [
     "stderr_is_tty",
     "warmup",
 ]
+
+# the arrays this package hands out have ``da.spd`` (spdgraph itself imports lazily)
+import spdgraph.accessor  # noqa: E402, F401
