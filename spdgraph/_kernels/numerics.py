@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spdgraph.vocabulary import KIND_ALIASES  # the one table of kind spellings
+
 __all__ = [
     "KIND_ALIASES",
     "MATRIX_KIND_ALIASES",
@@ -32,12 +34,6 @@ __all__ = [
     "unit_diagonal",
 ]
 
-#: What a sampled matrix is: the two kinds :func:`spdgraph.sample` makes.
-KIND_ALIASES: Mapping[str, str] = {
-    "covariance": "covariance",
-    "precision": "precision",
-    "concentration": "precision",
-}
 
 #: Every kind an spdgraph matrix can carry (``attrs["kind"]``), with aliases.
 MATRIX_KIND_ALIASES: Mapping[str, str] = {

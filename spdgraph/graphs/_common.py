@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, TooLargeError, written
+from spdgraph.errors import TooLargeError
 from spdgraph.seeds import SeedLike, root_stream, seed_attrs, seed_sequence
+from spdgraph.vocabulary import MAX_COUNT, check_count, check_probability
 
 __all__ = [
+    "MAX_COUNT",
     "check_count",
     "check_graph_memory",
     "check_probability",
@@ -43,41 +44,6 @@ BACKEND_BYTES: dict[str, tuple[float, float]] = {
 #: (erdos_renyi, cluster on small graphs): two int64 index arrays, the uniforms, the
 #: threshold, the mask.
 PAIR_SCRATCH_BYTES = 33
-#: Largest count (nodes, groups, band width, graphs...) any family takes: beyond it
-#: no machine holds the graph, and floats stop counting exactly (2**53).
-MAX_COUNT = 2**53
-
-
-def check_count(value: object, name: str, low: int = 1, high: int | None = None) -> int:
-    """``value`` as an int in ``[low, high]``, else an InvalidOptionError saying so.
-
-    A count beyond :data:`MAX_COUNT` is a :class:`TooLargeError` (no machine
-    builds a graph of 2**53 nodes), decided on the integer before any float
-    arithmetic, so that ``10**400`` is refused at once and never overflows.
-    """
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        n = int(value)
-        if n >= low and (high is None or n <= high):
-            if n > MAX_COUNT:
-                raise TooLargeError(
-                    f"{name} = {written(n)} is beyond what any machine can build (at most "
-                    f"2**53 = {MAX_COUNT:,}, and memory allows far fewer); use a smaller {name}."
-                )
-            return n
-    upper = "" if high is None else f" and <= {written(high)}"
-    raise InvalidOptionError(f"{name} must be an integer >= {low}{upper}, got {written(value)}.")
-
-
-def check_probability(value: object, name: str) -> float:
-    """``value`` as a float in [0, 1], else an InvalidOptionError saying so."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        try:
-            q = float(value)
-        except (OverflowError, ValueError):  # 10**400: not a probability either
-            q = float("nan")
-        if 0.0 <= q <= 1.0:
-            return q
-    raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
 
 
 def graph_bytes(backend: str) -> tuple[float, float]:

@@ -48,5 +48,7 @@ __all__ = [
     "warmup",
 ]
 
-# the arrays this package hands out have ``da.spd`` (spdgraph itself imports lazily)
-import spdgraph.accessor  # noqa: E402, F401
+# The arrays this package hands out have ``da.spd`` even when it is imported directly
+# (``import spdgraph`` itself imports lazily). Registered last, at run time: the accessor
+# uses this package, which is complete by now.
+__import__("importlib").import_module("spdgraph.accessor")

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph._kernels.numerics import canonical_kind
 from spdgraph._version import __version__
 from spdgraph.errors import FactorError, InvalidOptionError, TooLargeError, written
 from spdgraph.plugins import find_generator, generators
@@ -33,6 +32,7 @@ from spdgraph.sampling._progress import show_progress
 from spdgraph.sampling._record import SampleCall, SampleRequest
 from spdgraph.seeds import seed_attrs, seed_sequence
 from spdgraph.spectrum import check_targets
+from spdgraph.vocabulary import canonical_kind
 
 __all__ = ["SampleCall", "SampleRequest", "build_request", "check_need", "estimate_need"]
 
@@ -221,12 +221,7 @@ def _check_portable_use(gen: GeneratorSpec, plugin: str, eps: object, k0: object
 
 
 def _check_kind(kind: object) -> str:
-    canonical = canonical_kind(kind)
-    if canonical is None:
-        raise InvalidOptionError(
-            f"kind must be 'covariance' or 'precision' (alias 'concentration'), got {kind!r}."
-        )
-    return canonical
+    return canonical_kind(kind)
 
 
 def _check_size(size: object) -> int | None:

@@ -19,6 +19,7 @@ from spdgraph.sampling import adapt_graph, sample
 from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence, sub_root
 from spdgraph.simulation._data import data_marginals, describe_data
 from spdgraph.simulation._families import canonical_family, family_graph, split_family_options
+from spdgraph.vocabulary import canonical_kind, check_count
 
 __all__ = ["STREAMS", "simulate", "stream_seed"]
 
@@ -201,11 +202,8 @@ def simulate(
     >>> sim.attrs["graph_family"], int(sim.attrs["n_edges"])
     ('hub', 18)
     """
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
-        raise InvalidOptionError(f"n must be a non-negative integer, got {written(n)}.")
-    if kind not in ("precision", "covariance", "concentration"):
-        raise InvalidOptionError(f"kind must be 'precision' or 'covariance', got {written(kind)}.")
-    kind = "precision" if kind == "concentration" else kind
+    n = check_count(n, "n", low=0)
+    kind = canonical_kind(kind)
     root = seed_sequence(seed)
     options = dict(options)
     graph, options, attrs = _graphs(graph, p, options, related, root)

@@ -2,10 +2,10 @@
 
 A name is matched case-insensitively with ``-``, ``_``, spaces and
 parentheses ignored, so ``"scale-free"``, ``"scale_free"``, ``"AR(1)"`` and
-``"AR1"`` all work. The R arguments that name a family parameter
-differently are accepted under their R name too (huge's ``g``, BDgraph's
-``class``, the ``prob`` of a random graph, BDgraph's lattice ``size``
-spelled ``shape`` since ``size`` is the stack size here).
+``"AR1"`` all work (:func:`spdgraph.vocabulary.canonical_family`). The R
+arguments that name a family parameter differently are accepted under their
+R name too (huge's ``g``, BDgraph's ``class``, the ``prob`` of a random
+graph, BDgraph's lattice ``size`` spelled ``shape`` since ``size`` is the stack size here).
 """
 
 from __future__ import annotations
@@ -17,26 +17,15 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, written
+from spdgraph.errors import InvalidOptionError
+from spdgraph.vocabulary import FAMILY_ALIASES, canonical_family
+from spdgraph.vocabulary import FAMILY_NAMES as _FAMILIES
 
 __all__ = ["FAMILY_NAMES", "canonical_family", "family_graph", "split_family_options"]
 
-#: Every accepted family name (as written in R where R has it) -> spdgraph.graphs function.
-FAMILY_NAMES: dict[str, str] = {
-    "random": "erdos_renyi",
-    "erdos_renyi": "erdos_renyi",
-    "hub": "hub",
-    "cluster": "cluster",
-    "band": "band",
-    "scale-free": "scale_free",
-    "smallworld": "small_world",
-    "small_world": "small_world",
-    "circle": "circle",
-    "star": "star",
-    "lattice": "lattice",
-    "AR(1)": "ar1",
-    "AR(2)": "ar2",
-}
+#: Every accepted family name (R's spellings included) -> spdgraph.graphs function
+#: (built from :mod:`spdgraph.vocabulary`, the one table of families and aliases).
+FAMILY_NAMES: dict[str, str] = {**dict(zip(_FAMILIES, _FAMILIES, strict=True)), **FAMILY_ALIASES}
 
 #: R argument -> spdgraph.graphs parameter, per family (huge's g, BDgraph's class, ...).
 _R_ARGUMENTS: dict[str, dict[str, str]] = {
@@ -46,31 +35,6 @@ _R_ARGUMENTS: dict[str, dict[str, str]] = {
     "band": {"g": "bandwidth"},
     "small_world": {"nei": "neighbors"},
 }
-
-
-def _key(name: str) -> str:
-    return "".join(c for c in name.lower() if c.isalnum())
-
-
-_LOOKUP = {_key(k): v for k, v in FAMILY_NAMES.items()}
-
-
-def canonical_family(name: object) -> str:
-    """The :data:`spdgraph.graphs.FAMILIES` name of a huge/BDgraph family name.
-
-    Examples
-    --------
-    >>> from spdgraph.simulation import canonical_family
-    >>> canonical_family("AR(1)"), canonical_family("scale-free"), canonical_family("random")
-    ('ar1', 'scale_free', 'erdos_renyi')
-    """
-    if not isinstance(name, str) or _key(name) not in _LOOKUP:
-        raise InvalidOptionError(
-            f"unknown graph family {written(name)}; known families: "
-            f"{', '.join(FAMILY_NAMES)} (R's spellings; '-', '_', case and parentheses "
-            "are ignored), or pass a graph."
-        )
-    return _LOOKUP[_key(name)]
 
 
 def _parameters(family: str) -> list[str]:

@@ -1,0 +1,186 @@
+"""One vocabulary per argument: the spellings every entry point accepts, checked in one place.
+
+:func:`spdgraph.sample`, :func:`spdgraph.simulate`, a study's TOML
+(:func:`spdgraph.study.load_study`) and every ``spdgraph`` command read a
+matrix kind, a graph family name, a count or a probability through the
+functions here, so they accept the same spellings and refuse the same ones
+with the same message:
+
+- :func:`canonical_kind`: ``"covariance"`` or ``"precision"``, alias
+  ``"concentration"``, in any case;
+- :func:`canonical_family`: a name of :data:`spdgraph.graphs.FAMILIES` or an
+  alias from R huge / BDgraph (``"random"``, ``"AR(1)"``, ``"smallworld"``,
+  ``"scale-free"``...), matched with case, ``-``, ``_``, spaces and parentheses
+  ignored (:data:`FAMILY_ALIASES` is the one table);
+- :func:`check_count`: an integer (not a bool, not a float) in a range;
+- :func:`check_probability`: a real number in [0, 1].
+
+Generator method names have one resolver too,
+:func:`spdgraph.plugins.find_generator` (case-insensitive), which every entry
+point calls. This module is on the ground floor: it imports nothing of
+spdgraph but :mod:`spdgraph.errors`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+
+from spdgraph.errors import InvalidOptionError, TooLargeError, written
+
+__all__ = [
+    "FAMILY_ALIASES",
+    "FAMILY_NAMES",
+    "KINDS",
+    "KIND_ALIASES",
+    "MAX_COUNT",
+    "canonical_family",
+    "canonical_kind",
+    "check_count",
+    "check_probability",
+    "family_key",
+]
+
+#: The two kinds of matrix spdgraph samples.
+KINDS: tuple[str, ...] = ("covariance", "precision")
+
+#: Every accepted spelling of a kind (lower case) -> the kind.
+KIND_ALIASES: Mapping[str, str] = {
+    "covariance": "covariance",
+    "precision": "precision",
+    "concentration": "precision",
+}
+
+#: The graph families of :data:`spdgraph.graphs.FAMILIES` (a test keeps the two equal).
+FAMILY_NAMES: tuple[str, ...] = (
+    "ar1",
+    "ar2",
+    "band",
+    "circle",
+    "cluster",
+    "erdos_renyi",
+    "hub",
+    "lattice",
+    "scale_free",
+    "small_world",
+    "star",
+)
+
+#: Other names of a family (R huge's and BDgraph's spellings) -> the family.
+FAMILY_ALIASES: Mapping[str, str] = {
+    "random": "erdos_renyi",
+    "scale-free": "scale_free",
+    "smallworld": "small_world",
+    "AR(1)": "ar1",
+    "AR(2)": "ar2",
+}
+
+#: Largest count (nodes, groups, band width, repeats...) any entry point takes:
+#: beyond it no machine holds the result, and floats stop counting exactly (2**53).
+MAX_COUNT = 2**53
+
+
+def family_key(name: str) -> str:
+    """``name`` with case, ``-``, ``_``, spaces and parentheses ignored (how names match)."""
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+_FAMILY_LOOKUP: dict[str, str] = {
+    **{family_key(k): v for k, v in FAMILY_ALIASES.items()},
+    **{family_key(k): k for k in FAMILY_NAMES},
+}
+
+
+def canonical_kind(value: object, name: str = "kind") -> str:
+    """The kind ``value`` names: ``"covariance"`` or ``"precision"``.
+
+    Raises
+    ------
+    InvalidOptionError
+        ``value`` is not a string naming a kind.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import canonical_kind
+    >>> canonical_kind("Concentration"), canonical_kind("COVARIANCE")
+    ('precision', 'covariance')
+    """
+    if isinstance(value, str) and value.lower() in KIND_ALIASES:
+        return KIND_ALIASES[value.lower()]
+    raise InvalidOptionError(
+        f"{name} must be 'covariance' or 'precision' (alias 'concentration'; any case), "
+        f"got {written(value)}."
+    )
+
+
+def canonical_family(value: object) -> str:
+    """The :data:`spdgraph.graphs.FAMILIES` name of a family name or alias.
+
+    Raises
+    ------
+    InvalidOptionError
+        ``value`` names no family; the message lists the families and aliases.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import canonical_family
+    >>> canonical_family("AR(1)"), canonical_family("Small-World"), canonical_family("random")
+    ('ar1', 'small_world', 'erdos_renyi')
+    """
+    if isinstance(value, str) and family_key(value) in _FAMILY_LOOKUP:
+        return _FAMILY_LOOKUP[family_key(value)]
+    aliases = ", ".join(f"{k!r} ({v})" for k, v in FAMILY_ALIASES.items())
+    raise InvalidOptionError(
+        f"unknown graph family {written(value)}; known families: {', '.join(FAMILY_NAMES)}; "
+        f"aliases: {aliases} (case, '-', '_' and parentheses are ignored), or pass a graph."
+    )
+
+
+def check_count(value: object, name: str, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an int in ``[low, high]``, else an InvalidOptionError saying so.
+
+    A bool, a float (even ``5.0``) or a string is refused. A count beyond
+    :data:`MAX_COUNT` is a :class:`~spdgraph.errors.TooLargeError`, decided on
+    the integer before any float arithmetic, so that ``10**400`` is refused at
+    once and never overflows.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import check_count
+    >>> check_count(5, "p")
+    5
+    >>> check_count(0, "repeats")
+    Traceback (most recent call last):
+    ...
+    spdgraph.errors.InvalidOptionError: repeats must be an integer >= 1, got 0.
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        n = int(value)
+        if n >= low and (high is None or n <= high):
+            if n > MAX_COUNT:
+                raise TooLargeError(
+                    f"{name} = {written(n)} is beyond what any machine can build (at most "
+                    f"2**53 = {MAX_COUNT:,}, and memory allows far fewer); use a smaller {name}."
+                )
+            return n
+    upper = "" if high is None else f" and <= {written(high)}"
+    raise InvalidOptionError(f"{name} must be an integer >= {low}{upper}, got {written(value)}.")
+
+
+def check_probability(value: object, name: str) -> float:
+    """``value`` as a float in [0, 1], else an InvalidOptionError saying so.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import check_probability
+    >>> check_probability(0.25, "d")
+    0.25
+    """
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            q = float(value)
+        except (OverflowError, ValueError):  # 10**400: not a probability either
+            q = float("nan")
+        if 0.0 <= q <= 1.0:
+            return q
+    raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
