@@ -20,6 +20,7 @@ from spdgraph.cli._options import (
     _add_format_option,
     _non_negative_int,
     _output_format,
+    count_argument,
 )
 from spdgraph.errors import InvalidOptionError
 
@@ -121,7 +122,10 @@ def _add_draw_parser(sub: Any) -> None:
     )
     draw.add_argument("input", metavar="MATRICES", help="file written by `spdgraph sample`")
     draw.add_argument(
-        "--n-obs", type=_non_negative_int, required=True, help="observations per matrix"
+        "--n-obs",
+        type=count_argument("n_obs", low=0),
+        required=True,
+        help="observations per matrix",
     )
     draw.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
     draw.add_argument(

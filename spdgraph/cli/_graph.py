@@ -25,8 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from spdgraph.cli._options import _key_value, _non_negative_int, _positive_int
+from spdgraph.cli._options import _key_value, _non_negative_int, count_argument
 from spdgraph.errors import FileError, InvalidOptionError
+from spdgraph.vocabulary import family_key
 
 __all__: list[str] = []
 
@@ -68,17 +69,17 @@ def _ints(text: str) -> list[int]:
 
 _TYPES: dict[str, Any] = {
     "d": float,
-    "n_hubs": _positive_int,
+    "n_hubs": count_argument("n_hubs"),
     "mode": str,
-    "n_groups": _positive_int,
+    "n_groups": count_argument("n_groups"),
     "prob": _floats,
     "prob_between": float,
     "sizes": _ints,
-    "bandwidth": _positive_int,
-    "neighbors": _positive_int,
+    "bandwidth": count_argument("bandwidth"),
+    "neighbors": count_argument("neighbors"),
     "rewire": float,
     "shape": _ints,
-    "center": _non_negative_int,
+    "center": count_argument("center", low=0),
 }
 
 
@@ -101,19 +102,13 @@ def make_family_graph(
     ``flag(name)`` and ``seed_flag`` spell the options in messages as the
     calling command names them; ``backend`` is the family's ``backend=``.
     """
-    from spdgraph.graphs import FAMILIES, check_count
+    from spdgraph.graphs import FAMILIES
+    from spdgraph.vocabulary import canonical_family, check_count
 
+    name = canonical_family(family)  # the spellings simulate and a study accept
     p = check_count(p, "p")
-
-    name = family.replace("-", "_")
-    if name == "random":  # huge's and BDgraph's name for it
-        name = "erdos_renyi"
-        given.setdefault("d", min(1.0, 3.0 / p))
-    if name not in FAMILIES:
-        raise InvalidOptionError(
-            f"unknown graph family {family!r}; known families: {', '.join(sorted(FAMILIES))} "
-            "(and 'random', huge's name for erdos_renyi)."
-        )
+    if name == "erdos_renyi" and family_key(family) != "erdosrenyi":  # "random": huge's
+        given.setdefault("d", min(1.0, 3.0 / p))  # name, with huge's default density
     function = FAMILIES[name]
     params = inspect.signature(function).parameters
     takes = [k for k in _OPTIONS if k in params]
@@ -253,7 +248,7 @@ def _add_graph_parser(sub: Any) -> None:
         "that `spdgraph sample` reads (.txt edge list, .csv, .graphml, .gml, .npy).",
     )
     graph.add_argument("family", help="graph family, e.g. hub, cluster, band (see docs/graphs.md)")
-    graph.add_argument("--p", type=_positive_int, required=True, help="number of nodes")
+    graph.add_argument("--p", type=count_argument("p"), required=True, help="number of nodes")
     for key, doc in _OPTIONS.items():
         graph.add_argument(f"--{key.replace('_', '-')}", type=_TYPES[key], default=None, help=doc)
     graph.add_argument(

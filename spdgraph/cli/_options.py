@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+from collections.abc import Callable
 from typing import Any
+
+from spdgraph.errors import SpdgraphError
 
 
 def _add_switch(parser: argparse.ArgumentParser, flag: str, *, default: bool, help: str) -> None:
@@ -29,17 +32,8 @@ def _key_value(text: str) -> tuple[str, Any]:
     return key.strip(), _literal(value.strip())
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
 def _non_negative_int(text: str) -> int:
+    """A seed on the command line: any integer >= 0 (seeds have no 2**53 cap)."""
     try:
         value = int(text)
     except ValueError:
@@ -49,6 +43,45 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return value
+
+
+def count_argument(name: str, low: int = 1) -> Callable[[str], int]:
+    """An argparse type: the text as an integer checked by :func:`spdgraph.vocabulary.check_count`.
+
+    So ``--p 0`` is refused with the message ``p=0`` gets from the Python API.
+    """
+
+    def parse(text: str) -> int:
+        from spdgraph.vocabulary import check_count
+
+        value = _literal(text.strip())  # 2.5 and True are refused as the API refuses them
+        try:
+            return check_count(value, name, low)
+        except SpdgraphError as exc:  # InvalidOptionError, TooLargeError
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name
+    return parse
+
+
+def vocabulary_argument(canonical: Callable[[object], str]) -> Callable[[str], str]:
+    """An argparse type from a :mod:`spdgraph.vocabulary` canonicaliser (same spellings)."""
+
+    def parse(text: str) -> str:
+        try:
+            return canonical(text)
+        except SpdgraphError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = canonical.__name__
+    return parse
+
+
+def kind_argument(text: str) -> str:
+    """``--kind``: :func:`spdgraph.vocabulary.canonical_kind` (any case, alias concentration)."""
+    from spdgraph.vocabulary import canonical_kind
+
+    return vocabulary_argument(canonical_kind)(text)
 
 
 def _add_format_option(parser: argparse.ArgumentParser, what: str = "the output") -> None:

@@ -19,7 +19,8 @@ from spdgraph.cli._options import (
     _add_format_option,
     _non_negative_int,
     _output_format,
-    _positive_int,
+    count_argument,
+    kind_argument,
 )
 from spdgraph.errors import FileError
 
@@ -86,19 +87,19 @@ def _add_related_parser(sub: Any) -> None:
     related.add_argument(
         "-k",
         "--n-graphs",
-        type=_positive_int,
+        type=count_argument("n_graphs"),
         required=True,
         help="number of graphs (groups or time steps)",
     )
     related.add_argument(
         "--n-add",
-        type=_non_negative_int,
+        type=count_argument("n_add", low=0),
         default=0,
         help="edges added per graph (group) or per step (time)",
     )
     related.add_argument(
         "--n-remove",
-        type=_non_negative_int,
+        type=count_argument("n_remove", low=0),
         default=0,
         help="edges removed per graph (group) or per step (time)",
     )
@@ -110,11 +111,12 @@ def _add_related_parser(sub: Any) -> None:
     )
     related.add_argument("-m", "--method", default="po", help="generator (default po)")
     related.add_argument(
-        "--size", type=_non_negative_int, default=None, help="matrices per graph (default: one)"
+        "--size",
+        type=count_argument("size", low=0),
+        default=None,
+        help="matrices per graph (default: one)",
     )
-    related.add_argument(
-        "--kind", default="covariance", choices=["covariance", "precision", "concentration"]
-    )
+    related.add_argument("--kind", default="covariance", type=kind_argument)
     related.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
     related.add_argument(
         "--graphs-dir", metavar="DIR", help="also write each graph as a 0/1 adjacency CSV in DIR"

@@ -23,7 +23,8 @@ from spdgraph.cli._options import (
     _literal,
     _non_negative_int,
     _output_format,
-    _positive_int,
+    count_argument,
+    kind_argument,
 )
 from spdgraph.errors import FileError, InvalidOptionError
 
@@ -276,7 +277,7 @@ def _add_sample_parser(sub: Any) -> None:
     sample.add_argument("-m", "--method", default="po", help="generator (default po)")
     sample.add_argument(
         "--size",
-        type=_non_negative_int,
+        type=count_argument("size", low=0),
         default=None,
         help="number of matrices (a stack); default: one matrix",
     )
@@ -289,7 +290,7 @@ def _add_sample_parser(sub: Any) -> None:
     sample.add_argument(
         "--kind",
         default="covariance",
-        choices=["covariance", "precision", "concentration"],
+        type=kind_argument,
         help="how to read the matrix (default covariance)",
     )
     _add_switch(
@@ -333,7 +334,7 @@ def _add_execution_options(sample: argparse.ArgumentParser) -> None:
     """Where and how the matrices are computed: dask chunks, a scheduler, progress."""
     sample.add_argument(
         "--chunks",
-        type=_positive_int,
+        type=count_argument("chunks"),
         default=None,
         help="matrices per dask chunk: compute lazily, chunk by chunk, with a progress bar "
         "(default: in memory, as spdgraph.sample; about "

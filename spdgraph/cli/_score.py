@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from spdgraph.cli._options import _non_negative_int, _positive_int
+from spdgraph.cli._options import _non_negative_int, count_argument
 
 __all__: list[str] = []
 
@@ -78,7 +78,7 @@ def _add_score_parser(sub: Any) -> None:
         help="built-in learner (repeatable): lasso, adalasso, ridge, pls, shrink, glasso",
     )
     score.add_argument("--seed", type=_non_negative_int, default=None, help="CV folds' seed")
-    score.add_argument("--cv", type=_positive_int, default=5, help="cross-validation folds")
+    score.add_argument("--cv", type=count_argument("cv"), default=5, help="cross-validation folds")
     score.add_argument(
         "--criterion",
         choices=("stars", "ebic", "cv"),

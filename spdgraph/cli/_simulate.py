@@ -23,6 +23,8 @@ from spdgraph.cli._options import (
     _key_value,
     _non_negative_int,
     _output_format,
+    count_argument,
+    kind_argument,
 )
 
 __all__: list[str] = []
@@ -31,7 +33,7 @@ __all__: list[str] = []
 def _cmd_simulate(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph.errors import InvalidOptionError
-    from spdgraph.simulation import FAMILY_NAMES, canonical_family, save_simulation
+    from spdgraph.simulation import canonical_family, save_simulation
 
     output = Path(args.output)
     if args.format == "csv" and output.suffix.lower() in (".nc", ".zarr"):
@@ -39,12 +41,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     graph: Any = args.graph
     try:
         canonical_family(graph)
-    except InvalidOptionError:
+    except InvalidOptionError as exc:
         if not Path(graph).exists():
-            raise InvalidOptionError(
-                f"--graph {graph!r} is neither a family ({', '.join(FAMILY_NAMES)}) nor an "
-                "existing graph file."
-            ) from None
+            raise InvalidOptionError(f"{exc} No graph file {graph!r} exists either.") from None
         graph = spdgraph.read_graph(graph)
     options = dict(args.option or [])
     related = None
@@ -83,26 +82,38 @@ def _add_simulate_parser(sub: Any) -> None:
         "--graph", required=True, help="a family name (hub, AR(1)...) or a graph file"
     )
     cmd.add_argument(
-        "--p", type=_non_negative_int, default=None, help="number of nodes (with a family)"
+        "--p", type=count_argument("p"), default=None, help="number of nodes (with a family)"
     )
     cmd.add_argument(
-        "--n", type=_non_negative_int, default=0, help="number of observations (default 0)"
+        "--n",
+        type=count_argument("n", low=0),
+        default=0,
+        help="number of observations (default 0)",
     )
     cmd.add_argument("--method", default="po", help="generator (default po; huge, gwishart...)")
-    cmd.add_argument("--kind", default="precision", choices=("precision", "covariance"))
+    cmd.add_argument("--kind", default="precision", type=kind_argument)
     cmd.add_argument("--data", default="gaussian", help="gaussian, binary, mixed, t(df=5)...")
     cmd.add_argument("--missing", type=float, default=0.0, help="MCAR rate of missing values")
     cmd.add_argument(
-        "--size", type=_non_negative_int, default=None, help="a stack of SIZE matrices"
+        "--size", type=count_argument("size", low=0), default=None, help="a stack of SIZE matrices"
     )
     cmd.add_argument(
-        "--groups", type=_non_negative_int, default=0, help="K related graphs (group dim)"
+        "--groups",
+        type=count_argument("groups", low=0),
+        default=0,
+        help="K related graphs (group dim)",
     )
     cmd.add_argument(
-        "--n-add", type=_non_negative_int, default=0, help="edges added per related graph"
+        "--n-add",
+        type=count_argument("n_add", low=0),
+        default=0,
+        help="edges added per related graph",
     )
     cmd.add_argument(
-        "--n-remove", type=_non_negative_int, default=0, help="edges removed per related graph"
+        "--n-remove",
+        type=count_argument("n_remove", low=0),
+        default=0,
+        help="edges removed per related graph",
     )
     cmd.add_argument(
         "--seed", type=_non_negative_int, default=None, help="root seed (default: fresh)"

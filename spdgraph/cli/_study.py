@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from spdgraph.cli._options import _add_format_option, _output_format
+from spdgraph.cli._options import _add_format_option, _output_format, count_argument
 
 __all__: list[str] = []
 
@@ -50,16 +50,6 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
 def _add_study_parser(sub: Any) -> None:
     """Register ``spdgraph study run``."""
     cmd = sub.add_parser(
@@ -71,7 +61,9 @@ def _add_study_parser(sub: Any) -> None:
     run = actions.add_parser("run", help="run the cells not yet stored, then tables and plots")
     run.add_argument("study", help="the study's TOML file (docs/study.md)")
     run.add_argument("-o", "--output", required=True, help="the study's folder (created)")
-    run.add_argument("--workers", type=_positive, default=None, help="processes (default: CPUs)")
+    run.add_argument(
+        "--workers", type=count_argument("workers"), default=None, help="processes (default: CPUs)"
+    )
     run.add_argument(
         "--scheduler", default=None, help="dask scheduler address, or 'local' (LocalCluster)"
     )

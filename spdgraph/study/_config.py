@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spdgraph.errors import InvalidOptionError, written
+from spdgraph.errors import InvalidOptionError
+from spdgraph.vocabulary import canonical_family, canonical_kind, check_count
 
 __all__ = ["Study", "import_object", "load_study"]
 
@@ -142,12 +143,6 @@ class Study:
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def _positive(value: object, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidOptionError(f"{name} must be an integer >= {low}, got {written(value)}.")
-    return int(value)
-
-
 def _grid(grid: object) -> dict[str, list[Any]]:
     if not isinstance(grid, Mapping) or not grid:
         raise InvalidOptionError("the study needs a [grid] table with at least family, p and n.")
@@ -169,7 +164,6 @@ def _grid(grid: object) -> dict[str, list[Any]]:
 
 def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Study:
     """A :class:`Study` from a parsed TOML document (or an equivalent dict)."""
-    from spdgraph.simulation import canonical_family
     from spdgraph.validation import METRICS
 
     unknown = set(spec) - _TOP
@@ -177,10 +171,14 @@ def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Stu
         raise InvalidOptionError(f"unknown study keys {sorted(unknown)}; allowed: {sorted(_TOP)}.")
     if "seed" not in spec:
         raise InvalidOptionError("the study needs a seed (seed = 2026 at the top).")
-    seed = _positive(spec["seed"], "seed", 0)
+    seed = check_count(spec["seed"], "seed", low=0)
     grid = _grid(spec.get("grid"))
-    for family in grid["family"]:
+    for family in grid["family"]:  # the spellings simulate and the CLI accept
         canonical_family(family)
+    for p in grid["p"]:
+        check_count(p, "p")
+    for n in grid["n"]:
+        check_count(n, "n", low=0)
     learners = spec.get("learners", [])
     if not isinstance(learners, list) or not learners:
         raise InvalidOptionError("the study needs at least one [[learners]] entry.")
@@ -193,15 +191,13 @@ def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Stu
     bad = [m for m in metrics if m not in METRICS]
     if bad:
         raise InvalidOptionError(f"unknown metrics {bad}; known: {list(METRICS)}.")
-    kind = spec.get("kind", "precision")
-    if kind not in ("precision", "covariance"):
-        raise InvalidOptionError(f"kind must be 'precision' or 'covariance', got {kind!r}.")
+    kind = canonical_kind(spec.get("kind", "precision"))
     return Study(
         name=str(spec.get("name", default_name)),
         seed=seed,
         grid=grid,
         learners=checked,
-        repeats=_positive(spec.get("repeats", 1), "repeats", 1),
+        repeats=check_count(spec.get("repeats", 1), "repeats"),
         kind=kind,
         families={str(k): dict(v) for k, v in spec.get("families", {}).items()},
         methods={str(k): dict(v) for k, v in spec.get("methods", {}).items()},
