@@ -135,7 +135,7 @@ def test_configuration_errors(tmp_path):
         ({k: v for k, v in TINY.items() if k != "seed"}, "needs a seed"),
         ({**TINY, "learners": [{"name": "magic"}]}, "not built in"),
         ({**TINY, "learners": [{"name": "x", "function": "nosuch.module:f"}]}, "cannot import"),
-        ({**TINY, "scores": {"metrics": ["accuracy"]}}, "unknown metrics"),
+        ({**TINY, "scores": {"metrics": ["accuracy"]}}, "unknown metric"),
         ({**TINY, "grid": {"family": ["wheel"], "p": [5], "n": [5]}}, "unknown graph family"),
         ({**TINY, "grid": {"family": ["hub"], "p": [5]}}, "needs the axis 'n'"),
         ({**TINY, "repeats": 0}, "repeats"),

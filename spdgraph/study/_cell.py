@@ -110,8 +110,15 @@ def _simulation(study: Study, coords: Mapping[str, Any], seed: np.random.SeedSeq
 
 
 def _score_repeat(study: Study, coords: Mapping[str, Any], r: int, root: Any) -> tuple[list, list]:
-    from spdgraph.validation import curve_areas, path_table, score_selection, select_edges
+    from spdgraph.validation import (
+        curve_areas,
+        path_table,
+        resolve_metric,
+        score_selection,
+        select_edges,
+    )
 
+    metrics = [resolve_metric(m) for m in study.metrics]  # "module:function" imported here
     seed = sub_root(root, r)
     sim = _simulation(study, coords, seed)
     x = np.asarray(sim["data"].values, dtype=float)
@@ -122,8 +129,8 @@ def _score_repeat(study: Study, coords: Mapping[str, Any], r: int, root: Any) ->
         learner_seed = sub_root(root, r, LEARNER_DOMAIN)
         estimate, rule = _estimate(entry, x, learner_seed)
         selected = select_edges(estimate, rule, float(entry.get("cutoff", 0.2)))
-        metrics = score_selection(selected, truth, entry["name"]).metrics()
-        values = {m: float(metrics[m]) for m in study.metrics}
+        builtin = score_selection(selected, truth, entry["name"]).metrics()
+        values = {m.name: m.value(truth, selected, builtin) for m in metrics}
         base = {**coords, "repeat": r, "learner": entry["name"]}
         if study.curves and np.asarray(estimate).dtype != bool:
             table = path_table(np.abs(np.asarray(estimate, dtype=float)), truth)

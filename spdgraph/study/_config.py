@@ -28,7 +28,8 @@ The schema (``docs/study.md``)::
     options = { cv = 3 }
 
     [scores]
-    metrics = ["tpr", "tdr", "f1"]   # default: all of spdgraph.validation.METRICS
+    metrics = ["tpr", "tdr", "f1"]   # default: all of spdgraph.validation.METRICS;
+                                     # or "module:function" (a metric of your own)
     curves = true                    # ROC/PR areas where a learner gives edge scores
 """
 
@@ -164,7 +165,7 @@ def _grid(grid: object) -> dict[str, list[Any]]:
 
 def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Study:
     """A :class:`Study` from a parsed TOML document (or an equivalent dict)."""
-    from spdgraph.validation import METRICS
+    from spdgraph.validation import METRICS, resolve_metric
 
     unknown = set(spec) - _TOP
     if unknown:
@@ -188,9 +189,9 @@ def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Stu
         raise InvalidOptionError(f"learner names must be distinct, got {names}.")
     scores = dict(spec.get("scores", {}))
     metrics = list(scores.get("metrics", METRICS))
-    bad = [m for m in metrics if m not in METRICS]
-    if bad:
-        raise InvalidOptionError(f"unknown metrics {bad}; known: {list(METRICS)}.")
+    names = [resolve_metric(m).name for m in metrics]  # built-in or "module:function"
+    if len(set(names)) != len(names):
+        raise InvalidOptionError(f"metric names must be distinct, got {names}.")
     kind = canonical_kind(spec.get("kind", "precision"))
     return Study(
         name=str(spec.get("name", default_name)),

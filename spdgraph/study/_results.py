@@ -51,9 +51,13 @@ def _pyplot() -> Any:
 
 
 def plot_metrics(study: Study, table: Any, path: Path) -> Path:
-    """TPR, TDR and F1 against n: one row of panels per family, one line per learner."""
+    """TPR, TDR, F1 and every custom metric against n: a row of panels per family,
+    one line per learner."""
+    from spdgraph.validation import resolve_metric
+
     plt = _pyplot()
-    metrics = [m for m in _PLOTTED if m in set(table["metric"])]
+    custom = [m.name for m in map(resolve_metric, study.metrics) if m.function is not None]
+    metrics = [m for m in (*_PLOTTED, *custom) if m in set(table["metric"])]
     families = list(study.grid["family"])
     axes_split = _varying(study)
     fig, axs = plt.subplots(
@@ -74,9 +78,10 @@ def plot_metrics(study: Study, table: Any, path: Path) -> Path:
                     marker="o",
                     label=_label(key[0], key[1:], axes_split),
                 )
-            ax.set_title(f"{family}: {metric.upper()}")
+            ax.set_title(f"{family}: {metric if metric in custom else metric.upper()}")
             ax.set_xlabel("n")
-            ax.set_ylim(-0.02, 1.02)
+            if metric not in custom:  # a custom metric may take any values
+                ax.set_ylim(-0.02, 1.02)
     axs[0][-1].legend(fontsize="small")
     fig.tight_layout()
     atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=90))

@@ -50,6 +50,7 @@ from spdgraph.validation._learners import (
     pls_coefficients,
 )
 from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
+from spdgraph.validation._metrics import HIGHER_IS_BETTER, Metric, resolve_metric
 from spdgraph.validation._posterior import PosteriorScores, posterior_scores
 from spdgraph.validation._score import Score, score, score_selection, select_edges
 from spdgraph.validation._scorer import estimated_graph, graph_scorer
@@ -66,12 +67,14 @@ from spdgraph.validation._warmup import validation_warmup_steps
 __all__ = [
     "BUILTIN_LEARNERS",
     "CRITERIA",
+    "HIGHER_IS_BETTER",
     "LEARNER_GRAPHS",
     "METRICS",
     "SELECTION_RULES",
     "GlassoFit",
     "GlassoSelection",
     "LocalFdr",
+    "Metric",
     "PosteriorScores",
     "Score",
     "coefficients_to_pcor",
@@ -96,6 +99,7 @@ __all__ = [
     "pls_coefficients",
     "posterior_scores",
     "precision_to_pcor",
+    "resolve_metric",
     "score",
     "score_selection",
     "score_table",

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError
-from spdgraph.validation._curves import METRICS, _truth, confusion, edge_metrics
+from spdgraph.validation._curves import _truth, confusion, edge_metrics
 from spdgraph.validation._kind import check_graph_of, truth_graph_of
+from spdgraph.validation._metrics import resolve_metric
 
 __all__ = ["estimated_graph", "graph_scorer"]
 
@@ -49,7 +50,9 @@ def graph_scorer(
         The true graph (anything :func:`spdgraph.sample` accepts).
     metric
         One of ``"tpr"``, ``"tdr"``, ``"f1"``, ``"mcc"``, ``"shd"``, ``"fpr"``
-        (``fpr`` negated too).
+        (``fpr`` negated too), or ``"module:function"`` (a custom metric,
+        :func:`~spdgraph.validation.resolve_metric`; negated when its
+        ``higher_is_better`` is False).
     graph_of
         The graph the tuned estimator estimates: ``"precision"`` (a graphical
         lasso's ``precision_``, the default) or ``"covariance"``. A truth
@@ -70,15 +73,15 @@ def graph_scorer(
     >>> search.best_params_["alpha"] in (0.02, 0.1, 0.3)
     True
     """
-    if metric not in METRICS:
-        raise InvalidOptionError(f"metric must be one of {list(METRICS)}, got {metric!r}.")
+    chosen = resolve_metric(metric)
     check_graph_of(graph_of, truth_graph_of(graph), "the estimator graph_scorer scores")
     truth = _truth(graph)
-    sign = -1.0 if metric in ("shd", "fpr") else 1.0
+    sign = 1.0 if chosen.higher_is_better else -1.0
 
     def scorer(estimator: Any, x: Any = None, y: Any = None) -> float:
-        value = edge_metrics(*confusion(estimated_graph(estimator), truth))[metric]
-        return sign * float(value)
+        selected = estimated_graph(estimator)
+        builtin = edge_metrics(*confusion(selected, truth))
+        return sign * chosen.value(truth, selected, builtin)
 
-    scorer.__name__ = f"graph_{metric}"
+    scorer.__name__ = f"graph_{chosen.name}"
     return scorer
