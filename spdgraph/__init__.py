@@ -8,14 +8,15 @@
 
 The public names are imported on first use (module ``__getattr__``), so that
 ``import spdgraph`` and ``spdgraph --version`` do not pay for xarray, scipy,
-pandas and numba; ``spdgraph.sample`` and every other name work as before,
-and the ``da.spd`` accessor is registered before any of them is handed out
-(and by every subpackage that produces xarray objects).
+pandas and numba; ``spdgraph.sample`` and every other name work as before.
+Every subpackage that hands out xarray objects (sampling, io, simulation)
+registers the ``da.spd`` accessor when it is imported.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 from spdgraph import errors
@@ -71,10 +72,11 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name on first use (and register the ``da.spd`` accessor first)."""
+    """Import a public name, or a subpackage (``spdgraph.io``), on first use."""
     if name not in _LAZY:
-        raise AttributeError(f"module 'spdgraph' has no attribute {name!r}")
-    importlib.import_module("spdgraph.accessor")  # registers da.spd
+        if name.startswith("_") or importlib.util.find_spec(f"spdgraph.{name}") is None:
+            raise AttributeError(f"module 'spdgraph' has no attribute {name!r}")
+        return importlib.import_module(f"spdgraph.{name}")  # sets the attribute itself
     module_name, attribute = _LAZY[name]
     module = importlib.import_module(module_name)
     value = module if attribute is None else getattr(module, attribute)

@@ -111,6 +111,30 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'spdgraph.cli' has no attribute {name!r}")
 
 
+def _cli_plugin_manager() -> Any:
+    """The plugin manager whose ``spdgraph_add_cli_commands`` hooks add subcommands.
+
+    The cached manager when it is built (plugins registered or blocked at run
+    time are in it); else a manager of the entry-point plugins only: no built-in
+    plugin adds a subcommand, and building the full manager imports every
+    built-in generator and file format (numba, scipy, xarray), which is what
+    made ``spdgraph --help`` take seconds. The cached manager is built as usual
+    when a command needs it (a plugin that fails to load warns once either way).
+    """
+    import pluggy
+
+    from spdgraph.plugins import _manager, hookspecs, load_entry_points
+
+    built = _manager._manager  # None until get_plugin_manager() builds it
+    if built is not None:
+        return built
+    pm = pluggy.PluginManager("spdgraph")
+    pm.add_hookspecs(hookspecs)
+    if not os.environ.get(_manager.AUTOLOAD_ENV):
+        load_entry_points(pm)
+    return pm
+
+
 def _add_plugin_commands(sub: Any) -> None:
     """Let every plugin add its subcommands (``spdgraph_add_cli_commands``), in order.
 
@@ -119,9 +143,9 @@ def _add_plugin_commands(sub: Any) -> None:
     hook raises is skipped (its half-added subcommands removed) with a warning;
     ``spdgraph methods`` lists it as broken.
     """
-    from spdgraph.plugins import get_plugin_manager, mark_skipped
+    from spdgraph.plugins import mark_skipped
 
-    pm = get_plugin_manager()
+    pm = _cli_plugin_manager()
     hook_name = "spdgraph_add_cli_commands"
     impls = pm.hook.spdgraph_add_cli_commands.get_hookimpls()  # registration order
     owners: dict[str, str] = {}

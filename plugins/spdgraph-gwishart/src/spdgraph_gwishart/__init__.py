@@ -13,19 +13,42 @@ when the acceptance is tiny); ``algorithm="lenkoski"`` is R BDgraph's
 0.0
 """
 
-from spdgraph_gwishart.choice import (
-    AlgorithmChoice,
-    GWishartMCMCWarning,
-    choose_algorithm,
-    plan,
-    sample,
-)
-from spdgraph_gwishart.plugin import (
-    GWishartLenkoskiWarning,
-    gwishart,
-    scale_matrix,
-    wishart_bartlett,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from spdgraph_gwishart.plugin import GWishartLenkoskiWarning, gwishart, scale_matrix
+
+if TYPE_CHECKING:
+    from spdgraph_gwishart.choice import (
+        AlgorithmChoice,
+        GWishartMCMCWarning,
+        choose_algorithm,
+        plan,
+        sample,
+    )
+    from spdgraph_gwishart.lenkoski import wishart_bartlett
+
+#: Names imported on first use (the samplers load numba, scipy and xarray): loading the
+#: plugin, as ``spdgraph --help`` does, stays light.
+_LAZY = {
+    "AlgorithmChoice": "spdgraph_gwishart.choice",
+    "GWishartMCMCWarning": "spdgraph_gwishart.choice",
+    "choose_algorithm": "spdgraph_gwishart.choice",
+    "plan": "spdgraph_gwishart.choice",
+    "sample": "spdgraph_gwishart.choice",
+    "wishart_bartlett": "spdgraph_gwishart.lenkoski",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AlgorithmChoice",

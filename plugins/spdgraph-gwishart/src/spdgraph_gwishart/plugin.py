@@ -18,17 +18,18 @@ R BDgraph's ``rgwish``) warns: its joint law is not W_G.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 import spdgraph
-from spdgraph_gwishart.choice import GWishartMCMCWarning, choose_algorithm, mcmc_note
-from spdgraph_gwishart.chordal import chordal_gwishart
-from spdgraph_gwishart.exact import accept_reject_gwishart
-from spdgraph_gwishart.lenkoski import lenkoski_gwishart, wishart_bartlett
-from spdgraph_gwishart.mcmc import mcmc_gwishart
 from spdgraph_gwishart.scale import _check_number, scale_matrix
+
+if TYPE_CHECKING:
+    from spdgraph_gwishart.lenkoski import wishart_bartlett
+
+# The samplers (numba kernels, scipy, xarray) are imported by the call that uses them:
+# loading the plugin (``spdgraph --help`` loads every plugin) stays light.
 
 __all__ = [
     "ALGORITHMS",
@@ -154,6 +155,12 @@ def gwishart(
     >>> k[0, 2]
     np.float64(0.0)
     """
+    from spdgraph_gwishart.choice import GWishartMCMCWarning, choose_algorithm, mcmc_note
+    from spdgraph_gwishart.chordal import chordal_gwishart
+    from spdgraph_gwishart.exact import accept_reject_gwishart
+    from spdgraph_gwishart.lenkoski import lenkoski_gwishart
+    from spdgraph_gwishart.mcmc import mcmc_gwishart
+
     p = adjacency.shape[0]
     b = _check_number(b, "b (degrees of freedom)", lower=2.0, upper=MAX_B)
     d = scale_matrix(D, p)
@@ -189,6 +196,15 @@ def gwishart(
         max_iter=int(max_iter),
         residual_tolerance=residual_tolerance,
     )
+
+
+def __getattr__(name: str) -> Any:
+    """``wishart_bartlett`` (re-exported) is imported on first use."""
+    if name == "wishart_bartlett":
+        from spdgraph_gwishart.lenkoski import wishart_bartlett
+
+        return wishart_bartlett
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def gwishart_batch(
