@@ -10,7 +10,7 @@ Messages name the problem and say what to do about it.
 
 from __future__ import annotations
 
-import numpy as np
+import sys
 
 __all__ = [
     "FactorError",
@@ -139,7 +139,8 @@ def written(value: object) -> str:
     >>> written(10**5000)                  # never the 5,000 digits (nor Python's digit limit)
     'an integer of 5001 digits'
     """
-    if isinstance(value, np.generic):
+    numpy = sys.modules.get("numpy")  # when numpy is not imported, no value is its scalar
+    if numpy is not None and isinstance(value, numpy.generic):
         value = value.item()
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"an integer of {_decimal_digits(abs(value))} digits"

@@ -16,11 +16,11 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from spdgraph.errors import FileError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from spdgraph.checks import Violation
 
 #: Matrices read from the file at a time.
@@ -50,6 +50,8 @@ def _format_labels(labels: Sequence[Any], limit: int = 6) -> str:
 
 def _spread(values: np.ndarray) -> str:
     """``v`` for one value, else ``min a, median b, max c``."""
+    import numpy as np
+
     from spdgraph.checks import plain
 
     if values.size == 1:
@@ -59,6 +61,8 @@ def _spread(values: np.ndarray) -> str:
 
 def _format_attr(value: object) -> object:
     """Long numeric per-matrix attrs as their count and spread, the rest as they are."""
+    import numpy as np
+
     if isinstance(value, list | tuple | np.ndarray) and len(value) > LONG_ATTR:
         array = np.asarray(value)
         if array.ndim == 1 and array.dtype.kind in "iuf":
@@ -98,6 +102,8 @@ def save_picture(da: Any, path: str) -> None:
 
 def _block_stats(values: np.ndarray, adjacency: np.ndarray) -> dict[str, np.ndarray]:
     """Per-matrix R, smallest eigenvalue, condition number and max |non-edge| of a stack."""
+    import numpy as np
+
     from spdgraph.checks import link_strength, nonedge_mask
 
     eig = np.linalg.eigvalsh(values)
@@ -134,6 +140,8 @@ def _print_header(da: Any, args: argparse.Namespace, fmt: Any) -> Any:
 
 
 def _print_info(da: Any, args: argparse.Namespace, fmt: Any) -> int:
+    import numpy as np
+
     line = _print_header(da, args, fmt)
     matrix_dims = da.dims in (("node", "node_2"), ("sample", "node", "node_2"))
     if not matrix_dims or "adjacency" not in da.coords:

@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from spdgraph.cli._graph import _add_graph_family_options, _graph_argument
 from spdgraph.cli._options import (
     _add_format_option,
@@ -198,6 +196,8 @@ def _cmd_sample(args: argparse.Namespace) -> int:
         factor_path = Path(args.factor)
         if factor_path.suffix.lower() != ".npy" or not factor_path.is_file():
             raise FileError(f"--factor must be an existing .npy file, got {args.factor!r}.")
+        import numpy as np
+
         try:
             factor = np.load(factor_path, allow_pickle=False)
         except (OSError, ValueError) as exc:
