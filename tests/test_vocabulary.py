@@ -193,6 +193,33 @@ def test_probabilities_are_refused_alike(d, tmp_path, capsys):
     assert code == 2 and message in err, err
 
 
+# ---- generator method -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spelling", ["nosuch", "P O", ""])
+def test_every_entry_point_refuses_a_method_with_one_message(spelling, tmp_path, capsys):
+    with pytest.raises(spdgraph.UnknownMethodError) as info:
+        spdgraph.plugins.find_generator(spelling)
+    message = str(info.value)
+    for call in (
+        lambda: spdgraph.sample(hub(6, 2), spelling),
+        lambda: spdgraph.simulate("hub", n=4, p=6, method=spelling),
+        lambda: load_study({**STUDY, "grid": {**STUDY["grid"], "method": [spelling]}}),
+    ):
+        with pytest.raises(spdgraph.UnknownMethodError) as info:
+            call()
+        assert str(info.value) == message
+    argv = ["sample", "--graph-family", "hub", "--graph-option", "p=6", "-m", spelling]
+    code, err = _cli([*argv, "-o", tmp_path / "m.nc"], capsys)
+    assert code == 2 and message in err, err
+
+
+def test_method_names_are_case_insensitive_everywhere():
+    assert spdgraph.sample(hub(6, 2), "PO", seed=1).attrs["method"] == "po"
+    assert spdgraph.simulate("hub", n=4, p=6, method="Po", seed=1).attrs["method"] == "po"
+    assert load_study({**STUDY, "grid": {**STUDY["grid"], "method": ["PO"]}}).cells()
+
+
 # ---- the module itself ------------------------------------------------------------------------
 
 

@@ -1,7 +1,7 @@
 """``spdgraph sample``: sample matrices on a graph file and save them in any file format.
 
 The progress bar is :class:`spdgraph.sampling._progress.Progress`, shown only on a
-terminal and after :data:`PROGRESS_DELAY` seconds.
+terminal and after :data:`spdgraph.sampling.PROGRESS_DELAY` seconds.
 """
 
 from __future__ import annotations

@@ -223,7 +223,7 @@ def simulate(
             "p": int(n_nodes.shape[0]),
             "n_edges": int(np.triu(adjacency if adjacency.ndim == 2 else adjacency[0], 1).sum()),
             "kind": kind,
-            "method": method,
+            "method": truth.attrs["method"],  # the registered name ("PO" is "po")
             "data": data if isinstance(data, str) else describe_data(data),
             "data_options": json.dumps(data_options),
             "missing": float(missing),

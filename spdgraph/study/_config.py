@@ -165,6 +165,7 @@ def _grid(grid: object) -> dict[str, list[Any]]:
 
 def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Study:
     """A :class:`Study` from a parsed TOML document (or an equivalent dict)."""
+    from spdgraph.plugins import find_generator
     from spdgraph.validation import METRICS, resolve_metric
 
     unknown = set(spec) - _TOP
@@ -180,6 +181,8 @@ def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Stu
         check_count(p, "p")
     for n in grid["n"]:
         check_count(n, "n", low=0)
+    for method in grid["method"]:  # the one resolver sample and simulate use
+        find_generator(method)
     learners = spec.get("learners", [])
     if not isinstance(learners, list) or not learners:
         raise InvalidOptionError("the study needs at least one [[learners]] entry.")

@@ -212,7 +212,7 @@ def test_progress_bar_on_a_terminal(tmp_path, capsys, monkeypatch, tqdm_installe
         monkeypatch.setitem(sys.modules, "tqdm", None)
     _write_graph_files(tmp_path)
     monkeypatch.setattr(cli._sample, "_stderr_is_tty", lambda: True)
-    monkeypatch.setattr(cli._sample, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(spdgraph.sampling, "PROGRESS_DELAY", 0.0)  # read by the command
     argv = [
         "sample",
         tmp_path / "edges.txt",

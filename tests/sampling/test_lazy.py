@@ -264,7 +264,7 @@ def test_cli_on_a_scheduler_address(client, tmp_path, monkeypatch, capsys):
 
     (tmp_path / "g.txt").write_text("a b\nb c\nc d\n")
     monkeypatch.setattr(cli._sample, "_stderr_is_tty", lambda: True)
-    monkeypatch.setattr(cli._sample, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(spdgraph.sampling, "PROGRESS_DELAY", 0.0)  # read by the command
     address = client.scheduler.address
     out = tmp_path / "out.nc"
     argv = [
