@@ -123,14 +123,14 @@ def _cli_plugin_manager() -> Any:
     """
     import pluggy
 
-    from spdgraph.plugins import _manager, hookspecs, load_entry_points
+    from spdgraph.plugins import AUTOLOAD_ENV, cached_plugin_manager, hookspecs, load_entry_points
 
-    built = _manager._manager  # None until get_plugin_manager() builds it
+    built = cached_plugin_manager()
     if built is not None:
         return built
     pm = pluggy.PluginManager("spdgraph")
     pm.add_hookspecs(hookspecs)
-    if not os.environ.get(_manager.AUTOLOAD_ENV):
+    if not os.environ.get(AUTOLOAD_ENV):
         load_entry_points(pm)
     return pm
 

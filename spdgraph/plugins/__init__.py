@@ -21,6 +21,7 @@ from spdgraph.plugins._manager import (
     AUTOLOAD_ENV,
     DEFAULT_PLUGINS,
     ENTRY_POINT_GROUP,
+    SpdgraphPluginManager,
     broken_plugins,
     cached_table,
     failure_reason,
@@ -42,6 +43,7 @@ __all__ = [
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
     "broken_plugins",
+    "cached_plugin_manager",
     "cached_table",
     "count_graph_file",
     "failure_reason",
@@ -58,3 +60,14 @@ __all__ = [
     "read_graph",
     "reset_plugin_manager",
 ]
+
+
+def cached_plugin_manager() -> SpdgraphPluginManager | None:
+    """The plugin manager :func:`get_plugin_manager` has built, or None (builds nothing).
+
+    The command line reads it to list plugins' subcommands without loading every
+    built-in plugin when no manager exists yet.
+    """
+    from spdgraph.plugins import _manager
+
+    return _manager._manager
