@@ -1,7 +1,9 @@
 """``spdgraph graph FAMILY --p 100 [options] --seed S -o g.txt``: write a graph of a family.
 
 The families are :data:`spdgraph.graphs.FAMILIES` (``hub``, ``cluster``,
-``band``, ...; ``-`` and ``_`` are the same in a name). Each option maps to
+``band``, ...) and their R aliases (``AR(1)``, ``smallworld``, ``random``...),
+spelled as every entry point spells them (:func:`spdgraph.vocabulary.canonical_family`:
+case, ``-``, ``_`` and parentheses ignored). Each option maps to
 the family function's parameter of the same name; an option the family does
 not take is an error naming the options it does take. The file's suffix
 picks the format, every one of which ``spdgraph sample`` (and
@@ -107,8 +109,8 @@ def make_family_graph(
 
     name = canonical_family(family)  # the spellings simulate and a study accept
     p = check_count(p, "p")
-    if name == "erdos_renyi" and family_key(family) != "erdosrenyi":  # "random": huge's
-        given.setdefault("d", min(1.0, 3.0 / p))  # name, with huge's default density
+    if family_key(family) == "random":  # huge's and BDgraph's name, with huge's density
+        given.setdefault("d", min(1.0, 3.0 / p))
     function = FAMILIES[name]
     params = inspect.signature(function).parameters
     takes = [k for k in _OPTIONS if k in params]
