@@ -245,6 +245,15 @@ def test_vocabulary_is_on_the_ground_floor():
     assert imported == {"spdgraph.errors"}
 
 
-def test_counts_beyond_any_machine_are_too_large_not_wrong():
-    with pytest.raises(spdgraph.TooLargeError, match="beyond what any machine"):
-        vocabulary.check_count(10**400, "p")
+def test_counts_beyond_any_machine_are_too_large_not_wrong(tmp_path, capsys):
+    with pytest.raises(spdgraph.TooLargeError, match="beyond what any machine") as info:
+        vocabulary.check_count(10**30, "p")
+    message = str(info.value)
+    with pytest.raises(spdgraph.TooLargeError) as info:
+        spdgraph.simulate("hub", n=4, p=10**30)
+    assert str(info.value) == message
+    for argv in (
+        ["graph", "hub", "--p", 10**30, "-o", tmp_path / "g.txt"],
+        ["simulate", "--graph", "hub", "--p", 10**30, "-o", tmp_path / "s.nc"],
+    ):
+        assert _cli(argv, capsys) == (2, f"spdgraph: error: {message}\n")

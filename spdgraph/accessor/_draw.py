@@ -8,7 +8,6 @@ so plain Gaussian data are the same bits with or without the other options.
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from spdgraph.seeds import (
     seed_sequence,
     without_seed_attrs,
 )
+from spdgraph.vocabulary import check_count
 
 if TYPE_CHECKING:  # pragma: no cover
     from spdgraph.accessor._layout import SpdArrayView
@@ -145,13 +145,7 @@ def draw_data(
         raise InvalidOptionError(
             f"progress must be True, False or None (automatic), got {written(progress)}."
         )
-    if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
-        raise InvalidOptionError(f"n_obs must be a non-negative integer, got {written(n_obs)}.")
-    if n_obs > 2**53:  # decided on the integer: 10**400 never reaches float arithmetic
-        raise TooLargeError(
-            f"n_obs = {written(n_obs)} observations is beyond any machine's memory; draw fewer."
-        )
-    n_obs = int(n_obs)
+    n_obs = check_count(n_obs, "n_obs", low=0)  # 10**400: TooLargeError, no float arithmetic
     kind = view._require_scale("draw()")
     stacked = view._stacked()
     nodes = _marginals.resolve(marginals, view._labels())

@@ -23,6 +23,7 @@ import numpy as np
 from scipy import special
 
 from spdgraph.errors import InvalidOptionError
+from spdgraph.vocabulary import check_count
 
 __all__ = [
     "NodeMarginal",
@@ -79,9 +80,7 @@ class Ordinal:
                 "Ordinal needs exactly one of cuts=[...], n_categories=k or probabilities=[...]."
             )
         if self.n_categories is not None:
-            k = self.n_categories
-            if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
-                raise InvalidOptionError(f"n_categories must be an integer >= 2, got {k!r}.")
+            k = check_count(self.n_categories, "n_categories", low=2)
             cuts = special.ndtri(np.arange(1, k) / k)
         elif self.probabilities is not None:
             probs = np.asarray(self.probabilities, dtype=float)

@@ -245,6 +245,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(["demo"])
     except SystemExit as exc:  # --help, --version, or a usage error (status 2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except SpdgraphError as exc:  # an argument no machine can serve (TooLargeError)
+        print(f"spdgraph: error: {exc}", file=sys.stderr)
+        return 2
     try:
         _refuse_existing_output(args)
         status = int(args.func(args))

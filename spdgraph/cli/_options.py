@@ -7,7 +7,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from spdgraph.errors import SpdgraphError
+from spdgraph.errors import InvalidOptionError, SpdgraphError
 
 
 def _add_switch(parser: argparse.ArgumentParser, flag: str, *, default: bool, help: str) -> None:
@@ -57,7 +57,7 @@ def count_argument(name: str, low: int = 1) -> Callable[[str], int]:
         value = _literal(text.strip())  # 2.5 and True are refused as the API refuses them
         try:
             return check_count(value, name, low)
-        except SpdgraphError as exc:  # InvalidOptionError, TooLargeError
+        except InvalidOptionError as exc:  # a usage error; a TooLargeError is main's to report
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     parse.__name__ = name

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from spdgraph._kernels.numerics import cholesky_factors, gaussian_draws
-from spdgraph.errors import InvalidOptionError, NumericalError, written
+from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.vocabulary import check_count
 
 __all__ = ["draw_gaussian"]
 
@@ -46,8 +47,7 @@ def draw_gaussian(
     m = np.asarray(precision, dtype=float)
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise InvalidOptionError(f"precision must be a (p, p) matrix, got shape {m.shape}.")
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise InvalidOptionError(f"n must be a positive integer, got {written(n)}.")
+    n = check_count(n, "n")
     try:
         chol = cholesky_factors(m, NumericalError, "the precision")
     except NumericalError:
