@@ -365,3 +365,25 @@ def test_study_bayes_example_parses():
     study = load_study(ROOT / "examples" / "study-bayes.toml")
     rules = {e["name"]: e.get("rule") for e in study.learners}
     assert "threshold" in rules.values()
+
+
+@needs_r
+@pytest.mark.integration
+def test_study_r_example_runs_every_kind_of_learner(tmp_path):
+    """examples/study-r.toml on one cell: R, Python and command-line learners in one table."""
+    import tomllib
+
+    spec = tomllib.loads((ROOT / "examples" / "study-r.toml").read_text())
+    spec["grid"] = {**spec["grid"], "family": ["hub"], "n": [100]}
+    spec["repeats"] = 1
+    result = run(spec, tmp_path, workers=1, plots=False)
+    names = [e["name"] for e in spec["learners"]]
+    seconds = result.table[result.table["metric"] == "seconds"]
+    assert sorted(seconds["learner"]) == sorted(names)
+    assert (seconds["value"] >= 0).all()
+    f1 = result.table[result.table["metric"] == "f1"].set_index("learner")["value"]
+    assert f1.notna().all() and (f1 > 0).any()
+    assert set(json.loads((tmp_path / "study.json").read_text())["r"]) == {
+        "R", "BDgraph", "glasso", "huge",
+    }  # fmt: skip
+    assert (tmp_path / "report.html").is_file()
