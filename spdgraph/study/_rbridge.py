@@ -91,6 +91,17 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child before e
             pass
 
 
+def _widen_pipe(fd: int) -> None:
+    """Linux: a 1 MiB pipe buffer (64 KiB by default), 16x fewer waits for big data."""
+    if sys.platform.startswith("linux"):
+        import fcntl
+
+        try:
+            fcntl.fcntl(fd, 1031, 1 << 20)  # F_SETPIPE_SZ
+        except OSError:
+            pass  # above /proc/sys/fs/pipe-max-size: the default size works too
+
+
 def check_r(packages: Sequence[str]) -> dict[str, str]:
     """R's version and each package's, checked before any cell runs.
 
@@ -173,6 +184,9 @@ class RSession:
         finally:
             os.close(write_fd)
         self._reply = read_fd
+        assert self.proc.stdin is not None
+        _widen_pipe(self.proc.stdin.fileno())
+        _widen_pipe(read_fd)
         self._defined = {}
         self._tail.clear()
         threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
