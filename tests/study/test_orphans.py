@@ -31,7 +31,8 @@ sys.path.insert(0, {folder!r})
 from slowcell import cell
 from spdgraph.study import run_cells
 cells = [{{"i": i}} for i in range(4)]
-run_cells(cell, cells, {out!r}, config={{"dir": {folder!r}}}, workers=2, progress=False)
+run_cells(cell, cells, {out!r}, config={{"dir": {folder!r}}}, workers=2, progress=False,
+          scheduler={scheduler!r})
 """
 
 
@@ -60,10 +61,15 @@ def _wait_for(condition, seconds: float) -> bool:
 
 @pytest.mark.integration
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
-def test_workers_do_not_outlive_a_killed_study(tmp_path, sig):
+@pytest.mark.parametrize(
+    ("sig", "scheduler"),
+    [(signal.SIGKILL, None), (signal.SIGTERM, None), (signal.SIGKILL, "local")],
+)
+def test_workers_do_not_outlive_a_killed_study(tmp_path, sig, scheduler):
+    if scheduler is not None:
+        pytest.importorskip("distributed")
     (tmp_path / "slowcell.py").write_text(textwrap.dedent(CELL))
-    driver = DRIVER.format(folder=str(tmp_path), out=str(tmp_path / "out"))
+    driver = DRIVER.format(folder=str(tmp_path), out=str(tmp_path / "out"), scheduler=scheduler)
     parent = subprocess.Popen([sys.executable, "-c", driver], env=dict(os.environ))
     try:
         started = _wait_for(lambda: len(list(tmp_path.glob("pid-*"))) == 2, 300)
