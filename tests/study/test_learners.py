@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spdgraph.study
 from spdgraph.cli import main
@@ -387,3 +389,33 @@ def test_study_r_example_runs_every_kind_of_learner(tmp_path):
         "R", "BDgraph", "glasso", "huge",
     }  # fmt: skip
     assert (tmp_path / "report.html").is_file()
+
+
+@pytest.fixture(scope="module")
+def r_session():
+    session = RSession()
+    yield session
+    session.close()
+
+
+@needs_r
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.data(),
+    p=st.integers(1, 7),
+    extra=st.integers(0, 5),
+)
+def test_r_bridge_passes_every_double_exactly(r_session, data, p, extra):
+    """Any float64 (subnormal, huge, negative zero) reaches R and comes back bit for bit."""
+    n = p + extra
+    finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+    x = np.array(data.draw(st.lists(finite, min_size=n * p, max_size=n * p))).reshape(n, p)
+    labels = [f"n{j}é" for j in range(p)]
+    back, _ = r_session.fit("matrix(x[seq_len(ncol(x)^2)], ncol(x))", x, labels)
+    expected = x.flatten(order="F")[: p * p].reshape((p, p), order="F")
+    np.testing.assert_array_equal(back.view(np.int64), expected.view(np.int64))
+    wanted = "c(" + ", ".join(f'"{label}"' for label in labels) + ")"
+    names, _ = r_session.fit(f"diag(ncol(x)) * sum(colnames(x) == {wanted})", x, labels)
+    assert names[0, 0] == p  # the node labels arrive as column names, UTF-8 intact
