@@ -399,9 +399,7 @@ def r_session():
 
 
 @needs_r
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=25, deadline=None)
 @given(
     data=st.data(),
     p=st.integers(1, 7),
