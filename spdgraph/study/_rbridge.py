@@ -70,6 +70,11 @@ class LearnerFailure(SpdgraphError, RuntimeError):
 
 def rscript() -> str:
     """The ``Rscript`` executable, or a :class:`MissingDependencyError` saying how to get it."""
+    if os.name == "nt":
+        raise SpdgraphError(
+            "R learners need a POSIX system (Linux, macOS: the bridge passes a pipe to R); "
+            "on Windows run the study in WSL, or wrap the R code as a command learner."
+        )
     found = shutil.which("Rscript")
     if found is None:
         raise MissingDependencyError(
