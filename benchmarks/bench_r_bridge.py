@@ -5,7 +5,8 @@ Run: ``python benchmarks/bench_r_bridge.py [--fits 30]`` (needs ``Rscript``).
 Both learners return a p x p matrix of zeros (R: ``matrix(0, ncol(x),
 ncol(x))``; Python: ``np.zeros((p, p))``), called the way a study's cell
 calls them (:func:`spdgraph.study._cell._timed`: the data sent to the
-worker's persistent R process as little-endian float64, the result read
+worker's persistent R process as little-endian float64, on the pipe below
+1 MiB and through a temporary file in /dev/shm from 1 MiB, the result read
 back). The R process is started and the learner defined before timing (a
 study pays that once per worker); each size then times ``--fits`` fits of
 each learner, round robin so a change in the machine's load hits both alike.
@@ -40,7 +41,7 @@ def main() -> None:
     py_entry = {"name": "py-zeros", "function": zeros}
     seed = np.random.SeedSequence(1)
     print(f"median of {args.fits} fits per size, times in ms (BLAS on one thread both sides)")
-    print(f"{'n':>6} {'p':>5} {'MB sent':>8} {'python':>9} {'R':>9} {'overhead':>9} "
+    print(f"{'n':>6} {'p':>5} {'MB data':>8} {'python':>9} {'R':>9} {'overhead':>9} "
           f"{'R/python':>9} {'R clock':>8}")  # fmt: skip
     print("-" * 70)
     for n, p in SIZES:

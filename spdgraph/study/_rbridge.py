@@ -32,6 +32,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -62,6 +63,8 @@ THREAD_ENV = {
 _PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*$")
 
 _OP_QUIT, _OP_DEFINE, _OP_FIT = 0, 1, 2
+#: Data at least this big go to R through a temporary file (in /dev/shm when writable).
+FILE_BYTES = 1 << 20
 
 
 class LearnerFailure(SpdgraphError, RuntimeError):
@@ -94,6 +97,11 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child before e
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         except OSError:
             pass
+
+
+def _scratch() -> str | None:
+    """Where big data go to R: /dev/shm (memory) when writable, else the temp folder."""
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 def _widen_pipe(fd: int) -> None:
@@ -317,18 +325,28 @@ class RSession:
         n, p = x.shape
         data = np.asfortranarray(x, dtype="<f8")
         deadline = None if timeout is None else time.monotonic() + float(timeout)
-        self._send(
-            struct.pack("<i", _OP_FIT),
-            self._text(ident),
-            struct.pack("<iii", n, p, int(seed)),
-            self._text("\n".join(str(label) for label in labels)),
-            data.tobytes(order="F"),
-        )
-        status = self._read_int(deadline, timeout)
-        if status != 0:
-            raise LearnerFailure(self._read_text(deadline, timeout))
-        seconds = float(np.frombuffer(self._read(8, deadline, timeout), dtype="<f8")[0])
-        values = np.frombuffer(self._read(8 * p * p, deadline, timeout), dtype="<f8")
+        path = ""
+        if data.nbytes >= FILE_BYTES:  # big data: one file write and read beat pipe turns
+            fd, path = tempfile.mkstemp(prefix="spdgraph-r-", suffix=".bin", dir=_scratch())
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data.tobytes(order="F"))
+        try:
+            self._send(
+                struct.pack("<i", _OP_FIT),
+                self._text(ident),
+                struct.pack("<iii", n, p, int(seed)),
+                self._text("\n".join(str(label) for label in labels)),
+                self._text(path),
+                b"" if path else data.tobytes(order="F"),
+            )
+            status = self._read_int(deadline, timeout)
+            if status != 0:
+                raise LearnerFailure(self._read_text(deadline, timeout))
+            seconds = float(np.frombuffer(self._read(8, deadline, timeout), dtype="<f8")[0])
+            values = np.frombuffer(self._read(8 * p * p, deadline, timeout), dtype="<f8")
+        finally:
+            if path:
+                os.unlink(path)
         return values.reshape((p, p), order="F").astype(float), seconds
 
 

@@ -5,7 +5,8 @@ Requests arrive on R's standard input, replies leave on their own pipe
 little-endian int32, numbers little-endian float64, text UTF-8 after its
 byte length. Opcodes: 0 quit; 1 define (id, packages, code) -> status and
 R's and the packages' versions, or the error; 2 fit (id, n, p, seed, labels,
-n*p numbers column-major) -> status, R's elapsed seconds and p*p numbers,
+path, n*p numbers column-major on the pipe
+or in the file at path) -> status, R's elapsed seconds and p*p numbers,
 or the error text.
 """
 
@@ -67,7 +68,13 @@ local({
       flush(.out)
     } else if (op == 2L) {
       id <- rd_str(); n <- rd_int(); p <- rd_int(); seed <- rd_int(); labels <- rd_str()
-      x <- matrix(rd("double", n * p, 8L), n, p)
+      path <- rd_str()  # "": the numbers follow on the pipe; else a file holds them
+      x <- if (nzchar(path)) {
+        con <- file(path, "rb")
+        v <- readBin(con, "double", n * p, size = 8L, endian = "little")
+        close(con)
+        matrix(v, n, p)
+      } else matrix(rd("double", n * p, 8L), n, p)
       colnames(x) <- strsplit(labels, "\n", fixed = TRUE)[[1]]
       set.seed(seed)  # the cell's learner seed: same draws whatever ran before in this R
       t0 <- proc.time()[["elapsed"]]

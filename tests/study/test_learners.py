@@ -417,3 +417,26 @@ def test_r_bridge_passes_every_double_exactly(r_session, data, p, extra):
     wanted = "c(" + ", ".join(f'"{label}"' for label in labels) + ")"
     names, _ = r_session.fit(f"diag(ncol(x)) * sum(colnames(x) == {wanted})", x, labels)
     assert names[0, 0] == p  # the node labels arrive as column names, UTF-8 intact
+
+
+@needs_r
+def test_big_data_go_through_a_file_that_is_removed(r_session, tmp_path, monkeypatch):
+    import tempfile
+
+    from spdgraph.study import _rbridge
+
+    monkeypatch.setattr(_rbridge, "_scratch", lambda: str(tmp_path))
+    made: list[str] = []
+    mkstemp = tempfile.mkstemp
+
+    def spy(*args, **kwargs):
+        fd, path = mkstemp(*args, **kwargs)
+        made.append(path)
+        return fd, path
+
+    monkeypatch.setattr(_rbridge.tempfile, "mkstemp", spy)
+    x = np.random.default_rng(2).normal(size=(_rbridge.FILE_BYTES // (8 * 40) + 1, 40))
+    back, _ = r_session.fit("cov(x)", x, [f"v{j}" for j in range(40)])
+    np.testing.assert_allclose(back, np.cov(x, rowvar=False), rtol=1e-12)
+    assert len(made) == 1 and made[0].startswith(str(tmp_path))  # through a file
+    assert not list(tmp_path.glob("spdgraph-r-*"))  # the file is gone after the fit
