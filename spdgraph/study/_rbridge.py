@@ -9,8 +9,10 @@ speak a tiny binary protocol, written and read with base R's
 ``readBin``/``writeBin`` (no extra R package): requests on R's standard
 input, replies on a pipe of their own (so whatever the snippet prints cannot
 garble them), integers as little-endian int32, numbers as little-endian
-float64, text as UTF-8 with a length prefix. A fit that outlives its
-``timeout`` has its R process killed; the next fit starts a fresh one.
+float64, text as UTF-8 with a length prefix; data of 1 MiB or more go
+through a temporary file (in /dev/shm when writable) instead of the pipe.
+A fit that outlives its ``timeout`` has its R process killed; the next fit
+starts a fresh one.
 
 Command-line learners are in :mod:`spdgraph.study._command`. Either kind
 of learner that fails raises :class:`LearnerFailure` with the
