@@ -5,7 +5,9 @@ dask.distributed cluster (``--scheduler tcp://host:8786``, or ``--scheduler
 local`` for a LocalCluster of ``--workers`` processes); the results are the
 same bits either way. Finished cells are stored in ``DIR/cells`` as they
 finish: a rerun (after an interruption, or with more grid values) computes
-only the missing cells. Uses the public API only.
+only the missing cells. ``spdgraph study report DIR`` rebuilds ``DIR/report.html``
+(one self-contained page: tables, figures, failures) from the stored cells.
+Uses the public API only.
 """
 
 from __future__ import annotations
@@ -50,6 +52,14 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_study_report(args: argparse.Namespace) -> int:
+    import spdgraph.study
+
+    path = spdgraph.study.report(args.folder, args.study, plots=False if args.no_plots else None)
+    print(path)
+    return 0
+
+
 def _add_study_parser(sub: Any) -> None:
     """Register ``spdgraph study run``."""
     cmd = sub.add_parser(
@@ -73,3 +83,12 @@ def _add_study_parser(sub: Any) -> None:
     bar.add_argument("--progress", dest="progress", action="store_true", default=None)
     bar.add_argument("--no-progress", dest="progress", action="store_false")
     run.set_defaults(func=_cmd_study_run)
+    rep = actions.add_parser(
+        "report", help="rebuild DIR/report.html (and the tables, plots) from the stored cells"
+    )
+    rep.add_argument("folder", help="the study's folder (what study run wrote)")
+    rep.add_argument(
+        "--study", default=None, help="the study's TOML file (default: DIR/study.json)"
+    )
+    rep.add_argument("--no-plots", action="store_true", help="skip the plots")
+    rep.set_defaults(func=_cmd_study_report)

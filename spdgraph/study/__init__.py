@@ -9,11 +9,16 @@ coordinates only (:func:`cell_seed`), so a cell gives the same bits whichever
 other cells run, in whatever order, on local processes or a dask cluster.
 Finished cells are stored atomically as they finish and skipped on a rerun.
 :func:`run_cells` runs any other grid (a custom cell function) the same way.
+Learners may be Python (built in, a class, a function), R snippets (``r =``:
+one R process per worker) or any command line (``command =``); every fit is
+timed (metric ``seconds``). :func:`report` rebuilds ``DIR/report.html``.
 """
 
 from spdgraph.study._cell import cell_key, cell_seed, compute_cell
 from spdgraph.study._config import Study, import_object, load_study
 from spdgraph.study._custom import CellsResult, run_cells
+from spdgraph.study._rebuild import report
+from spdgraph.study._report import summary_table
 from spdgraph.study._results import plot_curves, plot_metrics
 from spdgraph.study._run import StudyError, StudyResult, run
 
@@ -29,6 +34,8 @@ __all__ = [
     "load_study",
     "plot_curves",
     "plot_metrics",
+    "report",
     "run",
     "run_cells",
+    "summary_table",
 ]

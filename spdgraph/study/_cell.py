@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from spdgraph.seeds import sub_root
-from spdgraph.study._config import Study, import_object
+from spdgraph.study._config import FIT_TIME, Study, import_object
 
 __all__ = ["LEARNER_DOMAIN", "cell_key", "cell_seed", "compute_cell"]
 
@@ -55,6 +56,21 @@ def cell_key(coords: Mapping[str, Any]) -> str:
     return re.sub(r"[^A-Za-z0-9=.,_+-]", "_", text)[:150] + "-" + digest
 
 
+def _timed(
+    entry: Mapping[str, Any], x: np.ndarray, labels: list[str], seed: np.random.SeedSequence
+) -> tuple[Any, str, float]:
+    """``(estimate, rule, seconds)``: the fit's wall time alone (R's own clock for R learners)."""
+    if "r" in entry or "command" in entry:
+        from spdgraph.study._command import fit_command
+        from spdgraph.study._rbridge import fit_r
+
+        estimate, seconds = (fit_r if "r" in entry else fit_command)(entry, x, labels, seed)
+        return estimate, entry.get("rule", "nonzero"), seconds
+    start = time.perf_counter()
+    estimate, rule = _estimate(entry, x, seed)
+    return estimate, rule, time.perf_counter() - start
+
+
 def _estimate(entry: Mapping[str, Any], x: np.ndarray, seed: np.random.SeedSequence) -> Any:
     """``(estimate, rule)`` of one learner on data ``x``."""
     from spdgraph.validation import SELECTION_RULES, fit_learners, precision_to_pcor
@@ -80,6 +96,37 @@ def _estimate(entry: Mapping[str, Any], x: np.ndarray, seed: np.random.SeedSeque
     name = entry["name"]
     estimate = fit_learners(x, [name], seed=seed, cv=int(options.get("cv", 5)))[name]
     return estimate, entry.get("rule", SELECTION_RULES[name])
+
+
+#: What a learner's posterior draws add to the table (spdgraph.validation.posterior_scores).
+POSTERIOR_METRICS = ("brier", "stein_loss", "frobenius_relative", "coverage")
+
+
+def _posterior(
+    study: Study, entry: Mapping[str, Any], draws: Any, sim: Any
+) -> tuple[np.ndarray, dict[str, float]]:
+    """Precision draws ``(k, p, p)`` -> (edge inclusion probabilities, posterior metrics)."""
+    import xarray as xr
+
+    from spdgraph.errors import InvalidOptionError
+    from spdgraph.validation import posterior_scores
+
+    if study.kind != "precision":
+        raise InvalidOptionError(
+            f"learner {entry['name']!r} returned precision draws, scored against the "
+            "concentration graph: use kind = 'precision' in the study."
+        )
+    values = np.asarray(draws, dtype=float)
+    scores = posterior_scores(
+        xr.DataArray(values, dims=("draw", "node", "node_2")),
+        np.asarray(sim["precision"].values),
+        kind="precision",
+    )
+    p = values.shape[1]
+    iu = np.triu_indices(p, 1)
+    inclusion = np.zeros((p, p))
+    inclusion[iu] = np.asarray(scores.pairs["inclusion"], dtype=float)
+    return inclusion + inclusion.T, {m: scores[m] for m in POSTERIOR_METRICS}
 
 
 def _curve_rows(table: Any, base: dict[str, Any]) -> list[dict[str, Any]]:
@@ -118,17 +165,24 @@ def _score_repeat(study: Study, coords: Mapping[str, Any], r: int, root: Any) ->
         select_edges,
     )
 
-    metrics = [resolve_metric(m) for m in study.metrics]  # "module:function" imported here
+    # "module:function" imported here; "seconds" is the fit's own clock, not a score
+    metrics = [resolve_metric(m) for m in study.metrics if m != FIT_TIME]
     seed = sub_root(root, r)
     sim = _simulation(study, coords, seed)
     x = np.asarray(sim["data"].values, dtype=float)
+    labels = [str(v) for v in np.asarray(sim["data"][sim["data"].dims[-1]].values)]
     truth = np.asarray(sim["adjacency"].values, dtype=bool)
     records: list[dict[str, Any]] = []
     curves: list[dict[str, Any]] = []
     for entry in study.learners:
         learner_seed = sub_root(root, r, LEARNER_DOMAIN)
-        estimate, rule = _estimate(entry, x, learner_seed)
-        selected = select_edges(estimate, rule, float(entry.get("cutoff", 0.2)))
+        estimate, rule, seconds = _timed(entry, x, labels, learner_seed)
+        extra: dict[str, float] = {}
+        if np.ndim(estimate) == 3:  # posterior draws: scored as a posterior
+            estimate, extra = _posterior(study, entry, estimate, sim)
+            rule = entry.get("rule", "threshold")
+        default_cutoff = 0.5 if rule == "threshold" else 0.2
+        selected = select_edges(estimate, rule, float(entry.get("cutoff", default_cutoff)))
         builtin = score_selection(selected, truth, entry["name"]).metrics()
         values = {m.name: m.value(truth, selected, builtin) for m in metrics}
         base = {**coords, "repeat": r, "learner": entry["name"]}
@@ -136,6 +190,9 @@ def _score_repeat(study: Study, coords: Mapping[str, Any], r: int, root: Any) ->
             table = path_table(np.abs(np.asarray(estimate, dtype=float)), truth)
             values.update(curve_areas(table))
             curves.extend(_curve_rows(table, base))
+        values.update(extra)
+        if "seconds" in study.metrics:
+            values["seconds"] = float(seconds)
         records.extend({**base, "metric": m, "value": v} for m, v in values.items())
     return records, curves
 

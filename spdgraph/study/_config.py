@@ -20,15 +20,15 @@ The schema (``docs/study.md``)::
     [methods.huge]        # options of a generator
     v = 0.3
 
-    [[learners]]          # built-in (name), estimator ("module:Class") or function
-    name = "glasso"
+    [[learners]]          # built-in (name), estimator ("module:Class"), function,
+    name = "glasso"       # r = "R code" or command = ["exe", "{data}", "{out}"]
     [[learners]]
     name = "sk-glasso"
     estimator = "sklearn.covariance:GraphicalLassoCV"
     options = { cv = 3 }
 
     [scores]
-    metrics = ["tpr", "tdr", "f1"]   # default: all of spdgraph.validation.METRICS;
+    metrics = ["tpr", "tdr", "f1"]   # default: spdgraph.validation.METRICS and "seconds";
                                      # or "module:function" (a metric of your own)
     curves = true                    # ROC/PR areas where a learner gives edge scores
 """
@@ -45,14 +45,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.vocabulary import canonical_family, canonical_kind, check_count
 
 __all__ = ["Study", "import_object", "load_study"]
 
 _TOP = {"name", "seed", "repeats", "kind", "grid", "families", "methods", "learners", "scores"}
-_LEARNER_KEYS = {"name", "estimator", "function", "options", "rule", "cutoff"}
+_LEARNER_KEYS = {
+    "name", "estimator", "function", "r", "command", "packages", "timeout", "options", "rule",
+    "cutoff",
+}  # fmt: skip
+_KINDS = ("estimator", "function", "r", "command")
 _DEFAULT_AXES = {"method": ["po"], "data": ["gaussian"]}
+#: The fit-time metric: wall seconds of each fit alone (BLAS on one thread).
+FIT_TIME = "seconds"
 
 
 def import_object(spec: str) -> Any:
@@ -82,21 +88,80 @@ def _check_learner(entry: object, k: int) -> dict[str, Any]:
             f"learner {entry['name']!r}: unknown keys {sorted(unknown)}; "
             f"allowed: {sorted(_LEARNER_KEYS)}."
         )
-    given = [k for k in ("estimator", "function") if k in entry]
+    given = [k for k in _KINDS if k in entry]
     if len(given) > 1:
-        raise InvalidOptionError(f"learner {entry['name']!r}: give estimator or function.")
+        raise InvalidOptionError(
+            f"learner {entry['name']!r}: give one of estimator, function, r or command."
+        )
     if not given and entry["name"] not in BUILTIN_LEARNERS:
         raise InvalidOptionError(
             f"learner {entry['name']!r} is not built in ({', '.join(BUILTIN_LEARNERS)}); "
-            "give estimator = 'module:Class' or function = 'module:function'."
+            "give estimator = 'module:Class', function = 'module:function', r = 'R code' "
+            "or command = [...]."
         )
+    _check_external(entry, given[0] if given else "")
     for key in given:
+        if key in ("r", "command"):
+            continue
         spec = entry[key]
         if isinstance(spec, str):
             import_object(spec)  # fails now, not in a worker
         elif not callable(spec):
             raise InvalidOptionError(f"learner {entry['name']!r}: {key} must be 'module:name'.")
     return dict(entry)
+
+
+def _check_external(entry: Mapping[str, Any], kind: str) -> None:
+    """r, command, packages and timeout: the right types, placeholders and names."""
+    import re
+
+    name = entry["name"]
+    if kind == "r" and (not isinstance(entry["r"], str) or not entry["r"].strip()):
+        raise InvalidOptionError(f"learner {name!r}: r must be R code (a non-empty string).")
+    if kind == "command":
+        command = entry["command"]
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(part, str) for part in command)
+        ):
+            raise InvalidOptionError(
+                f"learner {name!r}: command must be a list of strings, e.g. "
+                '["julia", "mine.jl", "{data}", "{out}"].'
+            )
+        for token in ("{data}", "{out}"):
+            if not any(token in part for part in command):
+                raise InvalidOptionError(
+                    f"learner {name!r}: command must contain {token} (where the data are "
+                    "written and where the p x p result is read)."
+                )
+    if "packages" in entry:
+        packages = entry["packages"]
+        if kind != "r":
+            raise InvalidOptionError(f"learner {name!r}: packages belong to R learners (r = ...).")
+        if not isinstance(packages, list) or not all(
+            isinstance(p, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9.]*", p) for p in packages
+        ):
+            raise InvalidOptionError(
+                f"learner {name!r}: packages must be a list of R package names, e.g. "
+                f'["huge"]; got {written(packages)}.'
+            )
+    if entry.get("rule", "nonzero") not in ("nonzero", "lfdr", "threshold"):
+        raise InvalidOptionError(
+            f"learner {name!r}: rule must be 'nonzero', 'lfdr' or 'threshold', got "
+            f"{written(entry['rule'])}."
+        )
+    if "timeout" in entry:
+        timeout = entry["timeout"]
+        if kind not in ("r", "command"):
+            raise InvalidOptionError(
+                f"learner {name!r}: timeout applies to R and command learners only."
+            )
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise InvalidOptionError(
+                f"learner {name!r}: timeout must be a positive number of seconds, got "
+                f"{written(timeout)}."
+            )
 
 
 @dataclass(frozen=True)
@@ -124,9 +189,10 @@ class Study:
     def config(self) -> dict[str, Any]:
         """What a cell's result depends on besides its coordinates (JSON-ready)."""
         learners = [
-            {k: (v if isinstance(v, str | int | float | dict) else repr(v)) for k, v in e.items()}
+            {k: (v if isinstance(v, str | int | float | dict | list) else repr(v))
+             for k, v in e.items()}
             for e in self.learners
-        ]
+        ]  # fmt: skip
         return {
             "seed": self.seed,
             "repeats": self.repeats,
@@ -137,6 +203,12 @@ class Study:
             "metrics": self.metrics,
             "curves": self.curves,
         }
+
+    def r_packages(self) -> list[str] | None:
+        """The R packages the R learners name (None: the study has no R learner)."""
+        if not any("r" in e for e in self.learners):
+            return None
+        return sorted({p for e in self.learners for p in e.get("packages", [])})
 
     def fingerprint(self) -> str:
         """A hash of :meth:`config`: stored cells with another fingerprint are recomputed."""
@@ -191,8 +263,10 @@ def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Stu
     if len(set(names)) != len(names):
         raise InvalidOptionError(f"learner names must be distinct, got {names}.")
     scores = dict(spec.get("scores", {}))
-    metrics = list(scores.get("metrics", METRICS))
-    names = [resolve_metric(m).name for m in metrics]  # built-in or "module:function"
+    known = [*METRICS, FIT_TIME]  # seconds: each fit's wall time (not reproducible bits)
+    metrics = list(scores.get("metrics", known))
+    # built-in, "seconds" or "module:function"
+    names = [m if m == FIT_TIME else resolve_metric(m).name for m in metrics]
     if len(set(names)) != len(names):
         raise InvalidOptionError(f"metric names must be distinct, got {names}.")
     kind = canonical_kind(spec.get("kind", "precision"))

@@ -56,7 +56,11 @@ def plot_metrics(study: Study, table: Any, path: Path) -> Path:
     from spdgraph.validation import resolve_metric
 
     plt = _pyplot()
-    custom = [m.name for m in map(resolve_metric, study.metrics) if m.function is not None]
+    custom = [
+        m.name
+        for m in map(resolve_metric, (s for s in study.metrics if s != "seconds"))
+        if m.function is not None
+    ]
     metrics = [m for m in (*_PLOTTED, *custom) if m in set(table["metric"])]
     families = list(study.grid["family"])
     axes_split = _varying(study)
@@ -123,6 +127,26 @@ def plot_curves(study: Study, curves: Any, path: Path) -> Path:
     return path
 
 
+def plot_seconds(study: Study, table: Any, path: Path) -> Path:
+    """Fit time (median over repeats, log scale) against n: one panel per family."""
+    plt = _pyplot()
+    families = list(study.grid["family"])
+    fig, axs = plt.subplots(1, len(families), figsize=(4.2 * len(families), 3.2), squeeze=False)
+    rows = table[table["metric"] == "seconds"]
+    for j, family in enumerate(families):
+        ax = axs[0][j]
+        sub = rows[rows["family"] == family]
+        for learner, group in sub.groupby("learner", sort=False):
+            median = group.groupby("n")["value"].median()
+            ax.plot(median.index, np.maximum(median.to_numpy(), 1e-6), marker="o", label=learner)
+        ax.set(title=f"{family}: fit time", xlabel="n", ylabel="seconds", yscale="log")
+    axs[0][-1].legend(fontsize="small")
+    fig.tight_layout()
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=90))
+    plt.close(fig)
+    return path
+
+
 def write_results(
     study: Study,
     folder: Path,
@@ -130,11 +154,21 @@ def write_results(
     *,
     plots: bool | None,
     results_format: str | None = None,
+    failures: list[dict[str, Any]] | None = None,
 ) -> tuple[Any, Any, list[Path]]:
-    """``results.csv``, ``curves.csv``, plots, and the table as a Dataset in
-    ``results_format`` (``results.<suffix>``; default ``results.nc`` when netCDF4 is
-    installed)."""
+    """``results.csv``, ``curves.csv``, plots, ``report.html``, and the table as a Dataset
+    in ``results_format`` (``results.<suffix>``; default ``results.nc`` when netCDF4 is
+    installed).
+
+    ``failures`` (the failed cells, :attr:`StudyError.failures`) are stored
+    in ``failures.json`` and listed in the report.
+    """
+    import json
+
     import xarray as xr
+
+    from spdgraph.study._config import FIT_TIME
+    from spdgraph.study._report import write_report
 
     table = _frame(study, payloads, "records", ["metric", "value"])
     curves = _frame(study, payloads, "curves", ["point", "fpr", "tpr", "tdr"])
@@ -161,4 +195,11 @@ def write_results(
         files.append(plot_metrics(study, table, folder / "plots" / "metrics.png"))
         if len(curves):
             files.append(plot_curves(study, curves, folder / "plots" / "roc_pr.png"))
+        if FIT_TIME in set(table["metric"]):
+            files.append(plot_seconds(study, table, folder / "plots" / "seconds.png"))
+    failed = [{k: f[k] for k in ("cell", "coords", "error")} for f in failures or []]
+    text = json.dumps(failed, indent=1, default=str)
+    atomic_write(folder / "failures.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    figures = [f for f in files if f.suffix == ".png"]
+    files.append(write_report(study, folder, table, failed, figures))
     return table, curves, files

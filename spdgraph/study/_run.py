@@ -25,7 +25,18 @@ Finish = Callable[[Coords, Callable[[], dict[str, Any]]], None]
 
 
 class StudyError(SpdgraphError, RuntimeError):
-    """Some cells of a study failed (the others are stored: fix the cause and rerun)."""
+    """Some cells of a study failed (the others are stored: fix the cause and rerun).
+
+    ``failures`` lists them: ``{"cell", "coords", "error"}`` dicts.
+    """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.failures: list[dict[str, Any]] = []
+
+
+#: Failed cells listed in a StudyError's message (all of them are in ``failures``).
+_LISTED = 20
 
 
 @dataclass
@@ -51,12 +62,49 @@ class StudyResult:
     files: list[Path]
 
 
+def _orphan_guard(parent: int) -> None:
+    """A worker's initializer: it never outlives the study's process.
+
+    On Linux the kernel sends the worker SIGKILL when its parent dies
+    (``PR_SET_PDEATHSIG``); everywhere, a daemon thread polls the parent's pid
+    once a second and ends the worker when the parent is gone (the R
+    processes and commands a worker started end with it: their stdin closes,
+    and on Linux they carry the same death signal).
+    """
+    import signal
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    if os.getppid() != parent:  # died before the guard was set
+        os._exit(1)
+    threading.Thread(target=watch, name="spdgraph-orphan-guard", daemon=True).start()
+
+
 def _local_pool(todo: Sequence[Coords], compute: Compute, workers: int, finish: Finish) -> None:
     """Cells in fresh ("spawn") worker processes; each is stored as it arrives."""
     import concurrent.futures as cf
     import multiprocessing
 
-    pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = cf.ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_orphan_guard,
+        initargs=(os.getpid(),),
+    )
     try:
         futures = {pool.submit(compute, c): c for c in todo}
         for fut in cf.as_completed(futures):
@@ -148,11 +196,21 @@ def _execute(
         bar.close()
     if failures:
         coords, error = failures[0]
-        raise StudyError(
+        listed = "\n".join(
+            f"  {cell_key(c)}: {type(e).__name__}: {e}" for c, e in failures[:_LISTED]
+        )
+        more = f"\n  ... and {len(failures) - _LISTED} more" if len(failures) > _LISTED else ""
+        exc = StudyError(
             f"{len(failures)} of {len(todo)} cells failed and were not stored (the other "
             f"{len(todo) - len(failures)} were); first: {cell_key(coords)}: "
-            f"{type(error).__name__}: {error}. Fix the cause and rerun: stored cells are reused."
-        ) from error
+            f"{type(error).__name__}: {error}. Fix the cause and rerun: stored cells are "
+            f"reused.\nFailed cells:\n{listed}{more}"
+        )
+        exc.failures = [
+            {"cell": cell_key(c), "coords": c, "error": f"{type(e).__name__}: {e}"}
+            for c, e in failures
+        ]
+        raise exc from error
 
 
 def run(
@@ -222,22 +280,47 @@ def run(
         check_dataset_format(folder / "results", results_format)
     folder.mkdir(parents=True, exist_ok=True)
     store = CellStore(folder, checked.fingerprint())
-    text = json.dumps({"name": checked.name, "grid": checked.grid, **checked.config()}, indent=1)
+    environment = _environment(checked)  # R and its packages checked before any cell
+    text = json.dumps(
+        {"name": checked.name, "grid": checked.grid, **checked.config(), **environment}, indent=1
+    )
     atomic_write(folder / "study.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     cells = checked.cells()
     todo = [c for c in cells if store.load(c) is None]
-    _execute(
-        todo,
-        functools.partial(compute_cell, checked),
-        store,
-        name=checked.name,
-        workers=n_workers,
-        scheduler=scheduler,
-        progress=progress,
-        on_cell=on_cell,
-    )
-    payloads = [store.load(c) for c in cells]
+    failed: StudyError | None = None
+    try:
+        _execute(
+            todo,
+            functools.partial(compute_cell, checked),
+            store,
+            name=checked.name,
+            workers=n_workers,
+            scheduler=scheduler,
+            progress=progress,
+            on_cell=on_cell,
+        )
+    except StudyError as exc:  # the stored cells still get their tables and report
+        failed = exc
+    payloads = [p for p in (store.load(c) for c in cells) if p is not None]
     table, curves, files = write_results(
-        checked, folder, payloads, plots=plots, results_format=results_format
+        checked,
+        folder,
+        payloads,
+        plots=plots,
+        results_format=results_format,
+        failures=failed.failures if failed else [],
     )
+    if failed is not None:
+        raise failed
     return StudyResult(table, curves, len(todo), len(cells) - len(todo), files)
+
+
+def _environment(study: Study) -> dict[str, Any]:
+    """What study.json records of the machine: BLAS threads per fit, R and its packages."""
+    environment: dict[str, Any] = {"blas_threads": 1}
+    packages = study.r_packages()
+    if packages is not None:
+        from spdgraph.study._rbridge import check_r
+
+        environment["r"] = check_r(packages)
+    return environment

@@ -97,9 +97,11 @@ def select_edges(estimate: np.ndarray, rule: str = "nonzero", cutoff: float = 0.
     rule
         ``"nonzero"``: every nonzero off-diagonal entry; ``"lfdr"``: local fdr
         of the upper-triangle values under a fitted correlation null below
-        ``cutoff``.
+        ``cutoff``; ``"threshold"``: absolute values above ``cutoff``
+        (posterior edge probabilities with ``cutoff=0.5``: the median
+        probability graph, as BDgraph's ``select``).
     cutoff
-        lfdr threshold (0.2 in the study).
+        lfdr threshold (0.2 in the study), or the ``"threshold"`` rule's.
 
     Examples
     --------
@@ -125,8 +127,10 @@ def select_edges(estimate: np.ndarray, rule: str = "nonzero", cutoff: float = 0.
         keep = vals != 0
     elif rule == "lfdr":
         keep = local_fdr(np.clip(vals, -1.0, 1.0)).lfdr < cutoff
+    elif rule == "threshold":
+        keep = np.abs(vals) > cutoff
     else:
-        raise InvalidOptionError(f"rule must be 'nonzero' or 'lfdr', got {rule!r}.")
+        raise InvalidOptionError(f"rule must be 'nonzero', 'lfdr' or 'threshold', got {rule!r}.")
     sel = np.zeros((p, p), dtype=bool)
     sel[iu[keep], ju[keep]] = True
     return sel | sel.T

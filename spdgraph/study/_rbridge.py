@@ -1,0 +1,390 @@
+"""R and command-line learners: one persistent R process per worker, any executable per fit.
+
+An R learner is a snippet of R code (``r = '''...'''`` in a study's
+``[[learners]]``) that sees the data as the numeric matrix ``x`` (n x p,
+column names the node labels) and returns a p x p matrix. Each worker process
+keeps one R process alive across cells (:class:`RSession`): R's start-up and
+the ``library()`` calls are paid once per worker, not per fit. The two sides
+speak a tiny binary protocol, written and read with base R's
+``readBin``/``writeBin`` (no extra R package): requests on R's standard
+input, replies on a pipe of their own (so whatever the snippet prints cannot
+garble them), integers as little-endian int32, numbers as little-endian
+float64, text as UTF-8 with a length prefix; data of 1 MiB or more go
+through a temporary file (in /dev/shm when writable) instead of the pipe.
+A fit that outlives its ``timeout`` has its R process killed; the next fit
+starts a fresh one.
+
+Command-line learners are in :mod:`spdgraph.study._command`. Either kind
+of learner that fails raises :class:`LearnerFailure` with the
+learner's own error text (R's condition message, the command's standard
+error): the study marks the cell failed, runs the others and lists the
+failures at the end.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import hashlib
+import os
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from spdgraph.errors import MissingDependencyError, SpdgraphError
+from spdgraph.study._rserver import SERVER
+
+__all__ = [
+    "LearnerFailure",
+    "RSession",
+    "check_r",
+    "fit_r",
+    "rscript",
+    "seed_int",
+]
+
+#: Environment of R and command learners: BLAS on one thread (recorded in study.json).
+THREAD_ENV = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "BLIS_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+}
+_PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*$")
+
+_OP_QUIT, _OP_DEFINE, _OP_FIT = 0, 1, 2
+#: Data at least this big go to R through a temporary file (in /dev/shm when writable).
+FILE_BYTES = 1 << 20
+
+
+class LearnerFailure(SpdgraphError, RuntimeError):
+    """An R or command-line learner failed on one fit (its own error text is in the message)."""
+
+
+def rscript() -> str:
+    """The ``Rscript`` executable, or a :class:`MissingDependencyError` saying how to get it."""
+    if os.name == "nt":
+        raise SpdgraphError(
+            "R learners need a POSIX system (Linux, macOS: the bridge passes a pipe to R); "
+            "on Windows run the study in WSL, or wrap the R code as a command learner."
+        )
+    found = shutil.which("Rscript")
+    if found is None:
+        raise MissingDependencyError(
+            "this study has R learners (r = ...) but Rscript is not on PATH: install R "
+            "(e.g. apt-get install r-base-core, or https://cloud.r-project.org) and the "
+            "packages the learners name, or remove the R learners."
+        )
+    return found
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Linux: the child gets SIGKILL when the process that started it dies."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
+def _scratch() -> str | None:
+    """Where big data go to R: /dev/shm (memory) when writable, else the temp folder."""
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+
+
+def _widen_pipe(fd: int) -> None:
+    """Linux: a 1 MiB pipe buffer (64 KiB by default), 16x fewer waits for big data."""
+    if sys.platform.startswith("linux"):
+        import fcntl
+
+        try:
+            fcntl.fcntl(fd, 1031, 1 << 20)  # F_SETPIPE_SZ
+        except OSError:
+            pass  # above /proc/sys/fs/pipe-max-size: the default size works too
+
+
+def check_r(packages: Sequence[str]) -> dict[str, str]:
+    """R's version and each package's, checked before any cell runs.
+
+    Returns ``{"R": "R version 4.2.2 ...", "huge": "1.3.5", ...}``.
+
+    Raises
+    ------
+    MissingDependencyError
+        No ``Rscript`` on PATH, or a package is not installed (named, with
+        the command that installs it).
+    """
+    bad = [p for p in packages if not isinstance(p, str) or not _PACKAGE.match(p)]
+    if bad:
+        raise SpdgraphError(f"not R package names: {bad}.")
+    code = (
+        "cat(R.version.string, '\\n', sep = '');"
+        f"for (p in c({', '.join(repr(p) for p in packages)})) "
+        "cat(p, ' ', tryCatch(as.character(packageVersion(p)), error = function(e) '-'), "
+        "'\\n', sep = '')"
+    )
+    done = subprocess.run(
+        [rscript(), "--vanilla", "-e", code if packages else code.split(";")[0]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **THREAD_ENV},
+    )
+    if done.returncode != 0:
+        raise MissingDependencyError(f"Rscript does not run: {done.stderr.strip()[-500:]}")
+    lines = done.stdout.strip().splitlines()
+    versions = {"R": lines[0].strip()}
+    missing = []
+    for line in lines[1:]:
+        name, _, version = line.strip().partition(" ")
+        if version == "-":
+            missing.append(name)
+        else:
+            versions[name] = version
+    if missing:
+        names = ", ".join(repr(m) for m in missing)
+        debs = " ".join(f"r-cran-{m.lower()}" for m in missing)
+        raise MissingDependencyError(
+            f"the R package{'s' if len(missing) > 1 else ''} {names} named by the study's R "
+            f"learners {'are' if len(missing) > 1 else 'is'} not installed: in R, "
+            f"install.packages(c({names})) (or apt-get install {debs}), or remove the learner."
+        )
+    return versions
+
+
+class RSession:
+    """One R process speaking the bridge's protocol; restarted after a kill or a crash.
+
+    Parameters
+    ----------
+    executable
+        ``Rscript`` (default: found on PATH).
+    """
+
+    def __init__(self, executable: str | None = None) -> None:
+        self.executable = executable
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._reply: int | None = None
+        self._defined: dict[str, str] = {}
+        self._tail: collections.deque[str] = collections.deque(maxlen=40)
+
+    # -- process ---------------------------------------------------------------------------
+    def _start(self) -> None:
+        read_fd, write_fd = os.pipe()
+        try:
+            self.proc = subprocess.Popen(
+                [self.executable or rscript(), "--vanilla", "-e",
+                 SERVER.replace("{fd}", str(write_fd))],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_fd,),
+                env={**os.environ, **THREAD_ENV},
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )  # fmt: skip
+        finally:
+            os.close(write_fd)
+        self._reply = read_fd
+        assert self.proc.stdin is not None
+        _widen_pipe(self.proc.stdin.fileno())
+        _widen_pipe(read_fd)
+        self._defined = {}
+        self._tail.clear()
+        threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
+
+    def _drain(self, proc: subprocess.Popen[bytes]) -> None:
+        """R's own output (printing, messages, warnings): kept, the last lines, for errors."""
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            self._tail.append(raw.decode("utf-8", "replace").rstrip())
+
+    def close(self) -> None:
+        """Stop the R process (asks it to quit, then kills it)."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(struct.pack("<i", _OP_QUIT))
+                proc.stdin.close()
+                proc.wait(timeout=5)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+        if self._reply is not None:
+            os.close(self._reply)
+            self._reply = None
+
+    def _kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+        self.close()
+
+    # -- wire ------------------------------------------------------------------------------
+    def _send(self, *parts: bytes) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(b"".join(parts))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._died("")
+
+    def _died(self, what: str) -> None:
+        tail = "\n".join(self._tail)
+        self._kill()
+        raise LearnerFailure(
+            f"the R process ended{what}" + (f"; its last output:\n{tail}" if tail else ".")
+        )
+
+    def _read(self, size: int, deadline: float | None, timeout: float | None) -> bytes:
+        assert self._reply is not None
+        chunks, left = [], size
+        while left:
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                self._kill()
+                raise LearnerFailure(
+                    f"the R fit did not finish within timeout = {timeout} s; its R process was "
+                    "killed (a fresh one serves the next fit): raise the learner's timeout."
+                )
+            ready, _, _ = select.select([self._reply], [], [], wait)
+            if not ready:
+                continue
+            chunk = os.read(self._reply, min(left, 1 << 20))
+            if not chunk:
+                self.proc.wait() if self.proc is not None else None
+                code = None if self.proc is None else self.proc.returncode
+                self._died(f" (exit status {code})")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    @staticmethod
+    def _text(value: str) -> bytes:
+        data = value.encode("utf-8")
+        return struct.pack("<i", len(data)) + data
+
+    def _read_int(self, deadline: float | None, timeout: float | None) -> int:
+        return int(struct.unpack("<i", self._read(4, deadline, timeout))[0])
+
+    def _read_text(self, deadline: float | None, timeout: float | None) -> str:
+        size = self._read_int(deadline, timeout)
+        return self._read(size, deadline, timeout).decode("utf-8", "replace") if size else ""
+
+    # -- requests --------------------------------------------------------------------------
+    def define(self, code: str, packages: Sequence[str] = ()) -> tuple[str, str]:
+        """Load ``packages`` and define the snippet as a function of ``x``: ``(id, versions)``."""
+        ident = "l" + hashlib.sha256(f"{list(packages)}\0{code}".encode()).hexdigest()[:16]
+        if ident in self._defined and self.proc is not None and self.proc.poll() is None:
+            return ident, self._defined[ident]
+        if self.proc is None or self.proc.poll() is not None:
+            self.close()
+            self._start()
+        self._send(
+            struct.pack("<i", _OP_DEFINE),
+            self._text(ident),
+            self._text("\n".join(packages)),
+            self._text(code),
+        )
+        status = self._read_int(None, None)
+        text = self._read_text(None, None)
+        if status != 0:
+            raise LearnerFailure(f"the R snippet does not load: {text}")
+        self._defined[ident] = text
+        return ident, text
+
+    def fit(
+        self,
+        code: str,
+        x: np.ndarray,
+        labels: Sequence[str],
+        *,
+        packages: Sequence[str] = (),
+        timeout: float | None = None,
+        seed: int = 0,
+    ) -> tuple[np.ndarray, float]:
+        """Run the snippet on ``x``: ``(p x p result, R's elapsed seconds of the fit alone)``.
+
+        R's generator is set with ``set.seed(seed)`` just before the snippet
+        runs, so a fit's random draws (subsamples, MCMC) do not depend on what
+        the process ran before.
+        """
+        ident, _ = self.define(code, packages)
+        n, p = x.shape
+        data = np.asfortranarray(x, dtype="<f8")
+        deadline = None if timeout is None else time.monotonic() + float(timeout)
+        path = ""
+        if data.nbytes >= FILE_BYTES:  # big data: one file write and read beat pipe turns
+            fd, path = tempfile.mkstemp(prefix="spdgraph-r-", suffix=".bin", dir=_scratch())
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data.tobytes(order="F"))
+        try:
+            self._send(
+                struct.pack("<i", _OP_FIT),
+                self._text(ident),
+                struct.pack("<iii", n, p, int(seed)),
+                self._text("\n".join(str(label) for label in labels)),
+                self._text(path),
+                b"" if path else data.tobytes(order="F"),
+            )
+            status = self._read_int(deadline, timeout)
+            if status != 0:
+                raise LearnerFailure(self._read_text(deadline, timeout))
+            seconds = float(np.frombuffer(self._read(8, deadline, timeout), dtype="<f8")[0])
+            values = np.frombuffer(self._read(8 * p * p, deadline, timeout), dtype="<f8")
+        finally:
+            if path:
+                os.unlink(path)
+        return values.reshape((p, p), order="F").astype(float), seconds
+
+
+_SESSION: RSession | None = None
+
+
+def _session() -> RSession:
+    """This process's R session (one per worker, started on first use, closed at exit)."""
+    global _SESSION
+    if _SESSION is None:
+        _SESSION = RSession()
+        atexit.register(_SESSION.close)
+    return _SESSION
+
+
+def seed_int(seed: np.random.SeedSequence) -> int:
+    """A learner's SeedSequence as one integer for R's ``set.seed`` or a command's ``{seed}``."""
+    return int(seed.generate_state(1, dtype=np.uint32)[0] >> 1)  # < 2**31: an R integer
+
+
+def fit_r(
+    entry: Mapping[str, Any],
+    x: np.ndarray,
+    labels: Sequence[str],
+    seed: np.random.SeedSequence | None = None,
+) -> tuple[np.ndarray, float]:
+    """One fit of an R learner (a study's ``[[learners]]`` entry with ``r = ...``)."""
+    timeout = entry.get("timeout")
+    try:
+        return _session().fit(
+            entry["r"],
+            x,
+            labels,
+            packages=list(entry.get("packages", [])),
+            timeout=timeout,
+            seed=0 if seed is None else seed_int(seed),
+        )
+    except LearnerFailure as exc:
+        raise LearnerFailure(f"R learner {entry['name']!r}: {exc}") from None
