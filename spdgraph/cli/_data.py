@@ -46,7 +46,7 @@ def parse_marginal(text: str) -> object:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise InvalidOptionError(f"cannot read the marginal {text!r} ({exc.msg}).") from exc
-    if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "binary"):
+    if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "standardized", "binary"):
         return node.id
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         raise InvalidOptionError(
@@ -139,7 +139,8 @@ def _add_draw_parser(sub: Any) -> None:
     draw.add_argument(
         "--marginals",
         metavar="SPEC",
-        help="marginal of every node: gaussian, binary, ordinal(n_categories=K), "
+        help="marginal of every node: gaussian, standardized (unit variance), binary, "
+        "ordinal(n_categories=K), "
         "ordinal(cuts=[...]) or a scipy.stats distribution, e.g. 't(df=5)', 'poisson(3)'",
     )
     draw.add_argument(
