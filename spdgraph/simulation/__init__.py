@@ -11,12 +11,14 @@ from spdgraph.simulation._core import STREAMS, simulate, stream_seed
 from spdgraph.simulation._data import DATA_TYPES
 from spdgraph.simulation._families import FAMILY_NAMES, canonical_family
 from spdgraph.simulation._files import save_simulation
+from spdgraph.simulation._read import open_simulation
 
 __all__ = [
     "DATA_TYPES",
     "FAMILY_NAMES",
     "STREAMS",
     "canonical_family",
+    "open_simulation",
     "save_simulation",
     "simulate",
     "stream_seed",

@@ -209,10 +209,11 @@ def score(
     ----------
     data
         ``(n, p)`` observations: a numpy array, or a DataArray with a ``node``
-        dim and one observation dim (node labels are matched to the graph's).
+        dim and one observation dim (node labels are matched to the graph's),
+        or a simulation (:func:`spdgraph.simulate`'s Dataset: its ``data``).
     graph
         The true graph: anything :func:`spdgraph.sample` accepts (including a
-        matrix spdgraph returned).
+        matrix spdgraph returned), or a simulation (its true matrix).
     learner
         A built-in name (``"lasso"``, ``"adalasso"``, ``"ridge"``, ``"pls"``,
         ``"shrink"``, ``"glasso"``), a callable ``X -> (p, p)`` matrix (partial
@@ -271,6 +272,9 @@ def score(
     ...
     spdgraph.errors.InvalidOptionError: learner 'glasso' estimates the precision ...
     """
+    from spdgraph.simulation._read import simulation_inputs
+
+    data, graph = simulation_inputs(data, graph)  # a simulation: its data / its true matrix
     refuse_matrix_data(data)
     name, learner_graph = _learner_graph(learner, graph_of)
     check_graph_of(learner_graph, truth_graph_of(graph, data), f"learner {name!r}")
