@@ -100,3 +100,34 @@ def test_info_draw_and_score_read_a_simulate_file(tmp_path, capsys, suffix):
     rows = capsys.readouterr().out.strip().splitlines()
     assert rows[0].startswith("learner,") and len(rows) == 2
     assert main(["score", drawn, path, "--learner", "shrink"]) == 0
+
+
+def test_an_option_of_another_method_names_that_method():
+    from spdgraph.errors import UnknownOptionError
+
+    with pytest.raises(UnknownOptionError, match=r"'v' is an option of method='huge'"):
+        simulate("random", n=20, p=10, v=0.3)
+    with pytest.raises(UnknownOptionError) as caught:
+        simulate("random", n=20, p=10, bogus=1)
+    assert "is an option of" not in str(caught.value)  # no method declares it: no hint
+    assert simulate("random", n=20, p=10, v=0.3, method="huge", seed=0).attrs["method"] == "huge"
+
+
+def test_every_help_text_is_plain_text(capsys):
+    import re
+
+    from spdgraph.cli import build_parser
+    from spdgraph.cli._options import plain_text
+
+    parser = build_parser()
+    texts = [parser.format_help()]
+    for action in parser._actions:
+        for sub in (getattr(action, "choices", None) or {}).values():
+            if hasattr(sub, "format_help"):
+                texts.append(sub.format_help())
+    assert len(texts) > 5
+    for text in texts:
+        assert not re.search(r":[a-z]+:`|``", text), text[:200]
+    assert main(["simulate", "--help"]) == 0
+    assert "spdgraph.simulate" in capsys.readouterr().out
+    assert plain_text(":class:`~spdgraph.io.Format` and ``x``") == "Format and x"

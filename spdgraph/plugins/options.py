@@ -202,6 +202,31 @@ def check_declarations(options: Mapping[str, Any], method: str, plugin: str) -> 
             )
 
 
+def _elsewhere(names: list[str], method: str) -> str:
+    """Which other registered generators declare these options, as a sentence, or ``""``.
+
+    An option of another method (huge's ``v`` without ``method="huge"``)
+    usually means a forgotten ``method=``: the message names the method.
+    """
+    try:
+        from spdgraph.plugins._manager import generators
+
+        table = generators()
+    except Exception:  # the message must not fail: a broken plugin table says nothing here
+        return ""
+    hints = []
+    for name in names:
+        owners = sorted(
+            other
+            for other, (spec, _plugin) in table.items()
+            if other != method and name in (getattr(spec, "options", None) or {})
+        )
+        if owners:
+            which = " or ".join(f"method={o!r}" for o in owners)
+            hints.append(f" {name!r} is an option of {which}: pass {which.split(' or ')[0]}.")
+    return "".join(hints)
+
+
 def check_options(
     options: Mapping[str, Any], declared: Mapping[str, Any], method: str, plugin: str
 ) -> dict[str, Any]:
@@ -228,6 +253,7 @@ def check_options(
         raise UnknownOptionError(
             f"method {method!r} (plugin {plugin!r}) does not accept option(s) "
             f"{', '.join(map(repr, unknown))}; its options are: {accepted}."
+            f"{_elsewhere(unknown, method)}"
         )
     merged = {name: spec.default for name, spec in specs.items()}  # = GeneratorSpec.defaults
     for name, value in options.items():
