@@ -98,9 +98,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     io.check_writable(args.output, format=_output_format(args))  # before any heavy work
     matrices = spdgraph.open(args.input)
     if isinstance(matrices, xr.Dataset):  # a simulation: draw from its true matrix
-        from spdgraph.simulation._read import simulation_truth
-
-        matrices = simulation_truth(matrices)
+        matrices = io.simulation_truth(matrices)
     marginals = _marginals(args, matrices.spd._labels())
     data = matrices.spd.draw(args.n_obs, seed=args.seed, marginals=marginals, missing=args.missing)
     io.write_array(data, args.output, format=_output_format(args))

@@ -78,9 +78,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
     path = io.as_path(args.input)
     if not (path.exists() or path.is_symlink()):
         raise FileError(f"cannot open {args.input!r}: no such file or directory.")
-    from spdgraph.simulation._read import simulation_file
-
-    if simulation_file(path):
+    if io.simulation_file(path):
         return _simulation_info(path, args)
     fmt = io.format_for_reading(path)
     da = io.read_array(path, load=False, format=fmt.name)
@@ -97,7 +95,7 @@ def _simulation_info(path: Any, args: argparse.Namespace) -> int:
     """A file ``spdgraph simulate`` wrote: its variables and attrs, then the true matrix."""
     from types import SimpleNamespace
 
-    from spdgraph.simulation._read import open_simulation, simulation_truth
+    from spdgraph.io import open_simulation, simulation_truth
 
     ds = open_simulation(path)
     width = max([len(str(k)) + 2 for k in ds.attrs] + [12])

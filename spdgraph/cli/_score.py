@@ -42,7 +42,7 @@ def _areas(data: Any, truth: Any, table: Any, method: str = "lasso") -> Any:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     import spdgraph
-    from spdgraph.simulation._read import simulation_inputs
+    from spdgraph.io import simulation_inputs
     from spdgraph.validation import score_table
 
     # a simulation file gives its data (as DATA) and its true matrix (as MATRICES)

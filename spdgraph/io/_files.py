@@ -190,7 +190,7 @@ def open(
         Equal to the saved array: values, labels, ``adjacency`` and attrs; for
         a file ``spdgraph simulate`` (:func:`spdgraph.simulation.save_simulation`)
         wrote, the Dataset :func:`spdgraph.simulate` returned
-        (:func:`spdgraph.simulation.open_simulation`).
+        (:func:`spdgraph.io.open_simulation`).
 
     Raises
     ------
@@ -207,7 +207,7 @@ def open(
     >>> spdgraph.open(path).spd.check().name
     'precision'
     """
-    from spdgraph.simulation._read import open_simulation, simulation_file
+    from spdgraph.io._simulation import open_simulation, simulation_file
 
     if chunks is None and simulation_file(as_path(path)):
         return open_simulation(path)  # what spdgraph.simulate returned: an xarray.Dataset

@@ -7,11 +7,11 @@ exact zero pattern, inverts it, and draws data, returning one
 a folder of CSV files (what ``spdgraph simulate`` does).
 """
 
+from spdgraph.io import open_simulation
 from spdgraph.simulation._core import STREAMS, simulate, stream_seed
 from spdgraph.simulation._data import DATA_TYPES
 from spdgraph.simulation._families import FAMILY_NAMES, canonical_family
 from spdgraph.simulation._files import save_simulation
-from spdgraph.simulation._read import open_simulation
 
 __all__ = [
     "DATA_TYPES",

@@ -272,7 +272,7 @@ def score(
     ...
     spdgraph.errors.InvalidOptionError: learner 'glasso' estimates the precision ...
     """
-    from spdgraph.simulation._read import simulation_inputs
+    from spdgraph.io import simulation_inputs
 
     data, graph = simulation_inputs(data, graph)  # a simulation: its data / its true matrix
     refuse_matrix_data(data)

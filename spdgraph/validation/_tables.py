@@ -82,7 +82,7 @@ def score_table(
     import pandas as pd
     import xarray as xr
 
-    from spdgraph.simulation._read import simulation_inputs
+    from spdgraph.io import simulation_inputs
 
     data, truth = simulation_inputs(data, truth)  # a simulation: its data / its true matrix
     if not isinstance(data, xr.DataArray) or "node" not in data.dims:

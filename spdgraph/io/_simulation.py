@@ -109,7 +109,7 @@ def _read_csv_folder(folder: Path) -> xr.Dataset:
     import numpy as np
     import pandas as pd
 
-    from spdgraph.io import read_tables
+    from spdgraph.io._tables import read_tables
 
     def table(name: str) -> xr.DataArray:
         path = folder / name if (folder / name).is_dir() else folder / f"{name}.csv"
@@ -163,7 +163,7 @@ def open_simulation(path: str | os.PathLike[str]) -> xr.Dataset:
     Examples
     --------
     >>> import os, tempfile, spdgraph
-    >>> from spdgraph.simulation import open_simulation, save_simulation
+    >>> from spdgraph.simulation import open_simulation, save_simulation  # also in spdgraph.io
     >>> sim = spdgraph.simulate("hub", n=20, p=10, seed=1)
     >>> path = save_simulation(sim, os.path.join(tempfile.mkdtemp(), "sim.nc"))
     >>> back = open_simulation(path)
