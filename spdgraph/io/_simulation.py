@@ -84,7 +84,13 @@ def simulation_file(path: str | os.PathLike[str]) -> bool:
     Cheap: it reads the file's variable names (netCDF, Zarr) or lists the
     folder, never the values.
     """
-    target = Path(path)
+    try:
+        return _simulation_file(Path(path))
+    except (OSError, ValueError, RuntimeError):  # a bad name or a damaged file: not a
+        return False  # simulation; the array reader then says what is wrong
+
+
+def _simulation_file(target: Path) -> bool:
     if target.is_dir():
         names = {p.name for p in target.iterdir()}
         if "attributes.csv" in names and {"precision", "precision.csv"} & names:
@@ -101,7 +107,7 @@ def simulation_file(path: str | os.PathLike[str]) -> bool:
     try:
         with netCDF4.Dataset(target) as nc:
             return all(v in nc.variables for v in SIMULATION_VARIABLES)
-    except OSError:
+    except (OSError, RuntimeError):  # damaged: the array reader reports it
         return False
 
 
@@ -183,6 +189,6 @@ def open_simulation(path: str | os.PathLike[str]) -> xr.Dataset:
             engine = "zarr" if target.is_dir() else "netcdf4"
             with xr.open_dataset(target, engine=engine) as opened:
                 ds = opened.load()
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
         raise FileError(f"cannot read the simulation {os.fspath(path)!r} ({exc}).") from exc
     return as_simulation(ds)
