@@ -292,9 +292,24 @@ def select_glasso(
 
 
 def _select_glasso(
-    x, *, criterion, folds, cv, seed, rhos, nlambda, lambda_min_ratio, gamma, ebic_loglik,
-    stars_rep, stars_thresh, penalize_diagonal, kkt_tol, cv_kkt_tol, max_iter,
-) -> GlassoSelection:  # fmt: skip
+    x: np.ndarray,
+    *,
+    criterion: str,
+    folds: Sequence[np.ndarray] | None,
+    cv: int,
+    seed: int | np.random.Generator | None,
+    rhos: Sequence[float] | np.ndarray | None,
+    nlambda: int | None,
+    lambda_min_ratio: float | None,
+    gamma: float,
+    ebic_loglik: str,
+    stars_rep: int,
+    stars_thresh: float,
+    penalize_diagonal: bool,
+    kkt_tol: float,
+    cv_kkt_tol: float,
+    max_iter: int,
+) -> GlassoSelection:
     if criterion not in CRITERIA:
         raise InvalidOptionError(
             f"criterion must be one of {list(CRITERIA)}, got {written(criterion)}."
