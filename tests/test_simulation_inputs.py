@@ -131,3 +131,15 @@ def test_every_help_text_is_plain_text(capsys):
     assert main(["simulate", "--help"]) == 0
     assert "spdgraph.simulate" in capsys.readouterr().out
     assert plain_text(":class:`~spdgraph.io.Format` and ``x``") == "Format and x"
+
+
+def test_a_related_stacked_simulation_round_trips_through_a_csv_folder(tmp_path):
+    related = {"n_graphs": 2, "n_add": 1, "n_remove": 1}
+    sims = simulate("hub", n=30, p=10, size=2, related=related, seed=1)
+    back = spdgraph.open(save_simulation(sims, tmp_path / "related"))
+    for name in ("precision", "data"):
+        np.testing.assert_allclose(back[name].values, sims[name].values, rtol=1e-15)
+    np.testing.assert_array_equal(back["adjacency"].values, sims["adjacency"].values)
+    assert back["adjacency"].dims == ("group", "node", "node_2")
+    table = score_table(back, back, "shrink", seed=0)
+    assert table["n_true"].tolist() == score_table(sims, sims, "shrink", seed=0)["n_true"].tolist()
