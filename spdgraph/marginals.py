@@ -1,6 +1,7 @@
 """Marginals for :meth:`da.spd.draw <spdgraph.accessor.SpdAccessor.draw>`: beyond Gaussian data.
 
-``draw(n, marginals=...)`` accepts, per node or for all nodes, ``"gaussian"``,
+``draw(n, marginals=...)`` accepts, per node or for all nodes, ``"gaussian"``
+(the latent values), ``"standardized"`` (the latent values at unit variance),
 ``"binary"``, a frozen :mod:`scipy.stats` distribution (Gaussian copula with
 that marginal; discrete distributions give counts) or an :class:`Ordinal`.
 

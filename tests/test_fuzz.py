@@ -769,3 +769,68 @@ def test_dd_estimate_covers_the_batch_with_and_without_progress(progress, capsys
     finally:
         tracemalloc.stop()
     assert peak <= estimate_need(g, "dd", size=400).bytes
+
+
+# --- group labels in CSV folders (issue 47): mixed file-name types, path-like strings ---
+
+GROUP_LABELS = [
+    ["a", "a/../../escaped"],  # the crafted file of issue 47: 'a' next to the position '1'
+    ["1", "a"],  # a label that reads back as an integer next to a name
+    ["b", "10", "9"],
+    ["..", "/abs", "x y"],  # nothing safe: positions
+    ["CON", "nul.txt", "é"],
+    ["007", "-3", "+4"],
+    ["../up", "0", "ok"],
+]
+
+
+def _related(labels: list[str]):
+    graphs = [nx.path_graph(4), nx.cycle_graph(4), nx.star_graph(3), nx.complete_graph(4)]
+    da = spdgraph.sample(graphs[: len(labels)], seed=0)
+    return da.assign_coords(group=np.array(labels, dtype=object))
+
+
+def _check_csv_groups(tmp: Path, labels: list[str]) -> None:
+    from spdgraph.io import read_tables
+
+    before = set(tmp.rglob("*"))
+    folder = spdgraph.save(_related(labels), tmp / "tables", format="csv")
+    back = read_tables(folder)
+    assert back.sizes["group"] == len(labels)
+    assert len({str(g) for g in back["group"].values}) == len(labels)
+    assert all(p == folder or folder in p.parents for p in set(tmp.rglob("*")) - before)
+
+
+@pytest.mark.parametrize("labels", GROUP_LABELS, ids=[",".join(g) for g in GROUP_LABELS])
+def test_csv_folders_take_any_group_label_that_can_be_saved(tmp_path, capsys, labels):
+    pytest.importorskip("netCDF4")
+    crafted = spdgraph.save(_related(labels), tmp_path / "crafted.nc")
+    out = tmp_path / "DIR"
+    assert main(["draw", str(crafted), "--n-obs", "3", "--format", "csv", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["DIR", "crafted.nc"]  # nothing escaped
+    from spdgraph.io import read_tables
+
+    data = read_tables(out)
+    assert data.dims == ("group", "obs", "node") and data.sizes["group"] == len(labels)
+    matrices = tmp_path / "matrices"
+    matrices.mkdir()
+    _check_csv_groups(matrices, labels)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    labels=st_h.lists(
+        st_h.one_of(
+            st_h.integers(-20, 20).map(str),
+            st_h.text(alphabet="ab./\\-_ +0123", min_size=1, max_size=8),
+        ),
+        min_size=2,
+        max_size=4,
+        unique=True,
+    )
+)
+def test_any_string_group_labels_write_and_read_back_as_csv(tmp_path_factory, labels):
+    _check_csv_groups(tmp_path_factory.mktemp("groups"), labels)

@@ -109,6 +109,32 @@ def test_data_types(data):
         assert set(np.unique(x[:, 4])) == {0.0, 1.0} and (x[:, 1] >= 0).all()
 
 
+@pytest.mark.parametrize("normalize", [False, True])
+def test_mixed_gaussian_columns_have_unit_variance(normalize):
+    """Issue 47: mixed's Gaussian columns are the latent values over their sd (as bdgraph.sim)."""
+    mixed = simulate("AR2", n=300, p=10, data="mixed", seed=2, normalize=normalize)
+    latent = simulate("AR2", n=300, p=10, seed=2, normalize=normalize)  # the same draws
+    sd = np.sqrt(np.diag(mixed["covariance"].values))
+    gaussian = [j for j in range(10) if j % 5 == 0]
+    np.testing.assert_allclose(
+        mixed["data"].values[:, gaussian], latent["data"].values[:, gaussian] / sd[gaussian]
+    )
+    types = mixed["data"].attrs["data_types"].split(",")
+    assert [types[j] for j in gaussian] == ["gaussian", "gaussian"]
+    if not normalize:  # the latent variances differ from 1: the columns did not keep them
+        assert not np.allclose(sd[gaussian], 1.0)
+
+
+def test_standardized_marginal_is_the_latent_value_over_its_sd():
+    cov = spdgraph.sample(nx.path_graph(4), seed=0, normalize=False)
+    latent = cov.spd.draw(50, seed=1)
+    both = cov.spd.draw(50, seed=1, marginals=["standardized", "gaussian", "standardized", None])
+    sd = np.sqrt(np.diag(cov.values))
+    np.testing.assert_allclose(both.values[:, [0, 2]], latent.values[:, [0, 2]] / sd[[0, 2]])
+    np.testing.assert_array_equal(both.values[:, [1, 3]], latent.values[:, [1, 3]])
+    assert "gaussian(standardized)" in both.attrs["marginals"]
+
+
 def test_missing_size_and_groups():
     sim = simulate(
         "hub",

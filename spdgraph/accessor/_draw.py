@@ -100,7 +100,9 @@ def draw_data(
     marginals
         None (Gaussian data), or one spec for every node, a sequence with
         one spec per node, or a mapping node label -> spec (others stay
-        Gaussian). A spec is ``"gaussian"``, ``"binary"`` (cut at 0), a
+        Gaussian). A spec is ``"gaussian"`` (the latent values),
+        ``"standardized"`` (the latent values over their standard deviation:
+        unit variance), ``"binary"`` (cut at 0), a
         frozen scipy.stats distribution (continuous: ``t(df=5)``,
         ``lognorm(1)``, ``expon()``, ``gamma(2)``...; discrete:
         ``poisson(3)``, ``nbinom(5, 0.5)``, ``bernoulli(0.3)``) or an

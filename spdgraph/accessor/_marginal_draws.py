@@ -35,8 +35,9 @@ __all__ = [
     "transform",
 ]
 
-#: String shortcuts accepted as a marginal.
-SHORTCUTS = ("gaussian", "binary")
+#: String shortcuts accepted as a marginal: the latent Gaussian as drawn, the latent
+#: Gaussian scaled to unit variance, and the latent Gaussian cut at 0.
+SHORTCUTS = ("gaussian", "standardized", "binary")
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ class Ordinal:
 class NodeMarginal:
     """One node's marginal, resolved: a scipy.stats distribution, an Ordinal, or Gaussian."""
 
-    spec: Any  # None (the latent Gaussian itself), an Ordinal or a frozen scipy distribution
+    spec: Any  # None (the latent Gaussian itself), "standardized", an Ordinal or a scipy dist
     text: str
     data_type: str
 
@@ -129,6 +130,8 @@ class NodeMarginal:
         if self.spec is None:
             return latent
         z = latent / sd
+        if isinstance(self.spec, str):  # "standardized": unit variance, like every copula
+            return z
         if isinstance(self.spec, Ordinal):
             return self.spec.transform(z)
         # upper tail through isf, so that large z do not round to u = 1 (ppf(1) = inf)
@@ -169,6 +172,8 @@ def _check_parameters(dist: Any, text: str, where: str) -> None:
 def _one(spec: object, where: str) -> NodeMarginal:
     if spec is None or (isinstance(spec, str) and spec.lower() in ("gaussian", "normal")):
         return NodeMarginal(None, "gaussian", "gaussian")
+    if isinstance(spec, str) and spec.lower() == "standardized":
+        return NodeMarginal("standardized", "gaussian(standardized)", "gaussian")
     if isinstance(spec, str) and spec.lower() == "binary":
         ordinal = Ordinal(cuts=(0.0,))
         return NodeMarginal(ordinal, ordinal.describe(), "binary")
@@ -186,7 +191,8 @@ def _one(spec: object, where: str) -> NodeMarginal:
         _check_parameters(spec, text, where)
         return NodeMarginal(spec, text, data_type)
     raise InvalidOptionError(
-        f"marginal {where} is {spec!r}; use 'gaussian', 'binary', a frozen scipy.stats "
+        f"marginal {where} is {spec!r}; use 'gaussian', 'standardized', 'binary', a frozen "
+        "scipy.stats "
         "distribution (e.g. scipy.stats.t(df=5), scipy.stats.poisson(3)) or "
         "spdgraph.marginals.Ordinal(...)."
     )

@@ -35,6 +35,57 @@ def _pyplot() -> Any:
     return plt
 
 
+#: Node labels are drawn up to this many nodes.
+MAX_LABELLED = 60
+
+
+def node_size(p: int) -> float:
+    """Node disc area (points^2): 220 up to 20 nodes, shrinking as 1/p beyond, at least 8."""
+    return float(max(8.0, min(220.0, 220.0 * 20.0 / max(p, 1))))
+
+
+def packed_layout(graph: Any, seed: int = 0) -> dict[Any, np.ndarray]:
+    """A layout with each connected component on its own, packed in rows, largest first.
+
+    A component of ``k`` nodes gets a seeded spring layout scaled into a
+    square of side ``sqrt(k)`` (the same density of nodes everywhere); the
+    squares are placed left to right in rows about as wide as the square
+    root of their total area, so the picture is about square whatever the
+    number of components. Isolated nodes share one grid at the end.
+    """
+    import networkx as nx
+
+    components = sorted(
+        (sorted(c, key=str) for c in nx.connected_components(graph) if len(c) > 1),
+        key=lambda c: (-len(c), str(c[0])),
+    )
+    isolated = sorted((n for n in graph.nodes if graph.degree(n) == 0), key=str)
+    boxes: list[tuple[float, dict[Any, np.ndarray]]] = []
+    for nodes in components:
+        side = float(np.sqrt(len(nodes)))
+        pos = nx.spring_layout(graph.subgraph(nodes), seed=seed)
+        xy = np.array([pos[n] for n in nodes], dtype=float)
+        xy -= xy.min(axis=0)
+        span = float(xy.max()) or 1.0
+        boxes.append((side, {n: xy[k] * (side / span) for k, n in enumerate(nodes)}))
+    if isolated:
+        cols = int(np.ceil(np.sqrt(len(isolated))))
+        side = max(1.0, float(cols - 1))
+        grid = {n: np.array([k % cols, k // cols], dtype=float) for k, n in enumerate(isolated)}
+        boxes.append((side, grid))
+    width = max(float(np.sqrt(sum((s + 1.0) ** 2 for s, _ in boxes))), *(s for s, _ in boxes))
+    layout: dict[Any, np.ndarray] = {}
+    x = y = row_height = 0.0
+    for side, pos in boxes:
+        if x > 0 and x + side > width:
+            x, y, row_height = 0.0, y - row_height - 1.0, 0.0
+        for node, xy in pos.items():
+            layout[node] = np.array([x + xy[0], y - xy[1]])
+        x += side + 1.0
+        row_height = max(row_height, side)
+    return layout
+
+
 def graph_of(da: xr.DataArray) -> str:
     """``"covariance"`` or ``"precision"``: which matrix's zeros are ``da``'s graph."""
     graph_kind = da.attrs.get("graph_kind")
@@ -173,9 +224,13 @@ class PlotMixin:
         The entry is the partial correlation for a precision's graph and the
         correlation for a covariance's graph (``kind="covariance"``, the
         default: its zeros are the graph). Nodes at a seeded spring layout
-        (networkx); edge width grows with the entry's magnitude and the colour
-        gives its sign (red positive, blue negative), so the strongest and
-        the weakest links stand out.
+        (networkx), each connected component laid out on its own and the
+        components packed in rows, largest first (isolated nodes last, on a
+        grid), so a disconnected graph fills the picture; edge width grows
+        with the entry's magnitude and the colour (the colour bar) gives its
+        value, red positive and blue negative. Node discs shrink with the
+        number of nodes and edges are drawn above them (labels up to
+        60 nodes), so the edges stay visible on large graphs.
 
         Returns
         -------
@@ -214,19 +269,47 @@ class PlotMixin:
             fig, ax = plt.subplots(figsize=(6, 5))
         else:
             fig = ax.figure
-        layout = nx.spring_layout(graph, seed=seed)
-        nx.draw_networkx_nodes(graph, layout, ax=ax, node_size=220, node_color="#dddddd")
-        nx.draw_networkx_labels(graph, layout, ax=ax, font_size=7)
-        nx.draw_networkx_edges(
+        layout = packed_layout(graph, seed=seed)
+        p = graph.number_of_nodes()
+        nodes = nx.draw_networkx_nodes(
+            graph, layout, ax=ax, node_size=node_size(p), node_color="#dddddd"
+        )
+        if nodes is not None:
+            nodes.set_zorder(1)
+        if p <= MAX_LABELLED:
+            nx.draw_networkx_labels(graph, layout, ax=ax, font_size=7 if p <= 30 else 5)
+        cmap = plt.get_cmap("RdBu_r")
+        widths = [0.5 + 4.5 * abs(w) / top for w in weights]
+        outline = nx.draw_networkx_edges(  # a grey outline: near-zero (white) edges stay visible
             graph,
             layout,
             ax=ax,
-            width=[0.5 + 4.5 * abs(w) / top for w in weights],
+            width=[w + 0.8 for w in widths],
+            edge_color="#8c8c8c",
+            node_size=node_size(p),
+        )
+        if outline is not None and not isinstance(outline, list):
+            outline.set_zorder(2)
+        edges = nx.draw_networkx_edges(
+            graph,
+            layout,
+            ax=ax,
+            width=widths,
             edge_color=weights,
-            edge_cmap=plt.get_cmap("RdBu_r"),
+            edge_cmap=cmap,
             edge_vmin=-top,
             edge_vmax=top,
+            node_size=node_size(p),
         )
+        if edges is not None and not isinstance(edges, list):
+            edges.set_zorder(3)  # above the node discs: visible at any p
+        from matplotlib.cm import ScalarMappable
+        from matplotlib.colors import Normalize
+
+        bar = fig.colorbar(
+            ScalarMappable(norm=Normalize(-top, top), cmap=cmap), ax=ax, shrink=0.8, pad=0.02
+        )
+        bar.set_label(what[:-1] if what.endswith("s") else what)
         ax.set_title(f"{what} on the {len(weights)} edges ({of} graph)")
         ax.set_axis_off()
         return fig

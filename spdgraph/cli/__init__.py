@@ -39,6 +39,7 @@ from spdgraph.cli._basic import _add_demo_parser, _add_methods_parser, _add_warm
 from spdgraph.cli._data import _add_draw_parser
 from spdgraph.cli._graph import _add_graph_parser
 from spdgraph.cli._info import _add_info_parser
+from spdgraph.cli._options import plain_help
 from spdgraph.cli._related import _add_related_parser
 from spdgraph.cli._sample import _add_sample_parser
 from spdgraph.cli._score import _add_score_parser
@@ -182,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
                 help="replace an existing output (default: refuse to)",
             )
     _add_plugin_commands(sub)
+    plain_help(parser)  # help texts built from docstrings: plain text, no reST roles
     return parser
 
 

@@ -46,7 +46,7 @@ def parse_marginal(text: str) -> object:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise InvalidOptionError(f"cannot read the marginal {text!r} ({exc.msg}).") from exc
-    if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "binary"):
+    if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "standardized", "binary"):
         return node.id
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         raise InvalidOptionError(
@@ -90,11 +90,15 @@ def _marginals(args: argparse.Namespace, labels: list[Any]) -> object:
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:
+    import xarray as xr
+
     import spdgraph
     from spdgraph import io
 
     io.check_writable(args.output, format=_output_format(args))  # before any heavy work
     matrices = spdgraph.open(args.input)
+    if isinstance(matrices, xr.Dataset):  # a simulation: draw from its true matrix
+        matrices = io.simulation_truth(matrices)
     marginals = _marginals(args, matrices.spd._labels())
     data = matrices.spd.draw(args.n_obs, seed=args.seed, marginals=marginals, missing=args.missing)
     io.write_array(data, args.output, format=_output_format(args))
@@ -139,7 +143,8 @@ def _add_draw_parser(sub: Any) -> None:
     draw.add_argument(
         "--marginals",
         metavar="SPEC",
-        help="marginal of every node: gaussian, binary, ordinal(n_categories=K), "
+        help="marginal of every node: gaussian, standardized (unit variance), binary, "
+        "ordinal(n_categories=K), "
         "ordinal(cuts=[...]) or a scipy.stats distribution, e.g. 't(df=5)', 'poisson(3)'",
     )
     draw.add_argument(

@@ -78,6 +78,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     path = io.as_path(args.input)
     if not (path.exists() or path.is_symlink()):
         raise FileError(f"cannot open {args.input!r}: no such file or directory.")
+    if io.simulation_file(path):
+        return _simulation_info(path, args)
     fmt = io.format_for_reading(path)
     da = io.read_array(path, load=False, format=fmt.name)
     try:
@@ -87,6 +89,28 @@ def _cmd_info(args: argparse.Namespace) -> int:
         return status
     finally:
         da.close()
+
+
+def _simulation_info(path: Any, args: argparse.Namespace) -> int:
+    """A file ``spdgraph simulate`` wrote: its variables and attrs, then the true matrix."""
+    from types import SimpleNamespace
+
+    from spdgraph.io import open_simulation, simulation_truth
+
+    ds = open_simulation(path)
+    width = max([len(str(k)) + 2 for k in ds.attrs] + [12])
+    print(f"{'file:':<{width}}{args.input} (spdgraph simulation)")
+    for name in ds.data_vars:
+        dims = ", ".join(f"{d}: {ds.sizes[d]}" for d in ds[name].dims)
+        print(f"{'variable:':<{width}}{name} ({dims})")
+    for key, value in ds.attrs.items():
+        print(f"{key + ':':<{width}}{_format_attr(value)}")
+    truth = simulation_truth(ds)
+    print(f"\nthe true matrix ({truth.name}: its zeros are the graph)")
+    status = _print_info(truth, args, SimpleNamespace(title="spdgraph simulation"))
+    if args.plot is not None:
+        save_picture(truth, args.plot)
+    return status
 
 
 def save_picture(da: Any, path: str) -> None:

@@ -4,10 +4,46 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 from collections.abc import Callable
 from typing import Any
 
 from spdgraph.errors import InvalidOptionError, SpdgraphError
+
+#: A Sphinx role (``:func:`x```, ``:class:`~a.B```) or reST inline literal (````x````).
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+_LITERAL = re.compile(r"``([^`]*)``")
+
+
+def plain_text(text: str | None) -> str | None:
+    """Help text without reST markup: roles become their target, literals their text.
+
+    >>> plain_text("To a file (:func:`spdgraph.simulate`, :class:`~spdgraph.io.Format`), ``-o``.")
+    'To a file (spdgraph.simulate, Format), -o.'
+    """
+    if not text:
+        return text
+
+    def role(match: re.Match[str]) -> str:
+        target = match.group(1).strip()
+        short = match.group(0).split("`")[1].startswith("~")
+        return target.rsplit(".", 1)[-1] if short else target
+
+    return _LITERAL.sub(r"\1", _ROLE.sub(role, text))
+
+
+def plain_help(parser: argparse.ArgumentParser) -> None:
+    """Strip reST markup from the texts of a parser and its subcommands (docstring help)."""
+    parser.description = plain_text(parser.description)
+    parser.epilog = plain_text(parser.epilog)
+    for action in parser._actions:
+        if isinstance(action.help, str):
+            action.help = plain_text(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = plain_text(choice.help)
+            for sub in action.choices.values():
+                plain_help(sub)
 
 
 def _add_switch(parser: argparse.ArgumentParser, flag: str, *, default: bool, help: str) -> None:

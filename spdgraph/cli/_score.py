@@ -42,10 +42,11 @@ def _areas(data: Any, truth: Any, table: Any, method: str = "lasso") -> Any:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     import spdgraph
+    from spdgraph.io import simulation_inputs
     from spdgraph.validation import score_table
 
-    data = spdgraph.open(args.data)
-    truth = spdgraph.open(args.truth)
+    # a simulation file gives its data (as DATA) and its true matrix (as MATRICES)
+    data, truth = simulation_inputs(spdgraph.open(args.data), spdgraph.open(args.truth))
     table = score_table(
         data, truth, args.learner or ["lasso"], seed=args.seed, cv=args.cv,
         criterion=args.criterion, gamma=args.gamma,
@@ -68,9 +69,13 @@ def _add_score_parser(sub: Any) -> None:
         "score",
         help="score structure learners on drawn data against the true graph(s) (CSV table)",
     )
-    score.add_argument("data", metavar="DATA", help="data file written by `spdgraph draw`")
     score.add_argument(
-        "truth", metavar="MATRICES", help="the matrices the data came from (their graphs)"
+        "data", metavar="DATA", help="data file written by `spdgraph draw` or `spdgraph simulate`"
+    )
+    score.add_argument(
+        "truth",
+        metavar="MATRICES",
+        help="the matrices the data came from (their graphs), or a `spdgraph simulate` file",
     )
     score.add_argument(
         "--learner",

@@ -34,6 +34,13 @@ from spdgraph.io._format import (
     format_for_writing,
 )
 from spdgraph.io._netcdf import netcdf_engine
+from spdgraph.io._simulation import (
+    is_simulation,
+    open_simulation,
+    simulation_file,
+    simulation_inputs,
+    simulation_truth,
+)
 from spdgraph.io._tables import read_tables, save_csv, write_table
 from spdgraph.io._writer import (
     check_dataset_format,
@@ -55,14 +62,19 @@ __all__ = [
     "file_formats",
     "format_for_reading",
     "format_for_writing",
+    "is_simulation",
     "netcdf_engine",
     "open",
+    "open_simulation",
     "read_array",
     "read_graph",
     "read_tables",
     "save",
     "save_csv",
     "save_dataset",
+    "simulation_file",
+    "simulation_inputs",
+    "simulation_truth",
     "write_array",
     "write_atomically",
     "write_table",

@@ -73,7 +73,9 @@ def save_dataset(ds: xr.Dataset, folder: Path) -> None:
     tabular = [name for name, da in ds.data_vars.items() if "node" not in da.dims]
     if tabular:  # columns of a table (a study's results): one table.csv
         ds[tabular].to_dataframe().to_csv(folder / "table.csv")
-    for name, da in ds.data_vars.items():
+    # the graph may be a boolean coordinate (a simulation's adjacency): written as a variable
+    graphs = {n: c for n, c in ds.coords.items() if c.dtype == bool and n not in ds.dims}
+    for name, da in [*ds.data_vars.items(), *graphs.items()]:
         if name in tabular:
             continue
         if da.dtype == bool and "group" in da.dims:

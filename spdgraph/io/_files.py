@@ -170,8 +170,8 @@ def open(
     path: str | os.PathLike[str],
     *,
     chunks: int | dict[str, int] | None = None,
-) -> xr.DataArray:
-    """Open an array saved by :func:`spdgraph.save`, in any registered format.
+) -> Any:
+    """Open an array saved by :func:`spdgraph.save` (any registered format), or a simulation.
 
     Parameters
     ----------
@@ -186,8 +186,11 @@ def open(
 
     Returns
     -------
-    xarray.DataArray
-        Equal to the saved array: values, labels, ``adjacency`` and attrs.
+    xarray.DataArray or xarray.Dataset
+        Equal to the saved array: values, labels, ``adjacency`` and attrs; for
+        a file ``spdgraph simulate`` (:func:`spdgraph.simulation.save_simulation`)
+        wrote, the Dataset :func:`spdgraph.simulate` returned
+        (:func:`spdgraph.io.open_simulation`).
 
     Raises
     ------
@@ -204,6 +207,10 @@ def open(
     >>> spdgraph.open(path).spd.check().name
     'precision'
     """
+    from spdgraph.io._simulation import open_simulation, simulation_file
+
+    if chunks is None and simulation_file(as_path(path)):
+        return open_simulation(path)  # what spdgraph.simulate returned: an xarray.Dataset
     return read_array(path, chunks=chunks, load=True)
 
 

@@ -248,7 +248,7 @@ def read_tables(path: str | os.PathLike[str]) -> xr.DataArray:
         [target]
         if target.is_file()
         else sorted(
-            target.glob("sample_*.csv"), key=lambda f: _sample_key(f.stem[len("sample_") :])
+            target.glob("sample_*.csv"), key=lambda f: _label_order(f.stem[len("sample_") :])
         )
     )
     if not files and target.is_dir() and any(target.glob("group_*")):
@@ -287,7 +287,7 @@ def read_tables(path: str | os.PathLike[str]) -> xr.DataArray:
 def _read_groups(folder: Path) -> xr.DataArray:
     """A folder of ``group_<g>`` tables or sub-folders (related graphs) along ``group``."""
     parts = sorted(
-        folder.glob("group_*"), key=lambda f: _sample_key(f.name[6:].removesuffix(".csv"))
+        folder.glob("group_*"), key=lambda f: _label_order(f.name[6:].removesuffix(".csv"))
     )
     arrays = []
     for part in parts:
@@ -317,6 +317,16 @@ def _data_tables(values: np.ndarray, labels: list[Any], target: Path, files: lis
 
 def _sample_key(text: str) -> Any:
     return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
+
+
+def _label_order(text: str) -> tuple[int, int, str]:
+    """A total order of file-name labels: integers by value first, then the others by text.
+
+    Labels of mixed types (``1`` next to ``"a"``, where an unsafe label was
+    written as its position) cannot be compared with ``<``.
+    """
+    key = _sample_key(text)
+    return (0, key, "") if isinstance(key, int) else (1, 0, key)
 
 
 def _parse_label(text: object) -> Any:

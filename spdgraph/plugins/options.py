@@ -202,13 +202,43 @@ def check_declarations(options: Mapping[str, Any], method: str, plugin: str) -> 
             )
 
 
+def _elsewhere(names: list[str], method: str, others: Callable[[], Mapping[str, Any]]) -> str:
+    """Which other registered generators declare these options, as a sentence, or ``""``.
+
+    An option of another method (huge's ``v`` without ``method="huge"``)
+    usually means a forgotten ``method=``: the message names the method.
+    ``others()`` is the generator table (``name -> (GeneratorSpec, plugin)``).
+    """
+    try:
+        table = others()
+    except Exception:  # the message must not fail: a broken plugin table says nothing here
+        return ""
+    hints = []
+    for name in names:
+        owners = sorted(
+            other
+            for other, entry in table.items()
+            if other != method and name in (getattr(entry[0], "options", None) or {})
+        )
+        if owners:
+            which = " or ".join(f"method={o!r}" for o in owners)
+            hints.append(f" {name!r} is an option of {which}: pass {which.split(' or ')[0]}.")
+    return "".join(hints)
+
+
 def check_options(
-    options: Mapping[str, Any], declared: Mapping[str, Any], method: str, plugin: str
+    options: Mapping[str, Any],
+    declared: Mapping[str, Any],
+    method: str,
+    plugin: str,
+    others: Callable[[], Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Check the user's options against the declarations; return all options, defaults filled.
 
     Raises :class:`UnknownOptionError` for a name the method does not accept
-    and :class:`InvalidOptionError` for a value its spec refuses.
+    and :class:`InvalidOptionError` for a value its spec refuses; with
+    ``others`` (a callable returning the generator table) the first error also
+    names the other methods that declare the unknown option.
 
     Examples
     --------
@@ -228,6 +258,7 @@ def check_options(
         raise UnknownOptionError(
             f"method {method!r} (plugin {plugin!r}) does not accept option(s) "
             f"{', '.join(map(repr, unknown))}; its options are: {accepted}."
+            f"{_elsewhere(unknown, method, others) if others is not None else ''}"
         )
     merged = {name: spec.default for name, spec in specs.items()}  # = GeneratorSpec.defaults
     for name, value in options.items():

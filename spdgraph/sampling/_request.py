@@ -55,7 +55,7 @@ def build_request(graph: object, call: SampleCall) -> SampleRequest:
     eps, k0 = check_targets(call.min_eigenvalue, call.condition_number, normalize)
     sampler, entries_label = resolve_entries(call.entries, negative_share)
     plugin = find_generator(call.method)[1]
-    options = check_options(call.method_options, gen.options, gen.name, plugin)
+    options = check_options(call.method_options, gen.options, gen.name, plugin, generators)
     _check_factor_use(gen, factor, negative_share)
     # the seed too is checked before any graph is read (a bad seed after a large
     # adaptation would waste seconds and gigabytes)

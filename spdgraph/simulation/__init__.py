@@ -7,6 +7,7 @@ exact zero pattern, inverts it, and draws data, returning one
 a folder of CSV files (what ``spdgraph simulate`` does).
 """
 
+from spdgraph.io import open_simulation
 from spdgraph.simulation._core import STREAMS, simulate, stream_seed
 from spdgraph.simulation._data import DATA_TYPES
 from spdgraph.simulation._families import FAMILY_NAMES, canonical_family
@@ -17,6 +18,7 @@ __all__ = [
     "FAMILY_NAMES",
     "STREAMS",
     "canonical_family",
+    "open_simulation",
     "save_simulation",
     "simulate",
     "stream_seed",

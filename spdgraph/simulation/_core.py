@@ -115,9 +115,9 @@ def _dataset(
         "partial_correlation": pcor,
     }
     out = {k: v.drop_vars("adjacency").rename(k) for k, v in variables.items()}
-    out["adjacency"] = adjacency
     out["data"] = data
-    return xr.Dataset(out, attrs=attrs)
+    # the graph as a coordinate: each matrix variable carries it, as sampled arrays do
+    return xr.Dataset(out, attrs=attrs).assign_coords(adjacency=adjacency)
 
 
 def simulate(
@@ -184,11 +184,15 @@ def simulate(
     Returns
     -------
     xarray.Dataset
-        ``precision``, ``covariance``, ``partial_correlation``, ``adjacency``
-        (dims ``node``, ``node_2``) and ``data`` (``obs``, ``node``), after a
-        ``group`` and a ``sample`` dim when asked for; attrs: the graph's
-        family, parameters and edge count, ``n``, ``data``, ``missing``,
-        ``kind``, ``method`` and ``seed``.
+        ``precision``, ``covariance``, ``partial_correlation`` (dims
+        ``node``, ``node_2``) and ``data`` (``obs``, ``node``), after a
+        ``group`` and a ``sample`` dim when asked for, with the graph as the
+        coordinate ``adjacency`` (each matrix variable carries it, as
+        sampled arrays do: ``sim["precision"].spd.graph()``); attrs: the
+        graph's family, parameters and edge count, ``n``, ``data``,
+        ``missing``, ``kind``, ``method`` and ``seed``. Every spdgraph input
+        takes it (:func:`spdgraph.open` of its file, ``score(data, sim)``,
+        ``spdgraph info/draw/score FILE``).
 
     Examples
     --------
@@ -201,6 +205,8 @@ def simulate(
     True
     >>> sim.attrs["graph_family"], int(sim.attrs["n_edges"])
     ('hub', 18)
+    >>> sim["precision"].spd.graph().number_of_edges()
+    18
     """
     n = check_count(n, "n", low=0)
     kind = canonical_kind(kind)

@@ -28,7 +28,10 @@ DATA_TYPES: dict[str, str] = {
     "ordinal": "as 'categorical'",
     "count": "Poisson counts with mean `mean_count` (bdgraph.sim's counts are discrete Weibull)",
     "t": "Gaussian copula with Student t marginals, `df` degrees of freedom",
-    "mixed": "columns cycle through Gaussian, exponential, Poisson, ordinal, binary",
+    "mixed": (
+        "columns cycle through Gaussian (standardized to unit variance), exponential, "
+        "Poisson, ordinal, binary"
+    ),
 }
 
 _DATA_OPTIONS = {"cut": 4, "df": 3.0, "mean_count": 3.0}
@@ -83,7 +86,8 @@ def _named(name: str, p: int, options: dict[str, Any]) -> object:
         return stats.poisson(mean)
     if name == "t":
         return stats.t(df=df)
-    cycle = ["gaussian", stats.expon(), stats.poisson(mean), Ordinal(n_categories=int(cut))]
+    # the Gaussian columns standardized, like every other marginal (and bdgraph.sim's)
+    cycle = ["standardized", stats.expon(), stats.poisson(mean), Ordinal(n_categories=int(cut))]
     cycle.append("binary")
     return [cycle[j % len(cycle)] for j in range(p)]  # mixed
 

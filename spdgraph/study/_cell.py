@@ -204,12 +204,12 @@ def compute_cell(study: Study, coords: Mapping[str, Any]) -> dict[str, Any]:
     its arguments, and BLAS is held to one thread so that the bits do not
     depend on the worker.
     """
-    from threadpoolctl import threadpool_limits
+    from spdgraph._threads import thread_budget
 
     root = cell_seed(study.seed, coords)
     records: list[dict[str, Any]] = []
     curves: list[dict[str, Any]] = []
-    with threadpool_limits(limits=1):
+    with thread_budget(blas_threads=1):  # and Numba x BLAS threads within the cores
         for r in range(study.repeats):
             rec, cur = _score_repeat(study, coords, r, root)
             records.extend(rec)

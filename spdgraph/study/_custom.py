@@ -57,11 +57,9 @@ def _cell_result(
     coords: Coords,
 ) -> dict[str, Any]:
     """One custom cell, wherever it runs: ``{"result": cell(coords, config)}``."""
-    from threadpoolctl import threadpool_limits
+    from spdgraph._threads import thread_budget
 
-    if blas_threads is None:
-        return {"result": cell(coords, config)}
-    with threadpool_limits(limits=blas_threads):
+    with thread_budget(blas_threads):  # None leaves BLAS alone; Numba x BLAS within the cores
         return {"result": cell(coords, config)}
 
 

@@ -188,6 +188,8 @@ def fit_learners(
         dependency); the node-wise fits are many small problems where extra
         threads only add contention (measured 25x slower ridge with 2 threads
         on a busy 2-core machine). ``None`` leaves the BLAS setting alone.
+        Numba is held so that Numba x BLAS threads stay within the cores
+        (:func:`spdgraph._threads.thread_budget`).
     criterion, gamma
         How ``"glasso"`` chooses its penalty: ``"stars"``, ``"ebic"`` (with
         ``gamma``) or ``"cv"`` (:func:`~spdgraph.validation.select_glasso`);
@@ -207,15 +209,9 @@ def fit_learners(
     >>> sorted(out), out["ridge"].shape
     (['ridge', 'shrink'], (6, 6))
     """
-    import contextlib
+    from spdgraph._threads import check_blas_threads, thread_budget
 
-    if blas_threads is None:
-        ctx: contextlib.AbstractContextManager = contextlib.nullcontext()
-    else:
-        from threadpoolctl import threadpool_limits
-
-        ctx = threadpool_limits(limits=blas_threads)
-    with ctx:
+    with thread_budget(check_blas_threads(blas_threads)):
         return _fit_learners(
             x, learners, seed=seed, cv=cv, on_fit=on_fit, criterion=criterion, gamma=gamma
         )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 import spdgraph
+from spdgraph._threads import check_blas_threads, thread_budget
 from spdgraph.errors import InvalidOptionError
 from spdgraph.validation._curves import confusion, edge_metrics
 from spdgraph.validation._glasso_select import GLASSO_CRITERION
@@ -45,6 +46,10 @@ class Score:
     graph_of
         The graph the learner estimates and the truth's zeros are:
         ``"precision"`` (concentration graph) or ``"covariance"``.
+    threads
+        ``{"blas_threads": b, "numba_threads": m}`` in force while the
+        learner ran (:func:`spdgraph._threads.thread_budget`); empty when
+        the selection was given (:func:`score_selection`).
     """
 
     tpr: float
@@ -55,6 +60,7 @@ class Score:
     selected: np.ndarray
     learner: str
     graph_of: str = "precision"
+    threads: dict[str, int] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         p = self.selected.shape[0]
@@ -199,6 +205,7 @@ def score(
     criterion: str | None = None,
     gamma: float = 0.5,
     graph_of: str | None = None,
+    blas_threads: int | None = 1,
 ) -> Score:
     """Learn a graph from data and score it against the true graph.
 
@@ -206,10 +213,11 @@ def score(
     ----------
     data
         ``(n, p)`` observations: a numpy array, or a DataArray with a ``node``
-        dim and one observation dim (node labels are matched to the graph's).
+        dim and one observation dim (node labels are matched to the graph's),
+        or a simulation (:func:`spdgraph.simulate`'s Dataset: its ``data``).
     graph
         The true graph: anything :func:`spdgraph.sample` accepts (including a
-        matrix spdgraph returned).
+        matrix spdgraph returned), or a simulation (its true matrix).
     learner
         A built-in name (``"lasso"``, ``"adalasso"``, ``"ridge"``, ``"pls"``,
         ``"shrink"``, ``"glasso"``), a callable ``X -> (p, p)`` matrix (partial
@@ -236,11 +244,17 @@ def score(
         the truth's kind when the truth or the data carry one (a matrix's
         ``attrs["kind"]``, data's ``attrs["source_kind"]``), else
         :class:`~spdgraph.InvalidOptionError`.
+    blas_threads
+        BLAS threads while the learner (built-in or custom) runs: 1 by
+        default (many small problems, where more threads only add
+        contention), or ``None`` to leave BLAS as it is; Numba x BLAS
+        threads stay within the cores. Recorded in ``Score.threads``.
 
     Returns
     -------
     Score
-        ``tpr``, ``tdr`` (NaN when nothing is selected), ``n_selected`` and more.
+        ``tpr``, ``tdr`` (NaN when nothing is selected), ``n_selected``,
+        ``threads`` and more.
 
     Examples
     --------
@@ -262,6 +276,9 @@ def score(
     ...
     spdgraph.errors.InvalidOptionError: learner 'glasso' estimates the precision ...
     """
+    from spdgraph.io import simulation_inputs
+
+    data, graph = simulation_inputs(data, graph)  # a simulation: its data / its true matrix
     refuse_matrix_data(data)
     name, learner_graph = _learner_graph(learner, graph_of)
     check_graph_of(learner_graph, truth_graph_of(graph, data), f"learner {name!r}")
@@ -280,20 +297,22 @@ def score(
             f"data have {x.shape[1]} columns but the graph has {p} nodes; columns must be "
             "the graph's nodes in order."
         )
-    if isinstance(learner, str):
-        estimate = fit_learners(
-            x, [learner], seed=seed, cv=cv, criterion=criterion or GLASSO_CRITERION, gamma=gamma
-        )[learner]
-        rule = SELECTION_RULES[learner] if rule is None else rule
-    else:
-        estimate = _custom_estimate(learner, x)
-        rule = "nonzero" if rule is None else rule
+    with thread_budget(check_blas_threads(blas_threads)) as threads:
+        if isinstance(learner, str):
+            estimate = fit_learners(
+                x, [learner], seed=seed, cv=cv, criterion=criterion or GLASSO_CRITERION,
+                gamma=gamma, blas_threads=blas_threads,
+            )[learner]  # fmt: skip
+            rule = SELECTION_RULES[learner] if rule is None else rule
+        else:
+            estimate = _custom_estimate(learner, x)
+            rule = "nonzero" if rule is None else rule
     if estimate.shape != (p, p):
         raise InvalidOptionError(
             f"the learner returned shape {estimate.shape}; expected {(p, p)}."
         )
     selected = select_edges(estimate, rule, cutoff)
-    return score_selection(selected, truth, name, learner_graph)
+    return replace(score_selection(selected, truth, name, learner_graph), threads=dict(threads))
 
 
 def _learner_graph(learner: object, graph_of: str | None) -> tuple[str, str]:

@@ -43,12 +43,12 @@ def score_table(
     ----------
     data
         What ``da.spd.draw`` returned: dims ``(obs, node)`` with optional
-        leading ``group`` and/or ``sample`` dims.
+        leading ``group`` and/or ``sample`` dims (or a simulation: its ``data``).
     truth
         The true graph(s): a ``group``-stacked matrix array
         :func:`spdgraph.sample` returned for related graphs (each group's
         ``adjacency`` is its truth), a list with one graph per group, or one
-        graph for all.
+        graph for all, or a simulation (its true matrix).
     learners
         A learner or a sequence of learners, as :func:`spdgraph.validation.score`
         takes them (built-in names, callables, estimators).
@@ -82,6 +82,9 @@ def score_table(
     import pandas as pd
     import xarray as xr
 
+    from spdgraph.io import simulation_inputs
+
+    data, truth = simulation_inputs(data, truth)  # a simulation: its data / its true matrix
     if not isinstance(data, xr.DataArray) or "node" not in data.dims:
         raise InvalidOptionError("data must be a DataArray da.spd.draw returned (dims obs, node).")
     leading = [d for d in data.dims if d in _LEADING]

@@ -39,7 +39,7 @@ def _glasso() -> None:
     graphical_lasso(s, 0.1, penalize_diagonal=False)
     graphical_lasso_path(s, [0.3, 0.1])
     for criterion in CRITERIA:
-        select_glasso(xs, criterion=criterion, seed=0, n_rhos=4, stars_rep=2)
+        select_glasso(xs, criterion=criterion, seed=0, nlambda=4, stars_rep=2)
 
 
 def _learners() -> None:

@@ -142,3 +142,54 @@ def test_cli_info_and_demo_save_pictures(tmp_path, capsys):
     argv = ["demo", "--p", "12", "--size", "2", "--plot", str(tmp_path / "demo.png")]
     assert main(argv) == 0
     assert (tmp_path / "demo.png").stat().st_size > 1000
+
+
+def _boxes(layout, graph):
+    out = []
+    for comp in nx.connected_components(graph):
+        xy = np.array([layout[n] for n in comp])
+        out.append((xy.min(axis=0), xy.max(axis=0), len(comp)))
+    return out
+
+
+@pytest.mark.parametrize(
+    "graph",
+    [
+        spdgraph.graphs.hub(40, 4),
+        nx.disjoint_union_all([nx.path_graph(3), nx.cycle_graph(12), nx.empty_graph(5)]),
+        nx.path_graph(6),
+    ],
+    ids=["hub(40, 4)", "mixed components and isolated nodes", "connected"],
+)
+def test_packed_layout_places_components_apart_and_compactly(graph):
+    from spdgraph.accessor._plot import packed_layout
+
+    layout = packed_layout(graph, seed=0)
+    assert set(layout) == set(graph.nodes)
+    boxes = _boxes(layout, graph)
+    non_isolated = [b for b in boxes if b[2] > 1]
+    for i, (lo_a, hi_a, _) in enumerate(non_isolated):  # no two components overlap
+        for lo_b, hi_b, _ in non_isolated[i + 1 :]:
+            assert np.any(hi_a < lo_b) or np.any(hi_b < lo_a)
+    xy = np.array(list(layout.values()))
+    width, height = xy.max(axis=0) - xy.min(axis=0)
+    # compact: the picture's box is about square and holds the components' squares
+    # (side sqrt(k) plus a gap) with little waste
+    area = sum((np.sqrt(k) + 1.0) ** 2 for *_, k in boxes)
+    assert width * height <= 3.0 * area
+    assert max(width, height) <= 3.0 * max(min(width, height), 1.0)
+
+
+def test_plot_graph_scales_nodes_draws_edges_on_top_and_has_a_colour_bar():
+    g = spdgraph.graphs.hub(100, 5)
+    prec = spdgraph.sample(g, seed=1, kind="precision")
+    fig = prec.spd.plot_graph(seed=0)
+    ax, bar = fig.axes
+    assert bar.get_ylabel() == "partial correlation"
+    nodes, outline, edges = ax.collections[0], ax.collections[-2], ax.collections[-1]
+    assert np.all(np.asarray(nodes.get_sizes()) < 220) and np.all(nodes.get_sizes() >= 8)
+    assert edges.get_zorder() > nodes.get_zorder() and outline.get_zorder() > nodes.get_zorder()
+    assert len(edges.get_linewidths()) == g.number_of_edges()
+    assert not ax.texts  # no labels at p = 100
+    small = spdgraph.sample(G, seed=1, kind="precision").spd.plot_graph(seed=0)
+    assert small.axes[0].collections[0].get_sizes()[0] == 220 and small.axes[0].texts

@@ -134,7 +134,7 @@ def test_components_solved_separately():
 
 def test_path_warm_starts_equal_cold_solves():
     s = _cov(10, 25, 6)
-    rhos = glasso_penalties(s, 25, n_rhos=6)
+    rhos = glasso_penalties(s, 25, nlambda=6)
     path = graphical_lasso_path(s, rhos)
     for fit, rho in zip(path, rhos, strict=True):
         cold = graphical_lasso(s, rho)
@@ -185,8 +185,8 @@ def test_bad_options():
     x = np.random.default_rng(0).normal(size=(30, 4))
     with pytest.raises(InvalidOptionError, match="criterion"):
         select_glasso(x, criterion="aic")
-    with pytest.raises(InvalidOptionError, match="eps"):
-        select_glasso(x, eps=2.0)
+    with pytest.raises(InvalidOptionError, match="lambda_min_ratio"):
+        select_glasso(x, lambda_min_ratio=2.0)
 
 
 def _po_data(p, d, n, seed):
@@ -199,8 +199,8 @@ def _po_data(p, d, n, seed):
 def test_selection_deterministic_and_certified(criterion):
     _g, x = _po_data(15, 0.3, 60, 1)
     x = standardize(x)
-    one = select_glasso(x, criterion=criterion, seed=3, n_rhos=8)
-    two = select_glasso(x, criterion=criterion, seed=3, n_rhos=8)
+    one = select_glasso(x, criterion=criterion, seed=3, nlambda=8)
+    two = select_glasso(x, criterion=criterion, seed=3, nlambda=8)
     assert np.array_equal(one.fit.precision, two.fit.precision)
     assert one.rho in one.rhos and one.rhos.size == 8
     assert one.fit.kkt <= 1e-8 * one.rho
@@ -209,9 +209,11 @@ def test_selection_deterministic_and_certified(criterion):
 
 def test_learner_finds_edges_on_po_truth():
     g, x = _po_data(20, 0.3, 200, 2)
-    # StARS (the default) selects nothing on this dense truth: its first penalties
-    # are already unstable (docs/validation.md); EBIC recalls more
-    assert score(x, g, "glasso", seed=0).n_selected == 0
+    # on huge's grid (down to 0.1 of max |S_ij|) no penalty of this strong-link truth
+    # reaches StARS's threshold: spdgraph takes the last penalty (huge the first)
+    sel = select_glasso(standardize(x), criterion="stars", seed=0)
+    assert np.all(sel.scores < 0.1) and sel.rho == sel.rhos[-1]
+    assert score(x, g, "glasso", seed=0).n_selected > 0
     s = score(x, g, "glasso", seed=0, criterion="ebic")
     assert s.n_selected > 0 and s.tpr > 0.3
     again = score(x, g, "glasso", seed=0, criterion="ebic")
@@ -263,7 +265,7 @@ def test_lost_definiteness_stops_at_once():
     _g, x = _po_data(100, 0.25, 200, 0)
     x = standardize(x)
     s = x.T @ x / 200
-    rho = glasso_penalties(s, 200, 30)[-1]
+    rho = glasso_penalties(s, 200, 30, 0.01)[-1]
     with pytest.raises(NumericalError, match="penalize_diagonal=True"):
         graphical_lasso(s, rho, penalize_diagonal=False)
     assert graphical_lasso(s, rho).kkt <= 1e-8 * rho
@@ -288,19 +290,21 @@ def test_default_selection_does_not_over_select(p, n, d, seed):
         score(x, prec, "shrink", criterion="ebic")
 
 
-def test_stars_is_the_smallest_stable_penalty_and_stops_early():
+def test_stars_is_the_penalty_before_the_first_unstable_and_stops_early():
     from spdgraph.validation._stars import stars_subsample_size
 
     assert stars_subsample_size(100) == 80 and stars_subsample_size(400) == 200
     _g, x = _po_data(15, 0.2, 400, 3)
     x = standardize(x)
-    sel = select_glasso(x, criterion="stars", seed=1, n_rhos=12)
+    sel = select_glasso(x, criterion="stars", seed=1, nlambda=12, lambda_min_ratio=0.01)
     k = list(sel.rhos).index(sel.rho)
     finite = sel.scores[np.isfinite(sel.scores)]
-    assert np.all(np.diff(finite) >= 0)  # monotone instability
-    assert sel.scores[k] <= 0.05 and (k + 1 == sel.rhos.size or sel.scores[k + 1] > 0.05)
+    assert np.all(finite[: k + 1] < 0.1)  # huge's rule: before the first reaching 0.1
+    assert k + 1 == sel.rhos.size or sel.scores[k + 1] >= 0.1
     assert np.all(np.isinf(sel.scores[k + 2 :]))  # the dense end is never fitted
-    again = select_glasso(x, criterion="stars", seed=1, n_rhos=12)
+    again = select_glasso(x, criterion="stars", seed=1, nlambda=12, lambda_min_ratio=0.01)
     np.testing.assert_array_equal(again.fit.precision, sel.fit.precision)
-    looser = select_glasso(x, criterion="stars", seed=1, n_rhos=12, stars_beta=0.2)
+    looser = select_glasso(
+        x, criterion="stars", seed=1, nlambda=12, lambda_min_ratio=0.01, stars_thresh=0.4
+    )
     assert looser.rho <= sel.rho

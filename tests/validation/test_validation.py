@@ -164,8 +164,11 @@ def strong_data():
 @pytest.mark.parametrize("learner", sv.BUILTIN_LEARNERS)
 def test_every_learner_finds_a_strong_cycle(strong_data, learner):
     g, x = strong_data
-    if learner == "glasso":  # StARS (the default) keeps only stable edges: high TDR
-        assert sv.score(x, g, learner, seed=1).tdr == 1.0
+    if learner == "glasso":  # StARS (the default) keeps stable edges: TDR well above chance
+        # (huge's rule on huge's grid selects 6 edges, 4 true, here; the variant before
+        # issue 47, its grid's top taken from the subsamples, kept the 6 true ones)
+        stars = sv.score(x, g, learner, seed=1)
+        assert stars.tdr >= 0.6 and stars.n_selected <= 2 * stars.n_true
     s = sv.score(x, g, learner, seed=1, **({"criterion": "cv"} if learner == "glasso" else {}))
     assert s.n_true == 6
     assert s.tpr >= 0.8, (learner, s)
