@@ -236,7 +236,7 @@ def read_array(
             _check_claim(fmt.header(path), path)
         da = fmt.open(path)
         if isinstance(da, xr.Dataset):  # a whole Dataset (save_dataset): as it was written
-            return da.load() if chunks is None and load else da  # type: ignore[return-value]
+            return da.load() if chunks is None and load else da
         if chunks is not None:
             da = da.chunk(chunks)
         else:
