@@ -31,6 +31,7 @@ from spdgraph.spectrum import spectrum_attrs
 
 __all__ = ["adapt_graph", "methods", "sample"]
 
+
 def methods() -> dict[str, str]:
     """List registered generator methods with one-line descriptions.
 
