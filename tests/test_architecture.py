@@ -344,3 +344,40 @@ def test_the_private_name_finder_finds_them(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("from spdgraph.sampling._compile import _NOTED\nimport numba\nnumba._x\n")
     assert _private_names_used(bad) == ["spdgraph.sampling._compile._NOTED", "numba._x"]
+
+
+#: The one module that renames files into place (``spdgraph.io._atomic``, under the
+#: door ``spdgraph.io._writer``): every other write goes through the door.
+ATOMIC = "spdgraph.io._atomic"
+RENAMES = {("os", "replace"), ("os", "rename"), ("shutil", "move"), ("shutil", "copyfile")}
+
+
+def _own_writers(path: Path) -> list[str]:
+    """Renames and temporaries made by hand: ``os.replace``, ``tempfile``..."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if "tempfile" in [*names, getattr(node, "module", None)]:
+                found.append(f"line {node.lineno}: tempfile")
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and (node.value.id, node.attr) in RENAMES
+        ):
+            found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n != ATOMIC))
+def test_every_write_goes_through_the_one_door(name):
+    """No module renames a temporary of its own: spdgraph.io.write_atomically,
+    save_dataset and save do (the same checks, protocol and messages for all)."""
+    assert _own_writers(MODULES[name]) == [], f"{name}: use spdgraph.io.write_atomically"
+
+
+def test_the_door_finder_finds_a_hand_made_writer(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os, tempfile\nos.replace('a', 'b')\n")
+    assert _own_writers(bad) == ["line 1: tempfile", "line 2: os.replace"]
+    assert _own_writers(MODULES[ATOMIC])  # the one module that does

@@ -5,7 +5,8 @@ the node labels, comma separated, no row names, numbers with 17 significant
 digits (they read back bit for bit), missing values as ``NA``. A stack (a
 leading ``sample`` dim) becomes a folder with ``sample_<k>.csv`` per matrix or
 data set and, for matrices, ``adjacency.csv`` (the graph as a labelled 0/1
-matrix). Files are written under a temporary name and renamed into place. The
+matrix). Files are written through spdgraph.io's one door (``_writer``: a
+temporary renamed into place). The
 CSV file format (the ``FileFormat`` object and its hook) is ``_csv``.
 """
 
@@ -20,7 +21,7 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError
-from spdgraph.io._atomic import remove, replace, sweep_stale, temporary_name
+from spdgraph.io._writer import guarded_write, write_atomically
 
 __all__ = ["read_tables", "save_csv", "write_csv", "write_table"]
 
@@ -41,12 +42,8 @@ def write_table(values: np.ndarray, labels: list[str], path: Path) -> None:
         text_rows += [
             ",".join("NA" if np.isnan(v) else repr(float(v)) for v in row) for row in values
         ]
-    tmp = temporary_name(path)
-    try:
-        tmp.write_text("\n".join(text_rows) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    text = "\n".join(text_rows) + "\n"
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def _quote(label: str) -> str:
@@ -209,15 +206,12 @@ def _save_folder(da: xr.DataArray, target: Path, write: Any) -> str:
             raise FileError(
                 f"{os.fspath(target)!r} exists and holds other files; choose a new folder name."
             )
-    sweep_stale(target.parent)
-    tmp = temporary_name(target)
-    tmp.mkdir()
-    try:
+
+    def fill(tmp: Path, abandoned: Any) -> None:
+        tmp.mkdir()
         write(da, tmp)
-        replace(tmp, target)
-    finally:
-        if tmp.exists():
-            remove(tmp)
+
+    guarded_write(target, fill)  # the one door: temporary, rename, named errors
     return os.fspath(target)
 
 
