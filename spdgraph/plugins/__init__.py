@@ -34,9 +34,9 @@ from spdgraph.plugins._manager import (
     plugin_table,
     reset_plugin_manager,
 )
-from spdgraph.plugins.backends import GraphBackend as GraphBackend  # spdgraph.GraphBackend
 from spdgraph.plugins.backends import find_backend, graph_backend, graph_backends
 from spdgraph.plugins.graph_files import count_graph_file, read_graph
+from spdgraph.plugins.types import GraphBackend as GraphBackend  # spdgraph.GraphBackend
 
 __all__ = [
     "AUTOLOAD_ENV",

@@ -18,7 +18,8 @@ from spdgraph.errors import InvalidOptionError, PluginError, SpdgraphError
 from spdgraph.plugins._manager import PluginTable, broken_plugins, cached_table, mark_broken
 from spdgraph.plugins.types import DAG, GraphBackend
 
-__all__ = ["GraphBackend", "call_backend", "find_backend", "graph_backend", "graph_backends"]
+# GraphBackend (spdgraph.plugins.types) is handed on here for its users, documented there
+__all__ = ["call_backend", "find_backend", "graph_backend", "graph_backends"]
 
 
 def graph_backends() -> list[tuple[GraphBackend, str]]:

@@ -19,8 +19,8 @@ import numpy as np
 
 from spdgraph.adjacency import accepting_complete
 from spdgraph.errors import GraphError, GraphTypeError, InvalidOptionError, written
-from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
-from spdgraph.plugins.types import GraphData
+from spdgraph.plugins.backends import call_backend, find_backend
+from spdgraph.plugins.types import GraphBackend, GraphData
 
 __all__ = [
     "ADAPTED",

@@ -19,9 +19,8 @@ from spdgraph.plugins._builtin._library import (
     require,
     upper_edges,
 )
-from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:

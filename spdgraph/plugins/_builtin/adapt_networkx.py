@@ -9,9 +9,8 @@ import numpy as np
 
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import from_directed, require, upper_edges
-from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:

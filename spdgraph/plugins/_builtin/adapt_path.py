@@ -21,9 +21,9 @@ from pathlib import Path
 from spdgraph.errors import FileError, GraphTypeError
 from spdgraph.plugins import graph_files
 from spdgraph.plugins._builtin._library import unwrap
-from spdgraph.plugins.backends import GraphBackend, call_backend, find_backend
+from spdgraph.plugins.backends import call_backend, find_backend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.types import DAG, GraphBackend, GraphData
 
 
 def recognises(graph: object) -> bool:

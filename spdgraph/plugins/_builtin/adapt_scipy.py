@@ -14,9 +14,8 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.plugins._builtin._library import dag_from_array, require, unwrap, upper_edges
-from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
+from spdgraph.plugins.types import DAG, GraphBackend, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:

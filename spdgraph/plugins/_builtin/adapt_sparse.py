@@ -15,9 +15,8 @@ import numpy as np
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import dag_from_array, library_of, require, unwrap
-from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.types import DAG, GraphBackend, GraphData
 
 _WHAT = "PyData sparse adjacency array"
 

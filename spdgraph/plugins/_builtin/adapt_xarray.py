@@ -10,9 +10,8 @@ import numpy as np
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import require
-from spdgraph.plugins.backends import GraphBackend
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphData
+from spdgraph.plugins.types import GraphBackend, GraphData
 
 
 def recognises(graph: object) -> bool:
