@@ -35,6 +35,13 @@ def _labels(da: xr.DataArray) -> list[str]:
 
 
 def write_table(values: np.ndarray, labels: list[str], path: Path) -> None:
+    """One table (a header row of ``labels``, a row per row of ``values``) to ``path``,
+    through the one door to disk (a temporary renamed into place)."""
+    write_atomically(path, lambda tmp: _write_rows(values, labels, tmp))
+
+
+def _write_rows(values: np.ndarray, labels: list[str], path: Path) -> None:
+    """The table's text to ``path`` as it is: a file inside a temporary the door made."""
     text_rows = [",".join(_quote(x) for x in labels)]
     if values.dtype == bool:
         text_rows += [",".join("1" if v else "0" for v in row) for row in values]
@@ -42,8 +49,7 @@ def write_table(values: np.ndarray, labels: list[str], path: Path) -> None:
         text_rows += [
             ",".join("NA" if np.isnan(v) else repr(float(v)) for v in row) for row in values
         ]
-    text = "\n".join(text_rows) + "\n"
-    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    path.write_text("\n".join(text_rows) + "\n", encoding="utf-8")
 
 
 def _quote(label: str) -> str:
@@ -137,10 +143,10 @@ def _write_stack(da: xr.DataArray, folder: Path) -> None:
     raw = da["sample"].values if "sample" in da.coords else range(da.sizes["sample"])
     samples = _file_parts(raw)
     for k, name in enumerate(samples):
-        write_table(values[k], labels, folder / f"sample_{name}.csv")
+        _write_rows(values[k], labels, folder / f"sample_{name}.csv")
     if da.dims[-1] == "node_2" and "adjacency" in da.coords:
         adjacency = np.asarray(da["adjacency"].values, dtype=bool)
-        write_table(adjacency, labels, folder / "adjacency.csv")
+        _write_rows(adjacency, labels, folder / "adjacency.csv")
 
 
 #: A file-name part made from a label: letters, digits, ``-``, ``_``, ``.``, ``+``.
@@ -189,7 +195,7 @@ def _write_groups(da: xr.DataArray, folder: Path) -> None:
             save_csv(part, folder / f"group_{name}.csv")
             if part.dims[-1] == "node_2" and "adjacency" in part.coords:
                 adjacency = np.asarray(part["adjacency"].values, dtype=bool)
-                write_table(adjacency, _labels(part), folder / f"adjacency_{name}.csv")
+                _write_rows(adjacency, _labels(part), folder / f"adjacency_{name}.csv")
         else:
             save_csv(part, folder / f"group_{name}")
 
@@ -337,4 +343,4 @@ def write_csv(da: xr.DataArray, path: Path) -> None:
         path.mkdir()
         _write_stack(da, path)
     else:
-        write_table(np.asarray(da.values), _labels(da), path)
+        _write_rows(np.asarray(da.values), _labels(da), path)  # the core's temporary
