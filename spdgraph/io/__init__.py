@@ -19,12 +19,12 @@ graph file's node count from its header, for the memory guard), ``write_table``
 ``write_atomically`` (any file or folder through ``write(tmp)``, with the checks
 ``save`` makes), ``save_dataset`` (a Dataset in a registered format that holds
 one: simulations, a study's results; ``check_dataset_format`` refuses one that
-does not, before any work), ``atomic_path`` (the same protocol as a
-context manager, without the checks), ``writes_abandoned`` / ``exit_now`` (an
+does not, before any work), ``atomic_path`` (the same door as a
+context manager), ``writes_abandoned`` / ``exit_now`` (an
 interrupted write still ending).
 """
 
-from spdgraph.io._atomic import atomic_path, exit_now, writes_abandoned
+from spdgraph.io._atomic import exit_now, writes_abandoned
 from spdgraph.io._files import as_path, open, read_array, save, write_array
 from spdgraph.io._format import FileFormat as FileFormat  # public as spdgraph.FileFormat
 from spdgraph.io._format import (
@@ -43,6 +43,7 @@ from spdgraph.io._simulation import (
 )
 from spdgraph.io._tables import read_tables, save_csv, write_table
 from spdgraph.io._writer import (
+    atomic_path,
     check_dataset_format,
     check_writable,
     save_dataset,

@@ -45,7 +45,6 @@ from typing import Any
 import xarray as xr
 
 __all__ = [
-    "atomic_path",
     "compute_unless",
     "exit_now",
     "in_slabs",
@@ -173,35 +172,6 @@ def replace(tmp: Path, path: Path) -> None:
         _rename(backup, path)
         raise
     remove(backup)
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Write anything atomically: yield a temporary sibling, renamed onto ``path`` at the end.
-
-    The block writes the file (or folder) at the yielded path; when it ends
-    without error the result replaces ``path`` in one step, otherwise it is
-    removed and ``path`` is left as it was.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from spdgraph.io import atomic_path
-    >>> target = os.path.join(tempfile.mkdtemp(), "table.csv")
-    >>> with atomic_path(target) as tmp:
-    ...     _ = tmp.write_text("a,b\\n1,2\\n")
-    >>> open(target).read().splitlines()
-    ['a,b', '1,2']
-    """
-    target = Path(path)
-    sweep_stale(target.parent)
-    tmp = temporary_name(target)
-    try:
-        yield tmp
-        replace(tmp, target)
-    finally:
-        if tmp.exists() or tmp.is_symlink():
-            remove(tmp)
 
 
 #: How long a failed write may take to let its writes in flight end (seconds).

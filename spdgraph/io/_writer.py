@@ -13,9 +13,10 @@ messages (:func:`~spdgraph.io._paths.write_error`: the path and the cause).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
 
 __all__ = [
+    "atomic_path",
     "check_dataset_format",
     "check_writable",
     "guarded_write",
@@ -111,6 +113,43 @@ def write_atomically(
     target = as_path(path)
     check_target(target, None, overwrite)
     return guarded_write(target, lambda tmp, abandoned: write(tmp))
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """The door as a context manager: yield a temporary sibling, renamed onto ``path`` at the end.
+
+    The destination is checked first as :func:`write_atomically` checks it;
+    the block writes the file (or folder) at the yielded path; when it ends
+    without error the result replaces ``path`` in one step, otherwise it is
+    removed and ``path`` is left as it was. (:func:`write_atomically` also
+    handles Ctrl-C at once during a long write: prefer it.)
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from spdgraph.io import atomic_path
+    >>> target = os.path.join(tempfile.mkdtemp(), "table.csv")
+    >>> with atomic_path(target) as tmp:
+    ...     _ = tmp.write_text("a,b\\n1,2\\n")
+    >>> open(target).read().splitlines()
+    ['a,b', '1,2']
+    """
+    target = as_path(path)
+    check_target(target, None, True)
+    sweep_stale(target.parent)
+    tmp = temporary_name(target)
+    try:
+        yield tmp
+        replace(tmp, target)
+    except OSError as exc:
+        error = write_error(target, exc)
+        if error is None:
+            raise
+        raise error from exc
+    finally:
+        if tmp.exists() or tmp.is_symlink():
+            remove(tmp)
 
 
 def save_dataset(
