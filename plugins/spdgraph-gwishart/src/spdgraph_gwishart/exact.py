@@ -67,6 +67,8 @@ class ExactPlan:
         Estimated acceptance probability (mean pilot weight), and its standard error.
     kernel
         The tuple the Numba kernels take.
+    proposal_flops
+        Estimated floating-point work of one full proposal.
     """
 
     order: np.ndarray
@@ -75,6 +77,16 @@ class ExactPlan:
     acceptance: float
     acceptance_se: float
     kernel: tuple
+    proposal_flops: float = 0.0
+
+    def expected_flops(self) -> float:
+        """Estimated work of one accepted draw: a proposal's work over the acceptance
+        (infinite when the pilot accepted nothing)."""
+        if self.n_fill == 0:
+            return self.proposal_flops
+        if not self.acceptance > 0:
+            return float("inf")
+        return self.proposal_flops / self.acceptance
 
 
 def _digest(*parts: bytes) -> bytes:
@@ -128,7 +140,18 @@ def _cached_plan(p: int, a_bytes: bytes, b: float, d_bytes: bytes) -> ExactPlan:
         w = np.exp(-np.where(np.isnan(half_r), np.inf, half_r))  # overflow: weight 0
         acceptance, se = float(w.mean()), float(w.std() / np.sqrt(w.size))
     order.setflags(write=False)
-    return ExactPlan(order, n_fill, free_rows, acceptance, se, kernel)
+    return ExactPlan(order, n_fill, free_rows, acceptance, se, kernel, _proposal_flops(kernel))
+
+
+def _proposal_flops(kernel: tuple) -> float:
+    """Per row: the completion (fill-in x rows above), the weight and the edge entries;
+    plus the random numbers (about 20 flops' worth each: a chi-square per row, a normal
+    per edge)."""
+    nbr_ptr, fill_ptr = kernel[3], kernel[8]
+    m = np.diff(nbr_ptr).astype(np.float64)
+    nf = np.diff(fill_ptr).astype(np.float64)
+    rows = np.arange(m.size, dtype=np.float64)
+    return float(np.sum(nf * (rows + nf) + m * (nf + m) + 20.0 * (m + 1.0)))
 
 
 def _kernel_tuple(ap: np.ndarray, filled: np.ndarray, dp: np.ndarray, b: float) -> tuple:
