@@ -33,7 +33,7 @@ def backward(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
     Batched over the leading axes of ``u``; the completion of
     :mod:`spdgraph_ppl.transform`, unrolled over the rows that need it (graphs are static).
     """
-    s = structure
+    s = structure.transform_structure
     p = s.p
     sd, se, _ = _scatter(s)
     diag = pt.exp(u[..., :p])
@@ -51,12 +51,18 @@ def backward(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
             row_list[i] = pt.where(s.upper_nonedges[i], -c / d_i, row_list[i])
         phi = pt.stack(row_list, axis=-2)
     k = pt.matmul(phi.swapaxes(-1, -2), phi)
-    return (k + k.swapaxes(-1, -2)) * 0.5 * s.pattern
+    if structure.permuted:
+        inv = structure.inverse_order
+        k = k[..., inv, :][..., :, inv]
+    return (k + k.swapaxes(-1, -2)) * 0.5 * structure.pattern
 
 
 def forward(k: TensorVariable, structure: GraphStructure) -> TensorVariable:
     """PyTensor: K (last two axes) -> its free coordinates (``log`` Cholesky diagonal, edges)."""
-    s = structure
+    if structure.permuted:
+        order = structure.transform_order
+        k = k[..., order, :][..., :, order]
+    s = structure.transform_structure
     p = s.p
     phi = pt.linalg.cholesky(k).swapaxes(-1, -2)
     parts = [pt.log(pt.diagonal(phi, axis1=-2, axis2=-1))]
@@ -68,7 +74,7 @@ def forward(k: TensorVariable, structure: GraphStructure) -> TensorVariable:
 
 
 def _log_jacobian(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
-    s = structure
+    s = structure.transform_structure
     return s.p * np.log(2.0) + pt.sum((s.nu + 2) * u[..., : s.p], axis=-1)
 
 

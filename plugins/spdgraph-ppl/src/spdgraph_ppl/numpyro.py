@@ -73,8 +73,9 @@ class GraphPrecisionConstraint(constraints.Constraint):
         return isinstance(other, GraphPrecisionConstraint) and other.structure == self.structure
 
 
-def _backward(u: jax.Array, s: GraphStructure) -> jax.Array:
+def _backward(u: jax.Array, structure: GraphStructure) -> jax.Array:
     """One vector of free coordinates -> K (see :mod:`spdgraph_ppl.transform`)."""
+    s = structure.transform_structure
     p = s.p
     diag = jnp.exp(u[:p])
     idx = np.arange(p)
@@ -86,7 +87,10 @@ def _backward(u: jax.Array, s: GraphStructure) -> jax.Array:
         c = phi[:i, i] @ phi[:i]
         phi = phi.at[i].set(jnp.where(s.upper_nonedges[i], -c / diag[i], phi[i]))
     k = phi.T @ phi
-    return (k + k.T) * 0.5 * jnp.asarray(s.pattern, dtype=u.dtype)
+    if structure.permuted:
+        inv = structure.inverse_order
+        k = k[inv][:, inv]
+    return (k + k.T) * 0.5 * jnp.asarray(structure.pattern, dtype=u.dtype)
 
 
 class GraphCholeskyTransform(Transform):
@@ -115,6 +119,10 @@ class GraphCholeskyTransform(Transform):
 
     def _inverse(self, y: jax.Array) -> jax.Array:
         s = self.structure
+        if s.permuted:
+            order = s.transform_order
+            y = y[..., order, :][..., :, order]
+        s = s.transform_structure
         phi = jnp.swapaxes(jnp.linalg.cholesky(y), -1, -2)
         rows, cols = s.edges
         idx = np.arange(s.p)
@@ -125,7 +133,7 @@ class GraphCholeskyTransform(Transform):
     ) -> jax.Array:
         """``p log 2 + sum_i (nu_i + 2) x_i``."""
         s = self.structure
-        nu2 = jnp.asarray(s.nu + 2, dtype=x.dtype)
+        nu2 = jnp.asarray(s.transform_structure.nu + 2, dtype=x.dtype)
         return s.p * np.log(2.0) + jnp.sum(nu2 * x[..., : s.p], axis=-1)
 
     def forward_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
