@@ -328,9 +328,12 @@ def ggm_model(
         k = numpyro.sample("K", GWishart(s, b, d, normalized=normalized))
         n = X.shape[0] if X is not None else int(n_obs or 0)
         with numpyro.plate("obs", n, dim=-1):
+            # no argument validation: a starting point whose K is numerically indefinite
+            # (rare, non-decomposable graphs) then has a non-finite potential, which NUTS's
+            # initialisation rejects and redraws, instead of a ValueError that stops it
             numpyro.sample(
                 "X",
-                dist.MultivariateNormal(jnp.zeros(s.p), precision_matrix=k),
+                dist.MultivariateNormal(jnp.zeros(s.p), precision_matrix=k, validate_args=False),
                 obs=X,
             )
 
@@ -357,7 +360,7 @@ def nuts_fitter(
     """A compiled NUTS fit of :func:`ggm_model`: ``fit(key, X) -> K draws (draws, p, p)``.
 
     One chain, ``tune`` adaptation steps then ``draws`` draws, started from
-    uniform(-2, 2) unconstrained coordinates. Built on NumPyro's functional
+    uniform(-0.5, 0.5) unconstrained coordinates. Built on NumPyro's functional
     HMC interface and jitted once for data of shape ``(n_obs, p)``, so
     repeated fits (simulation-based calibration, benchmarks) do not pay
     :class:`numpyro.infer.MCMC`'s per-run set-up; ``jax.vmap`` runs several
@@ -379,7 +382,9 @@ def nuts_fitter(
     @jax.jit
     def fit(key: jax.Array, X: jax.Array) -> jax.Array:
         k0, k1 = jax.random.split(key)
-        z0 = {"K": jax.random.uniform(k0, (s.n_free,), minval=-2.0, maxval=2.0)}
+        # radius 0.5 (NumPyro's default is 2): well-conditioned starting precisions on
+        # every graph (condition numbers below ~50 on the test graphs)
+        z0 = {"K": jax.random.uniform(k0, (s.n_free,), minval=-0.5, maxval=0.5)}
         state = init_kernel(z0, num_warmup=tune, model_args=(X,), rng_key=k1)
 
         def step(state: Any, _: None) -> tuple[Any, Any]:
