@@ -139,8 +139,10 @@ class GWishart(Continuous):
     (``p + |E|`` coordinates per matrix). Without ``dims``, the variable gets
     dims ``("node", "node_2")`` whose coordinates are the graph's labels
     (added to the model's coords). Batches: one precision per group with
-    ``dims=("group", "node", "node_2")`` (or ``shape=(k, p, p)``); the log
-    density and the transform are batched. Forward draws (``pm.draw``,
+    ``dims=("group", "node", "node_2")``, ``size=k`` (dims
+    ``("K_dim_0", "node", "node_2")`` for a variable ``"K"``, coordinates
+    ``0..k-1``) or ``shape=(k, p, p)``; the log density and the transform are
+    batched. Forward draws (``pm.draw``,
     ``pm.sample_prior_predictive``) are exact on every graph (spdgraph's
     default ``algorithm="auto"``).
 
@@ -158,7 +160,17 @@ class GWishart(Continuous):
     def __new__(cls, name: str, graph: object, *args: Any, **kwargs: Any) -> Any:
         s = graph_structure(graph)
         if kwargs.get("dims") is None and kwargs.get("shape") is None:
-            kwargs["dims"] = ("node", "node_2")
+            size = kwargs.get("size")
+            batch: tuple[str, ...] = ()
+            if size is not None:  # one precision per group: a batch dim before the nodes
+                sizes = (size,) if isinstance(size, int | np.integer) else tuple(size)
+                batch = tuple(f"{name}_dim_{i}" for i in range(len(sizes)))
+                model = pm.modelcontext(None)
+                for dim, n in zip(batch, sizes, strict=True):
+                    if dim not in model.coords:
+                        model.add_coord(dim, list(range(int(n))))
+                del kwargs["size"]
+            kwargs["dims"] = (*batch, "node", "node_2")
         dims = kwargs.get("dims")
         if dims is not None:
             dims = (dims,) if isinstance(dims, str) else tuple(dims)
