@@ -175,3 +175,25 @@ def test_sbc_pymc_ranks_uniform():
     assert result.ranks.attrs["n_draws"] == 19
     print(f"SBC min Bonferroni-adjusted p-value: {result.min_pvalue:.3g}")
     assert result.min_pvalue > 1e-3, result.uniformity
+
+
+def test_ggm_model_holds_blas_to_one_thread_inside_its_context():
+    """pm.sample inside ``with ggm_model(...)`` runs with one BLAS thread (issue 47: the
+    docs example was 10x slower with OpenBLAS's default threads); limits restored after."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    if not blas():
+        pytest.skip("no BLAS library visible to threadpoolctl")
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas()
+        model = ggm_model(np.zeros((5, 3)), nx.path_graph(3))
+        assert blas() == before
+        with model:
+            assert set(blas()) == {1}
+            with model:
+                assert set(blas()) == {1}
+            assert set(blas()) == {1}
+        assert blas() == before

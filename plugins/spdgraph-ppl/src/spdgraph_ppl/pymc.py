@@ -33,6 +33,7 @@ __all__ = [
     "GWishart",
     "GWishartRV",
     "GraphCholeskyTransform",
+    "OneBlasThreadModel",
     "backward",
     "forward",
     "ggm_model",
@@ -275,6 +276,35 @@ def _gwishart_transform(op: GWishartRV, rv: TensorVariable) -> GraphCholeskyTran
 # ----------------------------------------------------------------------- the GGM
 
 
+class OneBlasThreadModel(pm.Model):
+    """A :class:`pymc.Model` that holds BLAS to one thread while it is the active context.
+
+    PyMC's NUTS runs in Python over small compiled functions whose matrix
+    products go through NumPy's BLAS; OpenBLAS's default threads cost far more
+    than they give on p x p matrices (measured: docs/ppl.md's PyMC example took
+    436 s with the default threads, 44 s with one, on a 2-core machine shared
+    with other processes). So ``with ggm_model(...): pm.sample(...)`` samples
+    with one BLAS thread, and the previous limits come back on exit
+    (``threadpoolctl``). Nested ``with`` blocks are fine.
+    """
+
+    def __enter__(self) -> OneBlasThreadModel:
+        from threadpoolctl import threadpool_limits
+
+        out = super().__enter__()
+        stack = self.__dict__.setdefault("_spdgraph_blas_limits", [])
+        stack.append(threadpool_limits(limits=1, user_api="blas"))
+        return out  # type: ignore[no-any-return]
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            super().__exit__(*exc)  # type: ignore[arg-type]
+        finally:
+            stack = self.__dict__.get("_spdgraph_blas_limits", [])
+            if stack:
+                stack.pop().restore_original_limits()
+
+
 def ggm_model(
     data: object,
     graph: object,
@@ -297,8 +327,10 @@ def ggm_model(
 
     Returns
     -------
-    pymc.Model
-        Variables ``K`` (dims ``node``, ``node_2``) and the observed ``X``
+    OneBlasThreadModel
+        A :class:`pymc.Model` that holds BLAS to one thread inside its
+        ``with`` block (where ``pm.sample`` runs: the fast setting for these
+        small matrices). Variables ``K`` (dims ``node``, ``node_2``) and the observed ``X``
         (dims ``obs``, ``node``); ``X`` is a ``pm.Data`` container ``X_data``,
         so ``pm.set_data({"X_data": new})`` refits new data of the same shape.
 
@@ -312,7 +344,7 @@ def ggm_model(
     s = graph_structure(graph)
     x, obs = data_matrix(data, s)
     coords = {"node": list(s.labels), "node_2": list(s.labels), "obs": list(obs)}
-    with pm.Model(coords=coords) as model:
+    with OneBlasThreadModel(coords=coords) as model:
         x_data = pm.Data("X_data", x, dims=("obs", "node"))
         k = GWishart("K", graph=s, b=b, D=D, normalized=normalized, dims=("node", "node_2"))
         pm.MvNormal("X", mu=np.zeros(s.p), tau=k, observed=x_data, dims=("obs", "node"))
