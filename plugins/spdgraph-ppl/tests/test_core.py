@@ -294,5 +294,11 @@ def test_compare_to_exact_flags_a_shift_and_passes_exact_draws():
     assert float(np.abs(table["z_mean"]).max()) < 4.5
     assert float(np.abs(table["z_var"]).max()) < 4.5
     assert float(table["ess"].min()) > 1000  # independent draws
+    assert table["z_cov"].dims == ("entry", "entry_2")
+    assert float(np.abs(table["z_cov"]).max()) < 4.5
+    np.testing.assert_allclose(np.diag(table["cov_exact"].values), table["var_exact"].values)
+    np.testing.assert_allclose(np.diag(table["cov_mcmc"].values), table["var_mcmc"].values)
     scaled = compare_to_exact(same * 1.1, exact, g)
     assert float(np.abs(scaled["z_mean"]).max()) > 6
+    wider = compare_to_exact(same * 1.3, exact, g)  # second moments x 1.69
+    assert float(np.abs(wider["z_cov"]).max()) > 6
