@@ -159,3 +159,27 @@ def test_numpyro_documented_batch_spellings(spelling):
     value, _ = log_density(model, (), {}, {"K": k[0]})
     expected = sum(gwishart_logp(m, 3.0, None, s)[0] for m in k[0])
     assert float(value) == pytest.approx(expected, rel=1e-10)
+
+
+def test_pymc_batched_transform_at_extreme_coordinates_warns_nothing():
+    """The grouped model's ``RuntimeWarning: invalid value encountered in matmul`` (issue
+    47): a wild early-tuning step overflowed exp(u_ii) to inf, and the 0/1 scatter product
+    made inf * 0 = NaN. Now the scatter indexes and exp is capped: no warning, no NaN, and
+    the log density there is hugely negative (a rejected step)."""
+    import warnings
+
+    pt = pytest.importorskip("pytensor.tensor")
+    pm = pytest.importorskip("pymc")
+    from spdgraph_ppl.pymc import GraphCholeskyTransform, GWishart
+
+    s = graph_structure(nx.cycle_graph(4))
+    u = np.zeros((GROUPS, s.n_free))
+    u[1, 0] = 800.0  # exp overflows
+    u[2, s.p] = 1e3
+    uu = pt.matrix("u")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        k = GraphCholeskyTransform(s).backward(uu).eval({uu: u})
+        lp = pm.logp(GWishart.dist(graph=s, b=3.0, size=GROUPS), k).eval()
+    assert not np.isnan(k).any()
+    assert np.isfinite(lp[0]) and lp[1] < -1e100

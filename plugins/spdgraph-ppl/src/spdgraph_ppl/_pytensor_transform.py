@@ -35,13 +35,18 @@ def backward(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
     """
     s = structure.transform_structure
     p = s.p
-    sd, se, _ = _scatter(s)
-    diag = pt.exp(u[..., :p])
-    flat = pt.dot(diag, sd)
-    if s.n_edges:
-        flat = flat + pt.dot(u[..., p:], se)
+    # exp of at most 300: an overflowing Phi_ii (a wild NUTS step in early tuning) would
+    # make inf, then inf * 0 = NaN in the products below ("invalid value encountered in
+    # matmul" in a grouped model); beyond 300 the log density is ~ -1e260 either way
+    diag = pt.exp(pt.clip(u[..., :p], -300.0, 300.0))
     batch = [u.shape[i] for i in range(u.ndim - 1)]
-    phi = flat.reshape((*batch, p, p))
+    idx = np.arange(p)
+    rows, cols = s.edges
+    # scatter by indexing, not by a product with a 0/1 matrix (no 0 * inf)
+    phi = pt.zeros((*batch, p, p), dtype=u.dtype)
+    phi = pt.set_subtensor(phi[..., idx, idx], diag)
+    if s.n_edges:
+        phi = pt.set_subtensor(phi[..., rows, cols], u[..., p:])
     if s.completed_rows:
         row_list = [phi[..., i, :] for i in range(p)]
         for i in s.completed_rows:
