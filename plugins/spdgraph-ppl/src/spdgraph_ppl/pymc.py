@@ -294,11 +294,11 @@ class OneBlasThreadModel(pm.Model):
         out = super().__enter__()
         stack = self.__dict__.setdefault("_spdgraph_blas_limits", [])
         stack.append(threadpool_limits(limits=1, user_api="blas"))
-        return out  # type: ignore[no-any-return]
+        return out
 
     def __exit__(self, *exc: object) -> None:
         try:
-            super().__exit__(*exc)  # type: ignore[arg-type]
+            super().__exit__(*exc)
         finally:
             stack = self.__dict__.get("_spdgraph_blas_limits", [])
             if stack:
