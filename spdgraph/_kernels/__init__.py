@@ -16,3 +16,8 @@
   validation study's coordinate descent kernels;
 * :mod:`~spdgraph._kernels.raw_blas`: BLAS and LAPACK routines on views, without copies.
 """
+
+from spdgraph._kernels.cache import install_when_numba_loads
+
+# an unwritable Numba cache: compile uncached with one warning instead of failing on import
+install_when_numba_loads()

@@ -96,3 +96,90 @@ def test_numpyro_batched_log_prob_transform_and_sample(name):
     assert np.all(draws[..., ~s.adjacency & ~np.eye(s.p, dtype=bool)] == 0)
     expanded = GWishart(s, 4.0).expand((GROUPS,))
     assert np.asarray(expanded.sample(jax.random.PRNGKey(1))).shape == (GROUPS, s.p, s.p)
+
+
+# ----------------------------------------------------------------------- documented spellings
+
+
+@pytest.mark.parametrize("spelling", ["dims", "size", "size_tuple", "shape"])
+def test_pymc_documented_batch_spellings(spelling):
+    """docs/ppl.md: dims=("group", "node", "node_2"), size=k or shape=(k, p, p) in a model:
+    k precisions, exact zeros, a finite log density at the initial point, exact draws."""
+    pm = pytest.importorskip("pymc")
+    from spdgraph_ppl.pymc import GWishart
+
+    g = nx.path_graph(4)
+    s = graph_structure(g)
+    kwargs = {
+        "dims": {"dims": ("group", "node", "node_2")},
+        "size": {"size": GROUPS},
+        "size_tuple": {"size": (GROUPS,)},
+        "shape": {"shape": (GROUPS, 4, 4)},
+    }[spelling]
+    with pm.Model(coords={"group": ["g1", "g2", "g3"]}) as model:
+        k = GWishart("K", graph=g, b=3.0, **kwargs)
+    expected_dims = {
+        "dims": ("group", "node", "node_2"),
+        "size": ("K_dim_0", "node", "node_2"),
+        "size_tuple": ("K_dim_0", "node", "node_2"),
+        "shape": None,
+    }[spelling]
+    assert model.named_vars_to_dims.get("K") == expected_dims
+    draws = pm.draw(k, random_seed=1)
+    assert draws.shape == (GROUPS, 4, 4)
+    assert np.all(draws[:, ~s.adjacency & ~np.eye(4, dtype=bool)] == 0)
+    assert np.isfinite(model.compile_logp()(model.initial_point()))
+
+
+@pytest.mark.parametrize("spelling", ["batch_shape", "expand", "plate"])
+def test_numpyro_documented_batch_spellings(spelling):
+    """docs/ppl.md: GWishart(G, b, batch_shape=(k,)), .expand((k,)) or a numpyro.plate."""
+    jax = pytest.importorskip("jax")
+    numpyro = pytest.importorskip("numpyro")
+    jax.config.update("jax_enable_x64", True)
+    from numpyro.infer import Predictive
+    from numpyro.infer.util import log_density
+    from spdgraph_ppl.numpyro import GWishart
+
+    g = nx.cycle_graph(4)
+    s = graph_structure(g)
+
+    def model():
+        if spelling == "batch_shape":
+            numpyro.sample("K", GWishart(g, 3.0, batch_shape=(GROUPS,)))
+        elif spelling == "expand":
+            numpyro.sample("K", GWishart(g, 3.0).expand((GROUPS,)))
+        else:
+            with numpyro.plate("group", GROUPS):
+                numpyro.sample("K", GWishart(g, 3.0))
+
+    k = np.asarray(Predictive(model, num_samples=2)(jax.random.PRNGKey(0))["K"])
+    assert k.shape == (2, GROUPS, 4, 4)
+    assert np.all(k[..., ~s.adjacency & ~np.eye(4, dtype=bool)] == 0)
+    value, _ = log_density(model, (), {}, {"K": k[0]})
+    expected = sum(gwishart_logp(m, 3.0, None, s)[0] for m in k[0])
+    assert float(value) == pytest.approx(expected, rel=1e-10)
+
+
+def test_pymc_batched_transform_at_extreme_coordinates_warns_nothing():
+    """The grouped model's ``RuntimeWarning: invalid value encountered in matmul`` (issue
+    47): a wild early-tuning step overflowed exp(u_ii) to inf, and the 0/1 scatter product
+    made inf * 0 = NaN. Now the scatter indexes and exp is capped: no warning, no NaN, and
+    the log density there is hugely negative (a rejected step)."""
+    import warnings
+
+    pt = pytest.importorskip("pytensor.tensor")
+    pm = pytest.importorskip("pymc")
+    from spdgraph_ppl.pymc import GraphCholeskyTransform, GWishart
+
+    s = graph_structure(nx.cycle_graph(4))
+    u = np.zeros((GROUPS, s.n_free))
+    u[1, 0] = 800.0  # exp overflows
+    u[2, s.p] = 1e3
+    uu = pt.matrix("u")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        k = GraphCholeskyTransform(s).backward(uu).eval({uu: u})
+        lp = pm.logp(GWishart.dist(graph=s, b=3.0, size=GROUPS), k).eval()
+    assert not np.isnan(k).any()
+    assert np.isfinite(lp[0]) and lp[1] < -1e100

@@ -47,9 +47,12 @@ def test_transform_roundtrip_exact_zeros_and_spd(name):
         assert np.all(k[nonedge] == 0.0)
         assert np.array_equal(k, k.T)
         assert np.linalg.eigvalsh(k).min() > 0
-        # K_free matches Phi^T Phi on the free entries (the mask changes only non-edges)
+        # K_free matches Phi^T Phi on the free entries (the mask changes only non-edges);
+        # Phi is in the transform's order
         phi = free_to_phi(u, g)
-        np.testing.assert_allclose(free_k(phi.T @ phi, s), free_k(k, s), rtol=1e-13, atol=1e-13)
+        inv = s.inverse_order
+        gram = (phi.T @ phi)[np.ix_(inv, inv)]
+        np.testing.assert_allclose(free_k(gram, s), free_k(k, s), rtol=1e-13, atol=1e-13)
         # the zeros set on the non-edges move K by rounding, amplified by its conditioning
         np.testing.assert_allclose(precision_to_free(k, g), u, rtol=1e-7, atol=1e-7)
 
@@ -291,5 +294,11 @@ def test_compare_to_exact_flags_a_shift_and_passes_exact_draws():
     assert float(np.abs(table["z_mean"]).max()) < 4.5
     assert float(np.abs(table["z_var"]).max()) < 4.5
     assert float(table["ess"].min()) > 1000  # independent draws
+    assert table["z_cov"].dims == ("entry", "entry_2")
+    assert float(np.abs(table["z_cov"]).max()) < 4.5
+    np.testing.assert_allclose(np.diag(table["cov_exact"].values), table["var_exact"].values)
+    np.testing.assert_allclose(np.diag(table["cov_mcmc"].values), table["var_mcmc"].values)
     scaled = compare_to_exact(same * 1.1, exact, g)
     assert float(np.abs(scaled["z_mean"]).max()) > 6
+    wider = compare_to_exact(same * 1.3, exact, g)  # second moments x 1.69
+    assert float(np.abs(wider["z_cov"]).max()) > 6

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import spdgraph._kernels  # noqa: F401 - an unwritable Numba cache: uncached, one warning
+
 __all__ = ["accept_reject", "proposal_weights"]
 
 

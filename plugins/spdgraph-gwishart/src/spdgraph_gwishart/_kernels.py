@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import spdgraph._kernels  # noqa: F401 - an unwritable Numba cache: uncached, one warning
+
 
 @njit(cache=True)
 def complete_covariance(sigma, nbr_ptr, nbr_idx, tol, max_iter):  # pragma: no cover - numba

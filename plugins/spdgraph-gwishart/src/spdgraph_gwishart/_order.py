@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import spdgraph._kernels  # noqa: F401 - an unwritable Numba cache: uncached, one warning
+
 __all__ = ["fill_pattern", "min_fill_order"]
 
 

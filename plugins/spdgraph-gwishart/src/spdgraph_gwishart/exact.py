@@ -30,7 +30,9 @@ rejection, and on a decomposable graph (no fill-in in a perfect elimination
 order) every proposal is accepted. The order is the greedy minimum fill-in
 order (:mod:`spdgraph_gwishart._order`); the acceptance probability is
 estimated up front from the weights of a pilot of proposals drawn with a seed
-fixed by (G, b, D), so the plan never depends on the user's seed.
+fixed by (G, b, D), so the plan never depends on the user's seed. The plan is
+computed once per (G, b, D) in a process (cached by content) and the pilot
+stops early once its estimate is precise (:data:`PILOT_RELATIVE_SE`).
 """
 
 from __future__ import annotations
@@ -47,8 +49,13 @@ from spdgraph_gwishart._order import fill_pattern, min_fill_order
 
 __all__ = ["ExactPlan", "accept_reject_gwishart", "exact_plan"]
 
-#: Proposals of the pilot that estimates the acceptance probability.
+#: Most proposals of the pilot that estimates the acceptance probability: it runs in
+#: stages of ``PILOT_STAGE`` and stops once the standard error is within
+#: ``PILOT_RELATIVE_SE`` of the estimate (enough for the choice against
+#: ``min_acceptance`` and the block sizes; e.g. 500 proposals on the Petersen graph).
 PILOT_PROPOSALS = 2000
+PILOT_STAGE = 500
+PILOT_RELATIVE_SE = 0.1
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,8 @@ class ExactPlan:
         Estimated acceptance probability (mean pilot weight), and its standard error.
     kernel
         The tuple the Numba kernels take.
+    proposal_flops
+        Estimated floating-point work of one full proposal.
     """
 
     order: np.ndarray
@@ -75,6 +84,16 @@ class ExactPlan:
     acceptance: float
     acceptance_se: float
     kernel: tuple
+    proposal_flops: float = 0.0
+
+    def expected_flops(self) -> float:
+        """Estimated work of one accepted draw: a proposal's work over the acceptance
+        (infinite when the pilot accepted nothing)."""
+        if self.n_fill == 0:
+            return self.proposal_flops
+        if not self.acceptance > 0:
+            return float("inf")
+        return self.proposal_flops / self.acceptance
 
 
 def _digest(*parts: bytes) -> bytes:
@@ -123,12 +142,28 @@ def _cached_plan(p: int, a_bytes: bytes, b: float, d_bytes: bytes) -> ExactPlan:
     if n_fill:
         rng = np.random.default_rng(np.frombuffer(key[:16], dtype=np.uint32).tolist())
         pre = ExactPlan(order, n_fill, free_rows, 1.0, 0.0, kernel)
-        _, chi2, z = draw_block(rng, pre, PILOT_PROPOSALS, budgets=False)
-        half_r = proposal_weights(kernel, np.zeros((p, p)), chi2, z)
-        w = np.exp(-np.where(np.isnan(half_r), np.inf, half_r))  # overflow: weight 0
-        acceptance, se = float(w.mean()), float(w.std() / np.sqrt(w.size))
+        weights: list[np.ndarray] = []
+        while sum(x.size for x in weights) < PILOT_PROPOSALS:  # stages: stop once precise
+            _, chi2, z = draw_block(rng, pre, PILOT_STAGE, budgets=False)
+            half_r = proposal_weights(kernel, np.zeros((p, p)), chi2, z)
+            weights.append(np.exp(-np.where(np.isnan(half_r), np.inf, half_r)))  # overflow: 0
+            w = np.concatenate(weights)
+            acceptance, se = float(w.mean()), float(w.std() / np.sqrt(w.size))
+            if se <= PILOT_RELATIVE_SE * acceptance:
+                break
     order.setflags(write=False)
-    return ExactPlan(order, n_fill, free_rows, acceptance, se, kernel)
+    return ExactPlan(order, n_fill, free_rows, acceptance, se, kernel, _proposal_flops(kernel))
+
+
+def _proposal_flops(kernel: tuple) -> float:
+    """Per row: the completion (fill-in x rows above), the weight and the edge entries;
+    plus the random numbers (about 20 flops' worth each: a chi-square per row, a normal
+    per edge)."""
+    nbr_ptr, fill_ptr = kernel[3], kernel[8]
+    m = np.diff(nbr_ptr).astype(np.float64)
+    nf = np.diff(fill_ptr).astype(np.float64)
+    rows = np.arange(m.size, dtype=np.float64)
+    return float(np.sum(nf * (rows + nf) + m * (nf + m) + 20.0 * (m + 1.0)))
 
 
 def _kernel_tuple(ap: np.ndarray, filled: np.ndarray, dp: np.ndarray, b: float) -> tuple:

@@ -11,6 +11,7 @@ automatic burn-in is ``max(50, 10 tau)`` sweeps.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import math
@@ -18,9 +19,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import spdgraph
 from spdgraph_gwishart._mcmc_kernels import gibbs_sweeps
 
-__all__ = ["MCMCPlan", "integrated_autocorrelation_time", "mcmc_gwishart", "mcmc_plan"]
+__all__ = [
+    "MCMCPlan",
+    "chain_flops",
+    "integrated_autocorrelation_time",
+    "mcmc_gwishart",
+    "mcmc_plan",
+]
 
 #: Sweeps of the pilot chain that estimates the autocorrelation time.
 PILOT_SWEEPS = 200
@@ -28,13 +36,21 @@ PILOT_SWEEPS = 200
 
 @dataclass(frozen=True)
 class MCMCPlan:
-    """Cliques, their Bartlett factors, the pilot's autocorrelation time and the burn-in."""
+    """Cliques, their Bartlett factors, the pilot's autocorrelation time and the burn-in.
+
+    ``sweep_flops`` is the estimated floating-point work of one sweep (the
+    bound on a chain's cost, see :func:`chain_flops`); ``direct`` whether the
+    clique updates factor ``K_RR`` (dense graphs) rather than update ``K^-1``
+    (Woodbury: many small cliques).
+    """
 
     kernel: tuple
     start: np.ndarray
     tau: float
     burn_in: int
     n_cliques: int
+    sweep_flops: float = 0.0
+    direct: bool = False
 
 
 def integrated_autocorrelation_time(x: np.ndarray) -> float:
@@ -106,14 +122,45 @@ def clique_cover(adjacency: np.ndarray) -> list[tuple[int, ...]]:
 
 
 def mcmc_plan(adjacency: np.ndarray, b: float, D: np.ndarray, burn_in: int | None) -> MCMCPlan:
-    """The block Gibbs set-up for (G, b, D), with its pilot chain (cached)."""
+    """The block Gibbs set-up for (G, b, D), with its pilot chain (cached by content).
+
+    The pilot does not depend on ``burn_in``: only the chosen burn-in does.
+    """
     a = np.ascontiguousarray(adjacency, dtype=bool)
     d = np.ascontiguousarray(D, dtype=np.float64)
-    return _cached(a.shape[0], a.tobytes(), float(b), d.tobytes(), burn_in)
+    plan = _cached(a.shape[0], a.tobytes(), float(b), d.tobytes())
+    if burn_in is None:
+        return plan
+    return dataclasses.replace(plan, burn_in=int(burn_in))
+
+
+def _sweep_costs(cliques: list[tuple[int, ...]], p: int) -> tuple[float, float]:
+    """Estimated flops of one sweep: (direct, Woodbury)."""
+    direct = woodbury = float(p) ** 3  # Woodbury: K^-1 once per sweep
+    for c in cliques:
+        m, r = float(len(c)), float(p - len(c))
+        wishart = m**3
+        direct += wishart + r**3 / 3 + r * r * m + r * m * m
+        woodbury += wishart + 4 * m**3 + 2 * p * p * m
+    return direct, woodbury
+
+
+def _run_chain(rng: np.random.Generator, k: np.ndarray, plan_kernel: tuple, sweeps: int) -> None:
+    clique_ptr, clique_idx, chol_ptr, chol_flat, b, rest_ptr, rest_idx, direct = plan_kernel
+    ok = gibbs_sweeps(
+        rng, k, clique_ptr, clique_idx, chol_ptr, chol_flat, b, sweeps, rest_ptr, rest_idx, direct
+    )
+    if not ok:
+        raise spdgraph.NumericalError(
+            "the G-Wishart block Gibbs chain reached a precision matrix that is numerically "
+            "singular (not positive definite in floating point): W_G(b, D) puts mass near "
+            "singular matrices when b is small and the graph dense. Use a larger b "
+            "(e.g. b=p) or a better-conditioned D."
+        )
 
 
 @functools.lru_cache(maxsize=16)
-def _cached(p: int, a_bytes: bytes, b: float, d_bytes: bytes, burn_in: int | None) -> MCMCPlan:
+def _cached(p: int, a_bytes: bytes, b: float, d_bytes: bytes) -> MCMCPlan:
     a = np.frombuffer(a_bytes, dtype=bool).reshape(p, p)
     d = np.frombuffer(d_bytes, dtype=np.float64).reshape(p, p)
     cliques = clique_cover(a)
@@ -121,22 +168,36 @@ def _cached(p: int, a_bytes: bytes, b: float, d_bytes: bytes, burn_in: int | Non
     clique_idx = np.concatenate([np.array(c, dtype=np.int64) for c in cliques])
     chols = [np.linalg.cholesky(np.linalg.inv(d[np.ix_(c, c)])).ravel() for c in cliques]
     chol_ptr = np.concatenate(([0], np.cumsum([x.size for x in chols]))).astype(np.int64)
-    kernel = (clique_ptr, clique_idx, chol_ptr, np.concatenate(chols), float(b))
+    direct_cost, woodbury_cost = _sweep_costs(cliques, p)
+    direct = bool(direct_cost <= woodbury_cost)
+    rests = [np.setdiff1d(np.arange(p), np.array(c)) for c in cliques] if direct else []
+    rest_ptr = np.concatenate(([0], np.cumsum([r.size for r in rests]))).astype(np.int64)
+    rest_idx = np.concatenate([*rests, np.zeros(0, dtype=np.int64)]).astype(np.int64)
+    kernel = (clique_ptr, clique_idx, chol_ptr, np.concatenate(chols), float(b),
+              rest_ptr, rest_idx, direct)  # fmt: skip
     start = np.diag((b + a.sum(axis=1)) / np.diag(d))
     seed = np.frombuffer(hashlib.sha256(a_bytes + d_bytes).digest()[:16], dtype=np.uint32)
     rng = np.random.default_rng([*seed.tolist(), int(b * 1000) % 2**32])
     k = start.copy()
-    gibbs_sweeps(rng, k, *kernel[:4], kernel[4], 20)  # leave the start before measuring
+    _run_chain(rng, k, kernel, 20)  # leave the start before measuring
     rows, cols = np.nonzero(np.triu(a | np.eye(p, dtype=bool)))
     trace = np.empty((PILOT_SWEEPS, rows.size))
     for t in range(PILOT_SWEEPS):
-        gibbs_sweeps(rng, k, *kernel[:4], kernel[4], 1)
+        _run_chain(rng, k, kernel, 1)
         trace[t] = k[rows, cols]
     diag = rows == cols
     trace[:, diag] = np.log(trace[:, diag])
     tau = integrated_autocorrelation_time(trace)
-    chosen = burn_in if burn_in is not None else max(50, math.ceil(10 * tau))
-    return MCMCPlan(kernel, start, tau, int(chosen), len(cliques))
+    chosen = max(50, math.ceil(10 * tau))
+    start.setflags(write=False)
+    return MCMCPlan(
+        kernel, start, tau, int(chosen), len(cliques), min(direct_cost, woodbury_cost), direct
+    )
+
+
+def chain_flops(plan: MCMCPlan, n_draws: int) -> float:
+    """Estimated floating-point work of ``n_draws`` draws (one chain of ``burn_in`` each)."""
+    return float(n_draws) * float(plan.burn_in) * plan.sweep_flops
 
 
 def mcmc_gwishart(
@@ -149,9 +210,13 @@ def mcmc_gwishart(
     """One draw: the state after ``burn_in`` block Gibbs sweeps from the plan's start.
 
     Exact in the limit of ``burn_in``; exact zeros on the non-edges, exactly symmetric.
+
+    Raises
+    ------
+    spdgraph.NumericalError
+        The chain reached a numerically singular matrix (never NaN entries).
     """
     plan = mcmc_plan(adjacency, b, D, burn_in)
     k = plan.start.copy()
-    clique_ptr, clique_idx, chol_ptr, chol_flat, bb = plan.kernel
-    gibbs_sweeps(rng, k, clique_ptr, clique_idx, chol_ptr, chol_flat, bb, plan.burn_in)
+    _run_chain(rng, k, plan.kernel, plan.burn_in)
     return k

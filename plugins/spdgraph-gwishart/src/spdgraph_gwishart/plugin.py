@@ -36,6 +36,7 @@ __all__ = [
     "DEFAULTS",
     "OPTIONS",
     "GWishartLenkoskiWarning",
+    "check_cost",
     "gwishart",
     "scale_matrix",
     "wishart_bartlett",
@@ -57,6 +58,7 @@ DEFAULTS: dict[str, Any] = {
     "tol": 1e-12,
     "max_iter": 10_000,
     "residual_tolerance": 1e-6,
+    "max_flops": 2e10,
 }
 
 
@@ -99,6 +101,15 @@ OPTIONS: dict[str, spdgraph.OptionSpec] = {
         low_inclusive=False,
         doc="lenkoski: largest relative residual accepted on a non-edge",
     ),
+    "max_flops": spdgraph.OptionSpec(
+        DEFAULTS["max_flops"],
+        float,
+        low=0.0,
+        low_inclusive=False,
+        doc="largest estimated work (flops) of one matrix: exact accept-reject "
+        "(proposal cost / acceptance) or MCMC (burn_in x sweep cost); above it the call is "
+        "refused before any draw",
+    ),
 }
 
 
@@ -126,6 +137,7 @@ def gwishart(
     tol: float = DEFAULTS["tol"],
     max_iter: int = DEFAULTS["max_iter"],
     residual_tolerance: float = DEFAULTS["residual_tolerance"],
+    max_flops: float = DEFAULTS["max_flops"],
 ) -> np.ndarray:
     """One G-Wishart draw ``K ~ W_G(b, D)`` with exact zeros on non-edges.
 
@@ -142,6 +154,12 @@ def gwishart(
       (:mod:`spdgraph_gwishart.mcmc`), exact in the limit;
     * ``"lenkoski"``: Lenkoski (2013) as R BDgraph's ``rgwish``
       (:mod:`spdgraph_gwishart.lenkoski`); warns, as its joint law is not W_G.
+
+    Every loop is bounded before it starts: the estimated work of one matrix
+    (exact: a proposal's flops over the estimated acceptance; MCMC: ``burn_in``
+    sweeps of known cost) above ``max_flops`` (default 2e10, seconds of
+    compute) is refused with an :class:`spdgraph.InvalidOptionError` naming
+    the option to change.
 
     ``entries`` is not used: the law fixes the distribution of every draw.
     The draw is an unnormalized precision matrix: call
@@ -169,6 +187,7 @@ def gwishart(
             f"gwishart option algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, "
             f"got {algorithm!r}."
         )
+    chosen_by = algorithm
     if algorithm == "auto":
         choice = choose_algorithm(adjacency, b, d, min_acceptance=min_acceptance, burn_in=burn_in)
         if choice.algorithm == "chordal":
@@ -176,10 +195,22 @@ def gwishart(
             # perfect elimination order here, so no row has a rejection weight
             return accept_reject_gwishart(adjacency, rng, b, d)[0]
         algorithm = choice.algorithm
+        chosen_by = "auto" if algorithm == "exact" else algorithm
         if algorithm == "mcmc":
+            check_cost(adjacency, b, d, "mcmc", burn_in=burn_in, max_flops=max_flops)
             warnings.warn(mcmc_note(choice), GWishartMCMCWarning, stacklevel=3)
     if algorithm == "chordal":
         return chordal_gwishart(adjacency, rng, b, d)
+    if algorithm in ("exact", "mcmc"):
+        check_cost(
+            adjacency,
+            b,
+            d,
+            chosen_by,
+            burn_in=burn_in,
+            min_acceptance=min_acceptance,
+            max_flops=max_flops,
+        )
     if algorithm == "exact":
         return accept_reject_gwishart(adjacency, rng, b, d)[0]
     if algorithm == "mcmc":
@@ -205,6 +236,63 @@ def __getattr__(name: str) -> Any:
 
         return wishart_bartlett
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def check_cost(
+    adjacency: np.ndarray,
+    b: float,
+    d: np.ndarray,
+    algorithm: str,
+    *,
+    burn_in: int | None = None,
+    min_acceptance: float | None = None,
+    max_flops: float = DEFAULTS["max_flops"],
+) -> float:
+    """The estimated flops of one matrix with ``algorithm``; refused above ``max_flops``.
+
+    ``algorithm`` is ``"exact"`` (forced), ``"auto"`` (auto chose the exact
+    sampler: the message names ``min_acceptance``) or ``"mcmc"``. Runs the
+    (cached) pilot of the sampler, never a draw.
+
+    Raises
+    ------
+    spdgraph.InvalidOptionError
+        The estimate exceeds ``max_flops``; the message names the option to change.
+    """
+    from spdgraph_gwishart.exact import exact_plan
+    from spdgraph_gwishart.mcmc import chain_flops, mcmc_plan
+
+    max_flops = _check_number(max_flops, "max_flops", lower=0.0)
+    if algorithm == "mcmc":
+        mc = mcmc_plan(adjacency, b, d, burn_in)
+        cost = chain_flops(mc, 1)
+        if cost > max_flops:
+            given = "the burn_in you passed" if burn_in is not None else "the automatic burn-in"
+            raise spdgraph.InvalidOptionError(
+                f"gwishart: one block Gibbs draw would take burn_in={mc.burn_in:,} sweeps "
+                f"({given}) of about {mc.sweep_flops:.3g} flops each, an estimated "
+                f"{cost:.3g} flops per matrix, above max_flops={max_flops:.3g}. Pass a "
+                "smaller burn_in (the pilot's autocorrelation time is "
+                f"{mc.tau:.3g} sweeps; 10x that is ample), or raise max_flops if you mean it."
+            )
+        return cost
+    ex = exact_plan(adjacency, b, d)
+    cost = ex.expected_flops()
+    if cost > max_flops:
+        why = (
+            f"min_acceptance={min_acceptance:g} let algorithm='auto' choose it; raise "
+            "min_acceptance (default 1e-3) so that auto falls back to block Gibbs MCMC"
+            if algorithm == "auto"
+            else "algorithm='exact' forced it; use algorithm='auto' (block Gibbs MCMC, with "
+            "a warning, where exact acceptance is tiny) or algorithm='mcmc'"
+        )
+        raise spdgraph.InvalidOptionError(
+            f"gwishart: the exact accept-reject sampler's estimated acceptance on this graph is "
+            f"{ex.acceptance:.3g} (fill-in {ex.n_fill}), so one matrix would take an estimated "
+            f"{cost:.3g} flops, above max_flops={max_flops:.3g}: {why}, or raise max_flops "
+            "if you mean it."
+        )
+    return cost
 
 
 def gwishart_batch(

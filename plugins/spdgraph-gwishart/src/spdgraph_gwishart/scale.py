@@ -50,6 +50,14 @@ def _check_scale(d: np.ndarray) -> None:
         )
 
 
+def _holds_complex(value: object) -> bool:
+    """Whether a nested sequence (or array-like) holds complex numbers."""
+    try:
+        return bool(np.iscomplexobj(np.asarray(value)))
+    except (TypeError, ValueError):
+        return False
+
+
 def scale_matrix(D: object, p: int) -> np.ndarray:
     """Validate the ``D`` option and return it as a ``(p, p)`` SPD float64 array.
 
@@ -57,6 +65,7 @@ def scale_matrix(D: object, p: int) -> np.ndarray:
     must be ``(p, p)``, finite, symmetric (to a relative 1e-12; it is then
     symmetrized) and positive definite, with diagonal entries in
     [1e-100, 1e100] and, scaled to unit diagonal, eigenvalues above 1e-12.
+    Complex values (even a Hermitian D, or a zero imaginary part) are refused.
     Anything else is an :class:`spdgraph.InvalidOptionError` naming ``D``.
 
     Examples
@@ -71,6 +80,18 @@ def scale_matrix(D: object, p: int) -> np.ndarray:
         lo, hi = _D_RANGE
         c = _check_number(D, "D (a scalar means D * I)", lower=lo, upper=hi, strict=False)
         return c * np.eye(p)
+    if isinstance(D, numbers.Complex) and not isinstance(D, numbers.Real):
+        raise spdgraph.InvalidOptionError(
+            f"gwishart option D must be real: got the complex number {D!r}. W_G(b, D) is a "
+            "law of real matrices; pass the real part explicitly if that is what you mean."
+        )
+    values = D.tolist() if isinstance(D, np.ndarray) and D.dtype.kind == "O" else D
+    if (isinstance(D, np.ndarray) and D.dtype.kind == "c") or _holds_complex(values):
+        raise spdgraph.InvalidOptionError(
+            "gwishart option D must be a real p x p symmetric positive definite array; got "
+            "complex values. W_G(b, D) is a law of real matrices: a Hermitian "
+            "complex D is not supported (pass D.real explicitly if that is what you mean)."
+        )
     try:
         d = np.array(D, dtype=np.float64)
     except (TypeError, ValueError) as exc:

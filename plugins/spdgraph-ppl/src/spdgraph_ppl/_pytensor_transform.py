@@ -33,15 +33,20 @@ def backward(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
     Batched over the leading axes of ``u``; the completion of
     :mod:`spdgraph_ppl.transform`, unrolled over the rows that need it (graphs are static).
     """
-    s = structure
+    s = structure.transform_structure
     p = s.p
-    sd, se, _ = _scatter(s)
-    diag = pt.exp(u[..., :p])
-    flat = pt.dot(diag, sd)
-    if s.n_edges:
-        flat = flat + pt.dot(u[..., p:], se)
+    # exp of at most 300: an overflowing Phi_ii (a wild NUTS step in early tuning) would
+    # make inf, then inf * 0 = NaN in the products below ("invalid value encountered in
+    # matmul" in a grouped model); beyond 300 the log density is ~ -1e260 either way
+    diag = pt.exp(pt.clip(u[..., :p], -300.0, 300.0))
     batch = [u.shape[i] for i in range(u.ndim - 1)]
-    phi = flat.reshape((*batch, p, p))
+    idx = np.arange(p)
+    rows, cols = s.edges
+    # scatter by indexing, not by a product with a 0/1 matrix (no 0 * inf)
+    phi = pt.zeros((*batch, p, p), dtype=u.dtype)
+    phi = pt.set_subtensor(phi[..., idx, idx], diag)
+    if s.n_edges:
+        phi = pt.set_subtensor(phi[..., rows, cols], u[..., p:])
     if s.completed_rows:
         row_list = [phi[..., i, :] for i in range(p)]
         for i in s.completed_rows:
@@ -51,12 +56,18 @@ def backward(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
             row_list[i] = pt.where(s.upper_nonedges[i], -c / d_i, row_list[i])
         phi = pt.stack(row_list, axis=-2)
     k = pt.matmul(phi.swapaxes(-1, -2), phi)
-    return (k + k.swapaxes(-1, -2)) * 0.5 * s.pattern
+    if structure.permuted:
+        inv = structure.inverse_order
+        k = k[..., inv, :][..., :, inv]
+    return (k + k.swapaxes(-1, -2)) * 0.5 * structure.pattern
 
 
 def forward(k: TensorVariable, structure: GraphStructure) -> TensorVariable:
     """PyTensor: K (last two axes) -> its free coordinates (``log`` Cholesky diagonal, edges)."""
-    s = structure
+    if structure.permuted:
+        order = structure.transform_order
+        k = k[..., order, :][..., :, order]
+    s = structure.transform_structure
     p = s.p
     phi = pt.linalg.cholesky(k).swapaxes(-1, -2)
     parts = [pt.log(pt.diagonal(phi, axis1=-2, axis2=-1))]
@@ -68,7 +79,7 @@ def forward(k: TensorVariable, structure: GraphStructure) -> TensorVariable:
 
 
 def _log_jacobian(u: TensorVariable, structure: GraphStructure) -> TensorVariable:
-    s = structure
+    s = structure.transform_structure
     return s.p * np.log(2.0) + pt.sum((s.nu + 2) * u[..., : s.p], axis=-1)
 
 

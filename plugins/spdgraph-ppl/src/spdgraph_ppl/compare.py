@@ -38,7 +38,10 @@ def compare_to_exact(mcmc: object, exact: object, graph: object) -> xr.Dataset:
         ``z_var`` and ``ess`` (ArviZ bulk ESS of the entry). The z-scores use
         the MCMC error from the ESS (of the entry for the mean, of its squared
         deviation for the variance; variance error ``(m4 - s^4) / ess``) plus
-        the exact draws' own error.
+        the exact draws' own error. Second moments across entries, over dims
+        ``(entry, entry_2)``: ``cov_mcmc``, ``cov_exact`` and ``z_cov`` (the
+        same construction on the products of deviations; the diagonal of
+        ``z_cov`` is ``z_var``).
     """
     s = graph_structure(graph)
     draws = np.asarray(getattr(mcmc, "values", mcmc), dtype=np.float64)
@@ -57,8 +60,24 @@ def compare_to_exact(mcmc: object, exact: object, graph: object) -> xr.Dataset:
     m4_e = ((ex - mean_e) ** 4).mean(axis=0)
     z_mean = (mean_m - mean_e) / np.sqrt(var_m / ess + var_e / n_e)
     z_var = (var_m - var_e) / np.sqrt((m4 - var_m**2) / ess_sq + (m4_e - var_e**2) / n_e)
+    dev = chains - mean_m  # (chain, draw, m)
+    dev_e = ex - mean_e
+    dflat = dev.reshape(-1, m)
+    cov_m = dflat.T @ dflat / flat.shape[0]
+    cov_e = dev_e.T @ dev_e / n_e
+    z_cov = np.empty((m, m))
+    for a in range(m):
+        for b in range(a, m):
+            prod = dev[..., a] * dev[..., b]
+            prod_e = dev_e[:, a] * dev_e[:, b]
+            se2 = prod.var() / _ess(prod) + prod_e.var() / n_e
+            z_cov[a, b] = z_cov[b, a] = (cov_m[a, b] - cov_e[a, b]) / np.sqrt(se2)
+    labels = free_entry_labels(s)
     return xr.Dataset(
         {
+            "cov_mcmc": (("entry", "entry_2"), cov_m),
+            "cov_exact": (("entry", "entry_2"), cov_e),
+            "z_cov": (("entry", "entry_2"), z_cov),
             "mean_mcmc": ("entry", mean_m),
             "mean_exact": ("entry", mean_e),
             "z_mean": ("entry", z_mean),
@@ -67,5 +86,5 @@ def compare_to_exact(mcmc: object, exact: object, graph: object) -> xr.Dataset:
             "z_var": ("entry", z_var),
             "ess": ("entry", ess),
         },
-        coords={"entry": free_entry_labels(s)},
+        coords={"entry": labels, "entry_2": labels},
     )

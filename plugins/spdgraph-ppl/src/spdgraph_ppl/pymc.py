@@ -33,6 +33,7 @@ __all__ = [
     "GWishart",
     "GWishartRV",
     "GraphCholeskyTransform",
+    "OneBlasThreadModel",
     "backward",
     "forward",
     "ggm_model",
@@ -139,8 +140,10 @@ class GWishart(Continuous):
     (``p + |E|`` coordinates per matrix). Without ``dims``, the variable gets
     dims ``("node", "node_2")`` whose coordinates are the graph's labels
     (added to the model's coords). Batches: one precision per group with
-    ``dims=("group", "node", "node_2")`` (or ``shape=(k, p, p)``); the log
-    density and the transform are batched. Forward draws (``pm.draw``,
+    ``dims=("group", "node", "node_2")``, ``size=k`` (dims
+    ``("K_dim_0", "node", "node_2")`` for a variable ``"K"``, coordinates
+    ``0..k-1``) or ``shape=(k, p, p)``; the log density and the transform are
+    batched. Forward draws (``pm.draw``,
     ``pm.sample_prior_predictive``) are exact on every graph (spdgraph's
     default ``algorithm="auto"``).
 
@@ -158,7 +161,17 @@ class GWishart(Continuous):
     def __new__(cls, name: str, graph: object, *args: Any, **kwargs: Any) -> Any:
         s = graph_structure(graph)
         if kwargs.get("dims") is None and kwargs.get("shape") is None:
-            kwargs["dims"] = ("node", "node_2")
+            size = kwargs.get("size")
+            batch: tuple[str, ...] = ()
+            if size is not None:  # one precision per group: a batch dim before the nodes
+                sizes = (size,) if isinstance(size, int | np.integer) else tuple(size)
+                batch = tuple(f"{name}_dim_{i}" for i in range(len(sizes)))
+                model = pm.modelcontext(None)
+                for dim, n in zip(batch, sizes, strict=True):
+                    if dim not in model.coords:
+                        model.add_coord(dim, list(range(int(n))))
+                del kwargs["size"]
+            kwargs["dims"] = (*batch, "node", "node_2")
         dims = kwargs.get("dims")
         if dims is not None:
             dims = (dims,) if isinstance(dims, str) else tuple(dims)
@@ -263,6 +276,35 @@ def _gwishart_transform(op: GWishartRV, rv: TensorVariable) -> GraphCholeskyTran
 # ----------------------------------------------------------------------- the GGM
 
 
+class OneBlasThreadModel(pm.Model):
+    """A :class:`pymc.Model` that holds BLAS to one thread while it is the active context.
+
+    PyMC's NUTS runs in Python over small compiled functions whose matrix
+    products go through NumPy's BLAS; OpenBLAS's default threads cost far more
+    than they give on p x p matrices (measured: docs/ppl.md's PyMC example took
+    436 s with the default threads, 44 s with one, on a 2-core machine shared
+    with other processes). So ``with ggm_model(...): pm.sample(...)`` samples
+    with one BLAS thread, and the previous limits come back on exit
+    (``threadpoolctl``). Nested ``with`` blocks are fine.
+    """
+
+    def __enter__(self) -> OneBlasThreadModel:
+        from threadpoolctl import threadpool_limits
+
+        out = super().__enter__()
+        stack = self.__dict__.setdefault("_spdgraph_blas_limits", [])
+        stack.append(threadpool_limits(limits=1, user_api="blas"))
+        return out
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            super().__exit__(*exc)
+        finally:
+            stack = self.__dict__.get("_spdgraph_blas_limits", [])
+            if stack:
+                stack.pop().restore_original_limits()
+
+
 def ggm_model(
     data: object,
     graph: object,
@@ -285,8 +327,10 @@ def ggm_model(
 
     Returns
     -------
-    pymc.Model
-        Variables ``K`` (dims ``node``, ``node_2``) and the observed ``X``
+    OneBlasThreadModel
+        A :class:`pymc.Model` that holds BLAS to one thread inside its
+        ``with`` block (where ``pm.sample`` runs: the fast setting for these
+        small matrices). Variables ``K`` (dims ``node``, ``node_2``) and the observed ``X``
         (dims ``obs``, ``node``); ``X`` is a ``pm.Data`` container ``X_data``,
         so ``pm.set_data({"X_data": new})`` refits new data of the same shape.
 
@@ -300,7 +344,7 @@ def ggm_model(
     s = graph_structure(graph)
     x, obs = data_matrix(data, s)
     coords = {"node": list(s.labels), "node_2": list(s.labels), "obs": list(obs)}
-    with pm.Model(coords=coords) as model:
+    with OneBlasThreadModel(coords=coords) as model:
         x_data = pm.Data("X_data", x, dims=("obs", "node"))
         k = GWishart("K", graph=s, b=b, D=D, normalized=normalized, dims=("node", "node_2"))
         pm.MvNormal("X", mu=np.zeros(s.p), tau=k, observed=x_data, dims=("obs", "node"))

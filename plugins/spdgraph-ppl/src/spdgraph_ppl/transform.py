@@ -40,6 +40,16 @@ entries never enter a diagonal block). With ``Phi_ii = exp(u_i)``,
 
 For the complete graph (``nu_i = p - 1 - i``) this is the familiar Jacobian of
 the Cholesky parametrization of the Wishart.
+
+Node order
+----------
+All of the above holds in any node order, but the completed entries divide
+by ``Phi_ii`` and compound row after row: in a bad order moderate coordinates
+give huge, numerically indefinite K. The transform therefore works in
+:attr:`GraphStructure.transform_order` (the node order when it has no fill-in,
+else a perfect elimination order or a minimum fill-in order): ``Phi``, ``u``
+and ``nu`` refer to ``K[order][:, order]``, and K is returned in the node order.
+On a decomposable graph there is then no completed entry at all.
 """
 
 from __future__ import annotations
@@ -70,7 +80,9 @@ def free_to_phi(u: np.ndarray, graph: object) -> np.ndarray:
     -------
     numpy.ndarray
         ``(p, p)`` upper triangular, positive diagonal, with the non-edge
-        entries completed so that ``Phi^T Phi`` is zero on the non-edges.
+        entries completed so that ``Phi^T Phi`` is zero on the non-edges; rows
+        and columns in :attr:`GraphStructure.transform_order` (``Phi^T Phi`` is
+        ``K[order][:, order]``).
 
     Examples
     --------
@@ -81,6 +93,7 @@ def free_to_phi(u: np.ndarray, graph: object) -> np.ndarray:
     """
     s = graph_structure(graph)
     u = _check_free(u, s)
+    s = s.transform_structure
     p = s.p
     phi = np.zeros((p, p))
     phi[np.arange(p), np.arange(p)] = np.exp(u[:p])
@@ -105,6 +118,8 @@ def free_to_precision(u: np.ndarray, graph: object) -> np.ndarray:
     s = graph_structure(graph)
     phi = free_to_phi(u, s)
     k = phi.T @ phi
+    if s.permuted:
+        k = k[np.ix_(s.inverse_order, s.inverse_order)]
     # zero in exact arithmetic on the non-edges: make it exactly zero
     return (k + k.T) * 0.5 * s.pattern
 
@@ -124,13 +139,17 @@ def precision_to_free(k: np.ndarray, graph: object) -> np.ndarray:
     k = np.asarray(k, dtype=np.float64)
     if k.shape != (s.p, s.p):
         raise ValueError(f"K must be {s.p} x {s.p} for this graph, got shape {k.shape}.")
+    if s.permuted:
+        k = k[np.ix_(s.transform_order, s.transform_order)]
+    s = s.transform_structure
     phi = np.linalg.cholesky(k).T
     rows, cols = s.edges
     return np.concatenate([np.log(np.diag(phi)), phi[rows, cols]])
 
 
 def log_jacobian(u: np.ndarray, graph: object) -> float:
-    """``log |d K_free / d u|`` = ``p log 2 + sum_i (nu_i + 2) u_i`` (see the module).
+    """``log |d K_free / d u|`` = ``p log 2 + sum_i (nu_i + 2) u_i`` (see the module;
+    ``nu`` in the transform's order).
 
     Examples
     --------
@@ -140,7 +159,8 @@ def log_jacobian(u: np.ndarray, graph: object) -> float:
     """
     s = graph_structure(graph)
     u = _check_free(u, s)
-    return float(s.p * np.log(2.0) + np.sum((s.nu + 2) * u[: s.p]))
+    nu = s.transform_structure.nu
+    return float(s.p * np.log(2.0) + np.sum((nu + 2) * u[: s.p]))
 
 
 def _check_free(u: np.ndarray, s: GraphStructure) -> np.ndarray:
