@@ -17,6 +17,7 @@ import importlib
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -104,7 +105,7 @@ def resolve_metric(spec: object) -> Metric:
     if isinstance(spec, str) and spec in METRICS:
         return Metric(spec, HIGHER_IS_BETTER[spec], None, spec)
     module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
-    if not (sep and module and attr):
+    if not (isinstance(spec, str) and sep and module and attr):
         raise InvalidOptionError(
             f"unknown metric {written(spec)}; a metric is one of {list(METRICS)} or "
             "'package.module:function' (a function of the true and the selected adjacency)."
@@ -120,4 +121,6 @@ def resolve_metric(spec: object) -> Metric:
         raise InvalidOptionError(
             f"metric {spec!r}: higher_is_better must be True or False, got {written(higher)}."
         )
-    return Metric(name, bool(higher), function, spec)
+    return Metric(
+        name, bool(higher), cast("Callable[[np.ndarray, np.ndarray], float]", function), spec
+    )
