@@ -22,7 +22,7 @@ import numpy as np
 
 from spdgraph.errors import GraphError, written
 
-__all__ = ["accepting_complete", "adjacency_from_array"]
+__all__ = ["accepting_complete", "adjacency_from_array", "sparse_adjacency_from_matrix"]
 
 #: Whether a dense weighted array is taken as the complete graph (``complete=True``).
 _COMPLETE: ContextVar[bool] = ContextVar("spdgraph_accept_complete", default=False)
@@ -137,4 +137,62 @@ def adjacency_from_array(array: object, *, what: str = "adjacency array") -> np.
         )
     adjacency = a != 0
     np.fill_diagonal(adjacency, False)
+    return adjacency
+
+
+def sparse_adjacency_from_matrix(matrix: object, *, what: str = "sparse adjacency matrix") -> object:
+    """Validate a scipy.sparse adjacency and return its canonical sparse form, never densified.
+
+    The same rules as :func:`adjacency_from_array` (a stored non-zero off the
+    diagonal is an edge, the diagonal ignored; square, real, finite, exactly
+    symmetric), checked on the stored entries in time proportional to them.
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        Boolean, symmetric, no diagonal entry, sorted indices, no explicit zero.
+
+    Examples
+    --------
+    >>> import scipy.sparse
+    >>> a = sparse_adjacency_from_matrix(scipy.sparse.csr_array([[1, 2, 0], [2, 0, 0], [0, 0, 5]]))
+    >>> a.dtype, a.nnz, a.toarray().astype(int).tolist()
+    (dtype('bool'), 2, [[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    """
+    import scipy.sparse
+
+    shape = getattr(matrix, "shape", ())
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise GraphError(
+            f"{what} must be a square 2-D matrix, got shape {shape}; pass a p x p adjacency."
+        )
+    if shape[0] == 0:
+        raise GraphError(f"{what} has no nodes; a graph needs at least one node.")
+    csr = scipy.sparse.csr_array(matrix)
+    data = csr.data
+    if np.iscomplexobj(data):
+        raise GraphError(f"{what} is complex; use a real or boolean matrix.")
+    if not (data.dtype == bool or np.issubdtype(data.dtype, np.number)):
+        raise GraphError(f"{what} has dtype {data.dtype}; use a numeric or boolean matrix.")
+    if data.dtype != bool and not np.all(np.isfinite(data)):
+        raise GraphError(
+            f"{what} holds a non-finite value; replace NaN/inf by 0 (no edge) or 1 (edge)."
+        )
+    csr.sum_duplicates()
+    csr.eliminate_zeros()
+    difference = csr != csr.T
+    if difference.nnz:
+        coo = scipy.sparse.coo_array(difference)
+        i, j = int(coo.row[0]), int(coo.col[0])
+        raise GraphError(
+            f"{what} is not symmetric: entry [{i}, {j}] is {written(csr[i, j])} but [{j}, {i}] "
+            f"is {written(csr[j, i])}. An undirected graph needs A == A.T; symmetrize it "
+            "first, e.g. with (A + A.T) != 0."
+        )
+    coo = csr.tocoo()
+    off = coo.row != coo.col
+    adjacency = scipy.sparse.csr_array(
+        (np.ones(int(off.sum()), dtype=bool), (coo.row[off], coo.col[off])), shape=shape
+    )
+    adjacency.sort_indices()
     return adjacency

@@ -285,6 +285,22 @@ class GeneratorSpec:
         bound breaks the guarantee, so leave this False unless the bound is
         derived (``po`` derives it from the triangular factor it multiplied:
         :func:`spdgraph._kernels.certify.construction_bound`).
+    sparse_function
+        Optional ``sparse_function(adjacency, *, rng, entries, kind, **options)
+        -> scipy.sparse matrix``: the generator's matrix built without any dense
+        ``p x p`` array, for ``spdgraph.sample(..., sparse=True)``. ``adjacency``
+        is a boolean ``scipy.sparse.csr_array`` (symmetric, no diagonal, sorted
+        indices), ``kind`` the kind asked for; the matrix must be the one
+        ``function`` returns for the same stream (the same draws in the same
+        order), as a float64 scipy.sparse matrix. The core checks its pattern and
+        symmetry on the stored entries and proves it positive definite (a
+        dominance certificate or a sparse Cholesky factorization). Declaring it
+        is the capability: generators without one refuse ``sparse=True``.
+        It may raise :class:`~spdgraph.errors.InvalidOptionError` for options or
+        kinds its sparse construction cannot honour, saying which can.
+    sparse_work_per_entry
+        Bytes of working memory of ``sparse_function`` per stored entry of its
+        matrix (the memory guard of the sparse path adds it to the core's own).
     """
 
     name: str
@@ -303,6 +319,8 @@ class GeneratorSpec:
     kernels_cached: Callable[[], bool | None] | None = None
     warmup: Sequence[WarmupStep] = ()
     proves_pd: bool = False
+    sparse_function: Callable[..., Any] | None = None
+    sparse_work_per_entry: float = 48.0
 
     def seconds_per_matrix(self, p: int, edges: int) -> float:
         """The cost model's seconds for one matrix (:attr:`seconds` or the default).
