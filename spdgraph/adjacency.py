@@ -178,21 +178,24 @@ def sparse_adjacency_from_matrix(matrix: object, *, what: str = "sparse adjacenc
         raise GraphError(
             f"{what} holds a non-finite value; replace NaN/inf by 0 (no edge) or 1 (edge)."
         )
-    csr.sum_duplicates()
-    csr.eliminate_zeros()
-    difference = csr != csr.T
-    if difference.nnz:
-        coo = scipy.sparse.coo_array(difference)
-        i, j = int(coo.row[0]), int(coo.col[0])
+    from spdgraph._kernels.sparse import (  # numba: lazy
+        off_diagonal_nonzeros,
+        symmetric_pattern_values,
+    )
+
+    csr.sum_duplicates()  # canonical: sorted indices, one entry per position
+    indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
+    values = csr.data.astype(np.float64)  # bool and integer values compare exactly too
+    code, i, j = symmetric_pattern_values(indptr, indices, values)
+    if code:
         raise GraphError(
             f"{what} is not symmetric: entry [{i}, {j}] is {written(csr[i, j])} but [{j}, {i}] "
             f"is {written(csr[j, i])}. An undirected graph needs A == A.T; symmetrize it "
             "first, e.g. with (A + A.T) != 0."
         )
-    coo = csr.tocoo()
-    off = coo.row != coo.col
+    out_ptr, out_idx = off_diagonal_nonzeros(indptr, indices, values)
     adjacency = scipy.sparse.csr_array(
-        (np.ones(int(off.sum()), dtype=bool), (coo.row[off], coo.col[off])), shape=shape
+        (np.ones(out_idx.size, dtype=bool), out_idx, out_ptr), shape=shape
     )
     adjacency.sort_indices()
     return adjacency

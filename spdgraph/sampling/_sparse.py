@@ -250,12 +250,11 @@ def unit_diagonal_sparse(csr: Any) -> Any:
     The dense rescaling's operations in the same order, so the same bits for the
     same matrix; ``[i, j]`` and ``[j, i]`` use the same product (exact symmetry).
     """
+    from spdgraph._kernels.sparse import rescale_unit_diagonal  # numba: lazy
+
     d = 1.0 / np.sqrt(csr.diagonal())
-    rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
-    cols = csr.indices
     out = csr.copy()
-    out.data = csr.data * (d[rows] * d[cols]) + 0.0
-    out.data[rows == cols] = 1.0
+    out.data = rescale_unit_diagonal(csr.indptr, csr.indices, csr.data, d)
     return out
 
 
@@ -273,7 +272,11 @@ def sparse_dataarray(
 ) -> xr.DataArray:
     """The labelled DataArray of sparse matrices (``sparse.COO``), dims as the dense path's."""
     sparse = require_pydata_sparse()
-    labels = label_array(sgraph.labels)
+    labels = (
+        sgraph.labels
+        if isinstance(sgraph.labels, np.ndarray) and sgraph.labels.dtype == np.int64
+        else label_array(sgraph.labels)
+    )
     coords: dict[str, Any] = {
         "node": ("node", labels),
         "node_2": ("node_2", labels.copy()),

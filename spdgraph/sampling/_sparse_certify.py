@@ -61,26 +61,24 @@ def check_structure(m: Any, adjacency: Any, who: str, k: int) -> Any:
         )
     if m.dtype != np.float64:
         raise GeneratorOutputError(f"{who} returned dtype {m.dtype}, expected float64.")
+    from spdgraph._kernels.sparse import first_structure_violation  # numba: lazy
+
     csr = scipy.sparse.csr_array(m)
     csr.sum_duplicates()  # canonical: sorted indices, one entry per position
-    if not np.all(np.isfinite(csr.data)):
-        raise GeneratorOutputError(f"{who}: matrix {k} holds a non-finite value.")
-    nonzero = csr != 0  # stored non-zeros (explicit zeros do not count)
-    coo = scipy.sparse.coo_array(nonzero)
-    off = coo.row != coo.col
-    rows, cols = coo.row[off], coo.col[off]
-    on_graph = np.asarray(adjacency[rows, cols]).ravel() if rows.size else np.ones(0, bool)
-    if not on_graph.all():
-        bad = int(np.flatnonzero(~on_graph)[0])
-        i, j = int(rows[bad]), int(cols[bad])
+    code, i, j = first_structure_violation(
+        csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data,
+        adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64),
+    )  # fmt: skip
+    if code == 1:
+        raise GeneratorOutputError(
+            f"{who}: matrix {k} holds a non-finite value ({csr[i, j]!r} at [{i}, {j}])."
+        )
+    if code == 2:
         raise GeneratorOutputError(
             f"{who}: matrix {k} is non-zero ({csr[i, j]!r}) at [{i}, {j}], which is not an "
             "edge of the graph: the zeros must be exactly the non-edges."
         )
-    asymmetric = csr != csr.T
-    if asymmetric.nnz:
-        where = scipy.sparse.coo_array(asymmetric)
-        i, j = int(where.row[0]), int(where.col[0])
+    if code == 3:
         raise GeneratorOutputError(
             f"{who}: matrix {k} is not exactly symmetric: [{i}, {j}] is {csr[i, j]!r} but "
             f"[{j}, {i}] is {csr[j, i]!r}. Symmetrize with (M + M.T) / 2."
@@ -154,7 +152,7 @@ def prove_positive_definite(
     :class:`~spdgraph.errors.MissingDependencyError` when it would need the
     factorization and cvxopt is missing.
     """
-    candidates = [np.ones(csr.shape[0]), *weights]
+    candidates = [*weights, np.ones(csr.shape[0])]
     for w in candidates:
         bound = _gershgorin(csr, np.asarray(w, dtype=np.float64))
         if bound is not None:

@@ -62,26 +62,18 @@ def generate_dd_sparse(
     """
     import scipy.sparse
 
-    from spdgraph._kernels.sparse import row_abs_sums  # numba: lazy
+    from spdgraph._kernels.sparse import dominance_csr  # numba: lazy
 
     p = adjacency.shape[0]
-    upper = scipy.sparse.csr_array(scipy.sparse.triu(adjacency, k=1, format="csr"))
-    upper.sort_indices()
-    edge_values = np.asarray(entries(rng, (upper.nnz,)), dtype=np.float64)
+    adjacency = scipy.sparse.csr_array(adjacency)
+    adjacency.sort_indices()
+    edge_values = np.asarray(entries(rng, (adjacency.nnz // 2,)), dtype=np.float64)
     perturbation = np.asarray(entries(rng, (p,)), dtype=np.float64)
-    rows = np.repeat(np.arange(p, dtype=np.int64), np.diff(upper.indptr))
-    cols = upper.indices.astype(np.int64)
-    off = scipy.sparse.csr_array(
-        (np.concatenate([edge_values, edge_values]),
-         (np.concatenate([rows, cols]), np.concatenate([cols, rows]))),
-        shape=(p, p),
+    indptr, indices, data = dominance_csr(
+        adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64),
+        edge_values, perturbation,
     )  # fmt: skip
-    off.sort_indices()
-    sums = row_abs_sums(off.indptr.astype(np.int64), off.indices.astype(np.int64), off.data)
-    diagonal = scipy.sparse.dia_array((sums + 2.0 * np.abs(perturbation), 0), shape=(p, p))
-    out = scipy.sparse.csr_array(off + diagonal)
-    out.sort_indices()
-    return out
+    return scipy.sparse.csr_array((data, indices, indptr), shape=(p, p))
 
 
 #: The warmup steps' graph: a path on 4 nodes.
