@@ -140,7 +140,9 @@ def adjacency_from_array(array: object, *, what: str = "adjacency array") -> np.
     return adjacency
 
 
-def sparse_adjacency_from_matrix(matrix: object, *, what: str = "sparse adjacency matrix") -> object:
+def sparse_adjacency_from_matrix(
+    matrix: object, *, what: str = "sparse adjacency matrix"
+) -> object:
     """Validate a scipy.sparse adjacency and return its canonical sparse form, never densified.
 
     The same rules as :func:`adjacency_from_array` (a stored non-zero off the

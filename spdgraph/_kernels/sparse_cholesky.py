@@ -104,9 +104,7 @@ def plan_factor(matrix: Any, *, budget_bytes: int | None, what: str = "the matri
     indptr = permuted.indptr.astype(np.int64)
     indices = permuted.indices.astype(np.int64)
     parent = elimination_tree(indptr, indices)
-    budget = (
-        2**62 if budget_bytes is None else max(0, budget_bytes // BYTES_PER_FACTOR_ENTRY)
-    )
+    budget = 2**62 if budget_bytes is None else max(0, budget_bytes // BYTES_PER_FACTOR_ENTRY)
     count = int(cholesky_fill(indptr, indices, parent, budget))
     nnz_lower = (matrix.nnz + p) // 2
     if count > budget:

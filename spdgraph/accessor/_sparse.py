@@ -178,8 +178,10 @@ def dominance_split(csr: Any, k: int) -> tuple[Any, np.ndarray]:
     indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
     diagonal = csr.diagonal()
     if not np.all(diagonal > 0):
-        raise MatrixError(f"draw() needs positive definite matrices; matrix {k} has a "
-                          "non-positive diagonal entry.")
+        raise MatrixError(
+            f"draw() needs positive definite matrices; matrix {k} has a "
+            "non-positive diagonal entry."
+        )
     for w in (np.sqrt(diagonal), np.ones(csr.shape[0]), _comparison_weights(csr)):
         if w is None or not np.all(w > 0):
             continue
@@ -191,7 +193,8 @@ def dominance_split(csr: Any, k: int) -> tuple[Any, np.ndarray]:
             f"draw(method='cg') splits the matrix by its diagonal dominance, and matrix {k} "
             "is not (generalized) diagonally dominant; use method='cholesky'."
         )
-    scaled = scipy.sparse.csr_array(scipy.sparse.diags_array(w) @ csr @ scipy.sparse.diags_array(w))
+    weights = scipy.sparse.diags_array(w)
+    scaled = scipy.sparse.csr_array(weights @ csr @ weights)
     upper = scipy.sparse.triu(scaled, k=1, format="coo")
     m = upper.data
     edges = m.size
@@ -254,9 +257,7 @@ def check_sparse(view: SpdArrayView) -> xr.DataArray:
                     "coordinate: the zeros must be exactly the non-edges."
                 )
         try:
-            prove_positive_definite(
-                csr, what=f"matrix {k}", budget_bytes=available_memory()
-            )
+            prove_positive_definite(csr, what=f"matrix {k}", budget_bytes=available_memory())
         except (ArithmeticError, ValueError) as exc:
             raise MatrixError(f"matrix {k} is not proven positive definite: {exc}") from exc
     return da
@@ -310,7 +311,11 @@ def sparse_graph(view: SpdArrayView, backend: str) -> Any:
         upper = adjacency.tocoo()
         keep = upper.row < upper.col
         graph.add_edges_from(
-            zip([labels[i] for i in upper.row[keep]], [labels[j] for j in upper.col[keep]])
+            zip(
+                [labels[i] for i in upper.row[keep]],
+                [labels[j] for j in upper.col[keep]],
+                strict=True,
+            )
         )
         graph.graph["kind"] = view._graph_kind(view._kind_or_none() or "covariance")
         return graph

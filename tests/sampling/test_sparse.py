@@ -190,7 +190,7 @@ def test_a_matrix_that_is_not_positive_definite_is_never_accepted() -> None:
                              sparse_function=indefinite)  # fmt: skip
     _register(gen, "toy-indefinite-plugin")
     try:
-        with pytest.raises(GeneratorOutputError, match="positive definite|certificate"):
+        with pytest.raises(GeneratorOutputError, match=r"positive definite|certificate"):
             spdgraph.sample(nx.complete_graph(4), "toy-indefinite", seed=1, sparse=True,
                             max_redraws=1)  # fmt: skip
     finally:
