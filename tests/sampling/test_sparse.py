@@ -326,3 +326,25 @@ def test_accessor_on_sparse_results() -> None:
 
     with pytest.raises(MatrixError, match="symmetric"):
         broken.spd.check()
+
+
+def test_simulate_sparse_gives_the_sparse_precision_and_exact_data() -> None:
+    sim = spdgraph.simulate("band", n=30, p=25, method="dd", sparse=True, seed=1)
+    dense = spdgraph.simulate("band", n=30, p=25, method="dd", seed=1)
+    assert isinstance(sim["precision"].data, sparse.COO)
+    assert np.allclose(_dense(sim["precision"]), dense["precision"].values, rtol=0, atol=1e-14)
+    assert np.allclose(sim["covariance"].values, dense["covariance"].values, atol=1e-12)
+    assert sim["data"].shape == (30, 25) and sim.attrs["sparse"] == 1
+    assert sim.attrs["n_edges"] == dense.attrs["n_edges"]
+    again = spdgraph.simulate("band", n=30, p=25, method="dd", sparse=True, seed=1)
+    assert again["data"].values.tobytes() == sim["data"].values.tobytes()
+    with pytest.raises(InvalidOptionError, match="Gaussian"):
+        spdgraph.simulate("band", n=3, p=5, method="dd", sparse=True, data="binary")
+
+
+def test_simulate_sparse_omits_the_dense_inverse_of_a_large_graph(monkeypatch) -> None:
+    from spdgraph.simulation import _sparse as simulation
+
+    monkeypatch.setattr(simulation, "DENSE_INVERSE_NODES", 10)
+    sim = spdgraph.simulate("band", n=5, p=20, method="dd", sparse=True, seed=1)
+    assert "covariance" not in sim and "dense" in sim.attrs["omitted"]
