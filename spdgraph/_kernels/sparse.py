@@ -95,16 +95,22 @@ def elimination_tree(indptr, indices):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def cholesky_fill(indptr, indices, parent, budget):  # pragma: no cover - compiled
-    """Entries of the lower Cholesky factor (diagonal included), or ``budget + 1`` once above.
+def cholesky_fill(indptr, indices, parent, budget, flop_budget=np.inf):  # pragma: no cover
+    """Entries of the lower Cholesky factor (diagonal included) and its column counts.
 
-    Row ``i`` of the factor is the union of the paths from each ``j < i`` of
-    row ``i`` of the matrix up the elimination tree to ``i``: each path is
-    walked until a node already marked for row ``i``.
+    Returns ``(entries, counts)``, ``entries = budget + 1`` once the count passes
+    the budget or the sum of squared column counts (the factorization's
+    floating-point operations) passes ``flop_budget`` (the counts then partial,
+    a lower bound). Row ``i`` of the factor is the union of
+    the paths from each ``j < i`` of row ``i`` of the matrix up the elimination
+    tree to ``i``: each path is walked until a node already marked for row ``i``;
+    each node ``j`` met is an entry ``L[i, j]`` (column ``j`` counted).
     """
     p = indptr.size - 1
     mark = np.full(p, -1, dtype=np.int64)
+    counts = np.ones(p, dtype=np.int64)
     count = 0
+    flops = float(p)
     for i in range(p):
         mark[i] = i
         count += 1
@@ -112,13 +118,15 @@ def cholesky_fill(indptr, indices, parent, budget):  # pragma: no cover - compil
             j = indices[k]
             while j < i and mark[j] != i:
                 mark[j] = i
+                counts[j] += 1
+                flops += 2.0 * counts[j] - 1.0
                 count += 1
                 j = parent[j]
                 if j == -1:
                     break
-            if count > budget:
-                return budget + 1
-    return count
+            if count > budget or flops > flop_budget:
+                return budget + 1, counts
+    return count, counts
 
 
 @njit(cache=True, nogil=True)

@@ -41,6 +41,10 @@ __all__ = [
 #: exact count for thin factors: measured 10.5e6 stored for 3e6 exact on a band), and
 #: the solve's workspace.
 BYTES_PER_FACTOR_ENTRY = 40
+#: The largest factorization attempted, in floating-point operations (``sum_j c_j**2``,
+#: ``c_j`` the entries of column ``j``): about a minute of CHOLMOD on one core. A
+#: factor that fits in memory but costs more is refused too, with its prediction.
+MAX_FACTOR_FLOPS = 1e11
 
 
 def require_cholmod() -> tuple[Any, Any, Any]:
@@ -79,6 +83,7 @@ class FactorPlan:
     order: np.ndarray
     factor_entries: int
     bytes: int
+    flops: float = 0.0
 
 
 def plan_factor(matrix: Any, *, budget_bytes: int | None, what: str = "the matrix") -> FactorPlan:
@@ -105,8 +110,22 @@ def plan_factor(matrix: Any, *, budget_bytes: int | None, what: str = "the matri
     indices = permuted.indices.astype(np.int64)
     parent = elimination_tree(indptr, indices)
     budget = 2**62 if budget_bytes is None else max(0, budget_bytes // BYTES_PER_FACTOR_ENTRY)
-    count = int(cholesky_fill(indptr, indices, parent, budget))
+    found, counts = cholesky_fill(indptr, indices, parent, budget, MAX_FACTOR_FLOPS)
+    count = int(found)
     nnz_lower = (matrix.nnz + p) // 2
+    flops = float(np.sum(counts.astype(np.float64) ** 2))
+    if flops > MAX_FACTOR_FLOPS:
+        partial = count > budget
+        held = f"more than {int(counts.sum()):,}" if partial else f"{count:,}"
+        raise TooLargeError(
+            f"the sparse Cholesky factor of {what} (p = {p:,}, {nnz_lower:,} entries in its "
+            f"lower triangle) would hold {held} entries in AMD order and cost "
+            f"{'more than ' if partial else 'about '}{flops:.2g} floating-point operations, "
+            f"above the {MAX_FACTOR_FLOPS:.0e} spdgraph attempts "
+            "(minutes to hours). Use a graph with less fill (a band, lattice or tree-like "
+            "graph factorizes with little), or, for draws from a diagonally dominant matrix, "
+            "method='cg' (iterative, exact up to its stated tolerance)."
+        )
     if count > budget:
         raise TooLargeError(
             f"the sparse Cholesky factor of {what} (p = {p:,}, {nnz_lower:,} entries in its "
@@ -116,7 +135,7 @@ def plan_factor(matrix: Any, *, budget_bytes: int | None, what: str = "the matri
             "with less fill (a band, lattice or tree-like graph factorizes with little), "
             "or, for draws, method='cg' (iterative, exact up to its stated tolerance)."
         )
-    return FactorPlan(order, count, count * BYTES_PER_FACTOR_ENTRY)
+    return FactorPlan(order, count, count * BYTES_PER_FACTOR_ENTRY, flops)
 
 
 class SparseFactor:

@@ -225,13 +225,13 @@ def _elimination_reference(pattern: np.ndarray) -> int:
     a = pattern.copy()
     np.fill_diagonal(a, True)
     p = a.shape[0]
-    count = 0
+    columns = []
     for k in range(p):
         below = np.flatnonzero(a[k + 1 :, k]) + k + 1
-        count += 1 + below.size
+        columns.append(1 + below.size)
         for i in below:
             a[i, below] = True
-    return count
+    return sum(columns), columns
 
 
 @settings(max_examples=40, deadline=None)
@@ -245,12 +245,14 @@ def test_predicted_fill_is_the_factor_s_size(g: nx.Graph) -> None:
     csr.sort_indices()
     indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
     parent = elimination_tree(indptr, indices)
-    assert cholesky_fill(indptr, indices, parent, 2**40) == _elimination_reference(a)
+    count, columns = cholesky_fill(indptr, indices, parent, 2**40)
+    entries, column_counts = _elimination_reference(a)
+    assert count == entries and columns.tolist() == column_counts
     # the count stops at the budget
-    assert cholesky_fill(indptr, indices, parent, 0) == 1
+    assert cholesky_fill(indptr, indices, parent, 0)[0] == 1
 
 
-def test_a_factor_that_would_not_fit_is_refused_with_the_predicted_fill() -> None:
+def test_a_factor_that_would_not_fit_is_refused_with_the_predicted_fill(monkeypatch) -> None:
     from spdgraph._kernels.sparse_cholesky import plan_factor
 
     k = scipy.sparse.csr_array(np.eye(30) * 40 + np.ones((30, 30)))  # dense: fill 465
@@ -258,6 +260,11 @@ def test_a_factor_that_would_not_fit_is_refused_with_the_predicted_fill() -> Non
         plan_factor(k, budget_bytes=100 * 40)
     assert "fill" in str(refused.value)
     assert plan_factor(k, budget_bytes=None).factor_entries == 465
+    from spdgraph._kernels import sparse_cholesky
+
+    monkeypatch.setattr(sparse_cholesky, "MAX_FACTOR_FLOPS", 1000.0)
+    with pytest.raises(TooLargeError, match="floating-point operations"):
+        plan_factor(k, budget_bytes=None)
 
 
 def test_missing_cvxopt_names_the_extra(monkeypatch) -> None:
