@@ -18,8 +18,8 @@ from typing import Any, Literal
 import xarray as xr
 
 from spdgraph.errors import MissingDependencyError
-from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
 from spdgraph.io._format import FileFormat
+from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
 from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["NETCDF", "netcdf_engine", "spdgraph_file_formats"]

@@ -24,7 +24,15 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-__all__ = ["SPARSE", "canonical", "decode", "encode", "is_sparse", "is_sparse_file", "plain_values"]
+__all__ = [
+    "SPARSE",
+    "canonical",
+    "decode",
+    "encode",
+    "is_sparse",
+    "is_sparse_file",
+    "plain_values",
+]
 
 #: The attribute marking a stored sparse DataArray (its layout, JSON).
 SPARSE = "spdgraph_sparse"
@@ -109,9 +117,7 @@ def decode(ds: xr.Dataset) -> xr.DataArray:
             index, np.asarray(ds["values"].values), shape=shape,
             fill_value=layout["fill_value"], sorted=True, has_duplicates=False,
         )  # fmt: skip
-        coords: dict[str, Any] = {
-            str(name): ds.coords[name].variable for name in ds.coords
-        }
+        coords: dict[str, Any] = {str(name): ds.coords[name].variable for name in ds.coords}
         for name, spec in layout["coords"].items():
             where = np.asarray(ds[f"{name}_index"].values, dtype=np.int64).T
             if spec["dtype"] == "bool":
