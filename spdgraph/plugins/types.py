@@ -297,7 +297,9 @@ class GeneratorSpec:
         dominance certificate or a sparse Cholesky factorization). Declaring it
         is the capability: generators without one refuse ``sparse=True``.
         It may raise :class:`~spdgraph.errors.InvalidOptionError` for options or
-        kinds its sparse construction cannot honour, saying which can.
+        kinds its sparse construction cannot honour, saying which can. It may
+        return ``(matrix, notes)``: ``notes`` a dict of numbers and strings the
+        core records in the attrs (e.g. how an eigenvalue was computed).
     sparse_work_per_entry
         Bytes of working memory of ``sparse_function`` per stored entry of its
         matrix (the memory guard of the sparse path adds it to the core's own).

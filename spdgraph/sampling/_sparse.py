@@ -230,6 +230,9 @@ def _made(
             f"{who} raised {type(exc).__name__} in its sparse_function: {exc} (a bug in the "
             "plugin; the original error is chained below)."
         ) from exc
+    notes: dict[str, Any] = {}
+    if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], dict):
+        out, notes = out
     csr = check_structure(out, sgraph.adjacency, who, k)
     weights: list[np.ndarray] = []
     if normalize:
@@ -241,7 +244,7 @@ def _made(
     certificate = prove_positive_definite(
         csr, weights=weights, what=f"matrix {k} of {who}", budget_bytes=budget
     )
-    return csr, certificate
+    return csr, {**certificate, **{f"note_{key}": value for key, value in notes.items()}}
 
 
 def unit_diagonal_sparse(csr: Any) -> Any:
@@ -261,6 +264,9 @@ def unit_diagonal_sparse(csr: Any) -> Any:
 def _certificate_attrs(certificates: list[dict[str, Any]], *, stacked: bool) -> dict[str, Any]:
     names = sorted({c["certificate"] for c in certificates})
     attrs: dict[str, Any] = {"certificate": "; ".join(names)}
+    for key in sorted({key for c in certificates for key in c if key.startswith("note_")}):
+        values = [c.get(key) for c in certificates]
+        attrs[key[len("note_") :]] = values if stacked else values[0]
     bounds = [float(c.get("condition_bound", np.nan)) for c in certificates]
     if not all(np.isnan(bounds)):
         attrs["condition_bound"] = bounds if stacked else bounds[0]
