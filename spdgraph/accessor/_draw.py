@@ -224,9 +224,10 @@ def _draw_sparse(
             "draw() of a sparse matrix gives Gaussian data only: marginals and missing need "
             "the dense path (sample without sparse=True)."
         )
-    if isinstance(n_obs, bool) or not isinstance(n_obs, numbers.Integral) or n_obs < 0:
-        raise InvalidOptionError(f"n_obs must be a non-negative integer, got {written(n_obs)}.")
-    return draw_sparse(view, int(n_obs), seed, method=method, tolerance=tolerance)
+    return draw_sparse(
+        view, check_count(n_obs, "n_obs", low=0), seed, method=method, tolerance=tolerance,
+        layout=_coords_and_dims, check_memory=_check_draw_memory,
+    )  # fmt: skip
 
 
 def _draw_groups(

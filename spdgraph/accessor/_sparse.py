@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
+from spdgraph._machine import available_memory
 from spdgraph.errors import InvalidOptionError, MatrixError, TooLargeError, written
-from spdgraph.sampling import available_memory
 from spdgraph.seeds import DRAW, SeedLike, domain_stream, seed_attrs, seed_sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,8 +84,13 @@ def draw_sparse(
     *,
     method: str = "cholesky",
     tolerance: float = 1e-10,
+    layout: Any = None,
+    check_memory: Any = None,
 ) -> xr.DataArray:
     """Gaussian data from a sparse precision or covariance, exactly (see ``da.spd.draw``).
+
+    ``layout(da, stacked, n_obs) -> (coords, dims)`` and ``check_memory(n, n_obs,
+    p)`` are those of the dense draws (:mod:`spdgraph.accessor._draw` passes them).
 
     ``method="cholesky"``: ``P K P^T = L L^T`` (CHOLMOD, AMD order; the factor's
     size predicted first and refused when it would not fit) and ``x = P^T L^-T z``
@@ -98,7 +103,6 @@ def draw_sparse(
     tolerance. Data of matrix ``k`` come from the same stream as the dense
     path's (``z`` the same normal draws for ``"cholesky"``).
     """
-    from spdgraph.accessor._draw import _check_draw_memory, _coords_and_dims
     from spdgraph.sampling import ACHIEVED_SPECTRUM
 
     if method not in DRAW_METHODS:
@@ -120,7 +124,7 @@ def draw_sparse(
     root = seed_sequence(seed)
     matrices = _matrices(view._da, stacked)
     n, p = len(matrices), int(view._da.shape[-1])
-    _check_draw_memory(n, n_obs, p)
+    check_memory(n, n_obs, p)
     streams = view._stream_indices(stacked, n)
     out = np.empty((n, n_obs, p), dtype=np.float64)
     entries: list[int] = []
@@ -135,7 +139,7 @@ def draw_sparse(
             y = _cg_inverse_draws(csr, z, stream, k, float(tolerance))
         out[k] = (y if kind == "precision" else csr @ y).T
     da = view._da
-    coords, dims = _coords_and_dims(da, stacked, n_obs)
+    coords, dims = layout(da, stacked, n_obs)
     attrs: dict[str, Any] = {
         f"matrix_{key}": v for key, v in da.attrs.items() if key not in ACHIEVED_SPECTRUM
     }
@@ -173,7 +177,7 @@ def dominance_split(csr: Any, k: int) -> tuple[Any, np.ndarray]:
     import scipy.sparse
 
     from spdgraph._kernels.sparse import UNIT_ROUNDOFF, dominance_margins
-    from spdgraph.sampling._sparse_certify import _comparison_weights
+    from spdgraph.sampling import comparison_weights
 
     indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
     diagonal = csr.diagonal()
@@ -182,7 +186,7 @@ def dominance_split(csr: Any, k: int) -> tuple[Any, np.ndarray]:
             f"draw() needs positive definite matrices; matrix {k} has a "
             "non-positive diagonal entry."
         )
-    for w in (np.sqrt(diagonal), np.ones(csr.shape[0]), _comparison_weights(csr)):
+    for w in (np.sqrt(diagonal), np.ones(csr.shape[0]), comparison_weights(csr)):
         if w is None or not np.all(w > 0):
             continue
         _, _, passes = dominance_margins(indptr, indices, csr.data, w, UNIT_ROUNDOFF)
@@ -237,7 +241,7 @@ def _cg_inverse_draws(
 
 def check_sparse(view: SpdArrayView) -> xr.DataArray:
     """``da.spd.check()`` on a sparse result: structure on the stored entries, PD proven."""
-    from spdgraph.sampling._sparse_certify import prove_positive_definite
+    from spdgraph.sampling import prove_positive_definite
 
     da = view._da
     adjacency = _adjacency_csr(da)

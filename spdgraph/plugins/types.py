@@ -285,24 +285,12 @@ class GeneratorSpec:
         bound breaks the guarantee, so leave this False unless the bound is
         derived (``po`` derives it from the triangular factor it multiplied:
         :func:`spdgraph._kernels.certify.construction_bound`).
-    sparse_function
-        Optional ``sparse_function(adjacency, *, rng, entries, kind, **options)
-        -> scipy.sparse matrix``: the generator's matrix built without any dense
-        ``p x p`` array, for ``spdgraph.sample(..., sparse=True)``. ``adjacency``
-        is a boolean ``scipy.sparse.csr_array`` (symmetric, no diagonal, sorted
-        indices), ``kind`` the kind asked for; the matrix must be the one
-        ``function`` returns for the same stream (the same draws in the same
-        order), as a float64 scipy.sparse matrix. The core checks its pattern and
-        symmetry on the stored entries and proves it positive definite (a
-        dominance certificate or a sparse Cholesky factorization). Declaring it
-        is the capability: generators without one refuse ``sparse=True``.
-        It may raise :class:`~spdgraph.errors.InvalidOptionError` for options or
-        kinds its sparse construction cannot honour, saying which can. It may
-        return ``(matrix, notes)``: ``notes`` a dict of numbers and strings the
-        core records in the attrs (e.g. how an eigenvalue was computed).
-    sparse_work_per_entry
-        Bytes of working memory of ``sparse_function`` per stored entry of its
-        matrix (the memory guard of the sparse path adds it to the core's own).
+    sparse_function, sparse_work_per_entry
+        Optional ``sparse_function(adjacency, *, rng, entries, kind, **options)``:
+        ``function``'s matrix for the same stream as a float64 scipy.sparse matrix
+        built without a dense ``p x p`` array (``adjacency`` a boolean ``csr_array``),
+        or ``(matrix, notes)`` (``notes`` go to the attrs): the capability of
+        ``sample(..., sparse=True)``. Its working bytes per stored entry (guard).
     """
 
     name: str

@@ -375,8 +375,8 @@ def adapt_graph_sparse(
 
 def _check_dense_adjacency(p: int, found: Recognised) -> None:
     """Refuse a backend whose dense ``p x p`` boolean adjacency would not fit."""
+    from spdgraph._machine import available_memory
     from spdgraph.errors import TooLargeError
-    from spdgraph.sampling._memory import available_memory
 
     need = 4 * p * p  # the boolean adjacency, its transpose check and a copy
     available = available_memory()

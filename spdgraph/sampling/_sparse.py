@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from spdgraph._machine import available_memory
 from spdgraph.errors import (
     InvalidOptionError,
     MissingDependencyError,
@@ -40,7 +41,6 @@ from spdgraph.plugins import find_generator, generators
 from spdgraph.plugins.options import check_options
 from spdgraph.plugins.types import GeneratorSpec
 from spdgraph.sampling._adapt import SparseGraph, adapt_graph_sparse, label_array
-from spdgraph.sampling._memory import available_memory
 from spdgraph.sampling._record import SampleCall
 from spdgraph.seeds import MatrixStreams, redraw_stream, seed_attrs, seed_sequence
 
@@ -97,22 +97,22 @@ def sample_sparse(graph: object, call: SampleCall) -> xr.DataArray:
     """The sparse path of :func:`spdgraph.sample` (see the module docstring)."""
     from spdgraph.sampling._entries import resolve_entries
     from spdgraph.sampling._request import (
-        _check_kind,
-        _check_normalize,
-        _check_portable,
-        _check_portable_use,
-        _check_size,
-        _check_uncertified,
-        _kind_note,
-        _provenance,
+        check_kind,
+        check_normalize,
+        check_portable,
+        check_portable_use,
+        check_size,
+        check_uncertified,
+        kind_note,
+        provenance,
     )
 
     # 1. cheap checks, before the graph is read
-    kind = _check_kind(call.kind)
-    size = _check_size(call.size)
-    normalize = _check_normalize(call.normalize)
-    portable = _check_portable(call.portable)
-    uncertified, max_redraws = _check_uncertified(call.uncertified, call.max_redraws)
+    kind = check_kind(call.kind)
+    size = check_size(call.size)
+    normalize = check_normalize(call.normalize)
+    portable = check_portable(call.portable)
+    uncertified, max_redraws = check_uncertified(call.uncertified, call.max_redraws)
     if call.progress is not None and not isinstance(call.progress, bool | np.bool_):
         raise InvalidOptionError(
             f"progress must be True, False or None (automatic), got {written(call.progress)}."
@@ -126,7 +126,7 @@ def sample_sparse(graph: object, call: SampleCall) -> xr.DataArray:
     _refuse_unsupported(call, gen)
     options = check_options(call.method_options, gen.options, gen.name, plugin)
     if portable:
-        _check_portable_use(gen, plugin, None, None)
+        check_portable_use(gen, plugin, None, None)
     sampler, entries_label = resolve_entries(call.entries, call.negative_share)
     root = seed_sequence(call.seed)
     n = 1 if size is None else size
@@ -142,12 +142,12 @@ def sample_sparse(graph: object, call: SampleCall) -> xr.DataArray:
             f"but only {available / 2**30:,.1f} GiB is available; ask for fewer matrices "
             "(a smaller size) or use a graph with fewer edges."
         )
-    attrs = _provenance(gen.name, options, plugin, kind, normalize, None, None)
+    attrs = provenance(gen.name, options, plugin, kind, normalize, None, None)
     attrs.update(portable=int(portable), uncertified=uncertified, entries=entries_label)
     if call.negative_share is not None:
         attrs["negative_share"] = float(call.negative_share)  # type: ignore[arg-type]
     if gen.intended_kind is not None and gen.intended_kind != kind:
-        attrs["kind_note"] = _kind_note(gen, kind)
+        attrs["kind_note"] = kind_note(gen, kind)
     attrs.update(seed_attrs(root))
     arguments = dict(options, kind=kind)
     if portable:

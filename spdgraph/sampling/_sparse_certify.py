@@ -36,7 +36,7 @@ import numpy as np
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION
 from spdgraph.errors import GeneratorOutputError, NumericalError, UncertifiedMatrixError
 
-__all__ = ["check_structure", "prove_positive_definite"]
+__all__ = ["check_structure", "comparison_weights", "prove_positive_definite"]
 
 _TINY = float(np.finfo(np.float64).tiny)
 
@@ -116,7 +116,7 @@ def _gershgorin(csr: Any, w: np.ndarray) -> float | None:
     return float(upper.max()) / low * (1.0 + 8 * UNIT_ROUNDOFF)
 
 
-def _comparison_weights(csr: Any) -> np.ndarray | None:
+def comparison_weights(csr: Any) -> np.ndarray | None:
     """``w`` solving ``<M> w = 1`` approximately (conjugate gradients), or None."""
     import scipy.sparse
     import scipy.sparse.linalg
@@ -157,7 +157,7 @@ def prove_positive_definite(
         bound = _gershgorin(csr, np.asarray(w, dtype=np.float64))
         if bound is not None:
             return _dominance(bound, what)
-    w = _comparison_weights(csr)
+    w = comparison_weights(csr)
     if w is not None:
         bound = _gershgorin(csr, w)
         if bound is not None:

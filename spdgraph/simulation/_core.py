@@ -228,6 +228,7 @@ def simulate(
         return simulate_sparse(
             graph, int(n), p=p, method=method, kind=kind, data=data, missing=missing,
             size=size, related=related, root=root, options=options,
+            seeds={name: stream_seed(root, name) for name in STREAMS}, streams=STREAMS,
         )  # fmt: skip
     graph, options, attrs = _graphs(graph, p, options, related, root)
     graph = _adapted(graph, method, options)  # once: the node count here, then sample

@@ -10,7 +10,6 @@ otherwise.
 
 from __future__ import annotations
 
-import inspect
 import json
 from typing import Any
 
@@ -29,10 +28,8 @@ DENSE_INVERSE_NODES = 4000
 
 
 def _graph(
-    graph: object, p: object, options: dict[str, Any], root: np.random.SeedSequence
+    graph: object, p: object, options: dict[str, Any], graph_seed: np.random.SeedSequence
 ) -> tuple[object, dict[str, Any], dict[str, Any]]:
-    from spdgraph.graphs import FAMILIES
-    from spdgraph.simulation._core import stream_seed
     from spdgraph.simulation._families import canonical_family, family_graph, split_family_options
 
     attrs: dict[str, Any] = {}
@@ -45,13 +42,10 @@ def _graph(
         return graph, options, attrs
     family = canonical_family(graph)
     graph_options, options = split_family_options(family, options)
-    if "backend" in inspect.signature(FAMILIES[family]).parameters:
-        graph_options = {**graph_options, "backend": "scipy"}  # O(p + edges), no networkx
-    made = family_graph(family, p, graph_options, stream_seed(root, "graph"))
+    made = family_graph(family, p, graph_options, graph_seed, backend="scipy")  # O(p + edges)
     attrs["graph_family"] = family
     attrs["graph_name"] = graph
-    parameters = getattr(made, "graph", {}).get("parameters", {}) if hasattr(made, "graph") else {}
-    attrs["graph_parameters"] = json.dumps(parameters, default=str)
+    attrs["graph_parameters"] = json.dumps({"p": p, **graph_options}, default=str)
     return made, options, attrs
 
 
@@ -68,10 +62,12 @@ def simulate_sparse(
     related: object,
     root: np.random.SeedSequence,
     options: dict[str, Any],
+    seeds: dict[str, np.random.SeedSequence],
+    streams: dict[str, int],
 ) -> xr.Dataset:
-    """The sparse path of :func:`spdgraph.simulate` (see the module docstring)."""
+    """The sparse path of :func:`spdgraph.simulate` (see the module docstring);
+    ``seeds`` holds the call's ``"graph"``, ``"matrix"`` and ``"data"`` sub-streams."""
     from spdgraph.sampling import sample
-    from spdgraph.simulation._core import STREAMS, stream_seed
 
     if related:
         raise InvalidOptionError("sparse=True takes one graph: related graphs need sparse=False.")
@@ -80,12 +76,12 @@ def simulate_sparse(
             "sparse=True draws Gaussian data (data='gaussian', missing=0): other data types "
             "need the dense path (sparse=False)."
         )
-    graph, options, attrs = _graph(graph, p, dict(options), root)
+    graph, options, attrs = _graph(graph, p, dict(options), seeds["graph"])
     truth = sample(
-        graph, method, kind=kind, size=size, seed=stream_seed(root, "matrix"), sparse=True,
+        graph, method, kind=kind, size=size, seed=seeds["matrix"], sparse=True,
         **options,
     )  # fmt: skip
-    observations = truth.spd.draw(int(n), seed=stream_seed(root, "data"))
+    observations = truth.spd.draw(int(n), seed=seeds["data"])
     nodes = int(truth.sizes["node"])
     adjacency = truth["adjacency"].reset_coords(drop=True).rename("adjacency")
     adjacency.attrs = {"description": "the true graph: exact zeros of the " + kind}
@@ -123,7 +119,7 @@ def simulate_sparse(
             "data_options": json.dumps({}),
             "missing": 0.0,
             "sparse": 1,
-            "streams": json.dumps(STREAMS),
+            "streams": json.dumps(streams),
             "spdgraph_version": __version__,
             **seed_attrs(root),
         }
