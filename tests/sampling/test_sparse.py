@@ -359,3 +359,21 @@ def test_simulate_sparse_omits_the_dense_inverse_of_a_large_graph(monkeypatch) -
     monkeypatch.setattr(simulation, "DENSE_INVERSE_NODES", 10)
     sim = spdgraph.simulate("band", n=5, p=20, method="dd", sparse=True, seed=1)
     assert "covariance" not in sim and "dense" in sim.attrs["omitted"]
+
+
+def test_cli_sample_sparse_writes_triplets(tmp_path, capsys) -> None:
+    pytest.importorskip("netCDF4")
+    from spdgraph import cli
+
+    g = nx.path_graph(["a", "b", "c", "d"])
+    nx.write_graphml(g, tmp_path / "g.graphml")
+    out = tmp_path / "prec.nc"
+    code = cli.main(
+        ["sample", str(tmp_path / "g.graphml"), "-m", "dd", "--kind", "precision",
+         "--seed", "3", "--sparse", "-o", str(out)]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    back = spdgraph.open(out)
+    assert isinstance(back.data, sparse.COO)
+    expected = spdgraph.sample(g, "dd", seed=3, kind="precision", sparse=True)
+    assert np.asarray(back.data.todense()).tobytes() == _dense(expected).tobytes()
