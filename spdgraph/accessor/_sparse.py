@@ -340,3 +340,37 @@ def sparse_to_numpy(view: SpdArrayView) -> np.ndarray:
             "keep it sparse (da.data.to_scipy_sparse() for one matrix)."
         )
     return np.asarray(view._da.data.todense(), dtype=np.float64)
+
+
+def sparse_plot(view: SpdArrayView, sample: int | None = None) -> Any:
+    """``da.spd.plot()`` of a sparse result: degree and off-diagonal value histograms.
+
+    A heatmap of ``p x p`` pixels means nothing at ``p = 10**6``: the figure shows
+    the graph's degree distribution and the distribution of the off-diagonal
+    stored values (partial correlations for a precision, the values of a
+    covariance), computed on the stored entries.
+    """
+    import matplotlib.pyplot as plt
+
+    da = view._da
+    stacked = view._stacked()
+    k = 0 if sample is None else int(sample)
+    csr = _matrices(da.isel(sample=[k]) if stacked else da, stacked)[0]
+    adjacency = _adjacency_csr(da)
+    degrees = np.diff(adjacency.indptr)
+    kind = view._kind()
+    coo = csr.tocoo()
+    off = coo.row != coo.col
+    values = coo.data[off]
+    title = kind
+    if kind == "precision":
+        d = 1.0 / np.sqrt(csr.diagonal())
+        values = -values * (d[coo.row[off]] * d[coo.col[off]])
+        title = "partial correlations"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    left.hist(degrees, bins=min(50, max(1, int(degrees.max()) + 1)))
+    left.set_title(f"degrees ({adjacency.shape[0]:,} nodes)")
+    left.set_xlabel("degree")
+    right.hist(values, bins=60)
+    right.set_title(f"{title}, off the diagonal ({values.size:,} entries)")
+    return fig

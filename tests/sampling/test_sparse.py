@@ -377,3 +377,18 @@ def test_cli_sample_sparse_writes_triplets(tmp_path, capsys) -> None:
     assert isinstance(back.data, sparse.COO)
     expected = spdgraph.sample(g, "dd", seed=3, kind="precision", sparse=True)
     assert np.asarray(back.data.todense()).tobytes() == _dense(expected).tobytes()
+
+
+def test_a_picture_that_works_at_this_size() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    p = 100_000
+    chain = scipy.sparse.diags_array([np.ones(p - 1)], offsets=[1], shape=(p, p))
+    k = spdgraph.sample(scipy.sparse.csr_array(chain + chain.T), "dd", seed=1, sparse=True,
+                        kind="precision")  # fmt: skip
+    fig = k.spd.plot()
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[0].startswith("degrees (100,000 nodes)")
+    assert "partial correlations" in titles[1] and "199,998 entries" in titles[1]
