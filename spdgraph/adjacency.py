@@ -163,7 +163,7 @@ def sparse_adjacency_from_matrix(
     """
     import scipy.sparse
 
-    shape = getattr(matrix, "shape", ())
+    shape: tuple[int, ...] = tuple(getattr(matrix, "shape", ()))
     if len(shape) != 2 or shape[0] != shape[1]:
         raise GraphError(
             f"{what} must be a square 2-D matrix, got shape {shape}; pass a p x p adjacency."

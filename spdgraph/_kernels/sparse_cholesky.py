@@ -126,7 +126,7 @@ def plan_factor(matrix: Any, *, budget_bytes: int | None, what: str = "the matri
             "graph factorizes with little), or, for draws from a diagonally dominant matrix, "
             "method='cg' (iterative, exact up to its stated tolerance)."
         )
-    if count > budget:
+    if count > budget and budget_bytes is not None:
         raise TooLargeError(
             f"the sparse Cholesky factor of {what} (p = {p:,}, {nnz_lower:,} entries in its "
             f"lower triangle) would hold more than {budget:,} entries in AMD order (a fill "

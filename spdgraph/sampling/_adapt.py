@@ -340,10 +340,10 @@ def adapt_graph_sparse(
     xarray = sys.modules.get("xarray")
     if scipy_sparse is not None and scipy_sparse.issparse(graph):
         adjacency = sparse_adjacency_from_matrix(graph)
-        return SparseGraph(adjacency, np.arange(adjacency.shape[0], dtype=np.int64))  # type: ignore[attr-defined]
+        return SparseGraph(adjacency, np.arange(adjacency.shape[0], dtype=np.int64))  # type: ignore[attr-defined, arg-type]
     if pydata is not None and isinstance(graph, pydata.SparseArray) and graph.ndim == 2:
         adjacency = sparse_adjacency_from_matrix(graph.to_scipy_sparse())
-        return SparseGraph(adjacency, np.arange(adjacency.shape[0], dtype=np.int64))  # type: ignore[attr-defined]
+        return SparseGraph(adjacency, np.arange(adjacency.shape[0], dtype=np.int64))  # type: ignore[attr-defined, arg-type]
     if networkx is not None and isinstance(graph, networkx.Graph) and not graph.is_directed():
         labels = list(graph)
         if not labels:

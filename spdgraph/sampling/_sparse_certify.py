@@ -157,9 +157,9 @@ def prove_positive_definite(
         bound = _gershgorin(csr, np.asarray(w, dtype=np.float64))
         if bound is not None:
             return _dominance(bound, what)
-    w = comparison_weights(csr)
-    if w is not None:
-        bound = _gershgorin(csr, w)
+    solved = comparison_weights(csr)
+    if solved is not None:
+        bound = _gershgorin(csr, solved)
         if bound is not None:
             return _dominance(bound, what)
     from spdgraph._kernels.sparse_cholesky import SparseFactor, plan_factor
