@@ -203,6 +203,11 @@ def adapt_graph(
     """
     if not isinstance(complete, bool | np.bool_):
         raise InvalidOptionError(f"complete must be True or False, got {written(complete)}.")
+    if _is_sparse_result(graph):  # sample(..., sparse=True)'s graph, dense (guarded)
+        sparse_graph = adapt_graph_sparse(graph)
+        _check_dense_adjacency(sparse_graph.p, None)
+        dense = sparse_graph.adjacency.toarray()  # type: ignore[attr-defined]
+        return GraphData(adjacency=dense, labels=list(sparse_graph.labels))
     found = recognise(graph)
     with accepting_complete(bool(complete)):
         result = found.to_graph()
@@ -352,14 +357,8 @@ def adapt_graph_sparse(
         matrix = networkx.to_scipy_sparse_array(graph, nodelist=labels, format="csr")
         matrix.data[:] = 1  # weights never matter: every edge is an edge
         return SparseGraph(sparse_adjacency_from_matrix(matrix), labels)
-    if (
-        xarray is not None
-        and pydata is not None
-        and isinstance(graph, xarray.DataArray)
-        and "adjacency" in graph.coords
-        and isinstance(graph["adjacency"].data, pydata.SparseArray)
-        and graph["adjacency"].ndim == 2
-    ):  # a sparse result of sample(..., sparse=True): its graph again
+    if _is_sparse_result(graph):  # a sparse result of sample(..., sparse=True): its graph again
+        assert xarray is not None and isinstance(graph, xarray.DataArray)
         adjacency = sparse_adjacency_from_matrix(graph["adjacency"].data.to_scipy_sparse())
         return SparseGraph(adjacency, list(graph["node"].values.tolist()))
     found = recognise(graph)
@@ -373,7 +372,22 @@ def adapt_graph_sparse(
     return SparseGraph(scipy.sparse.csr_array(dense), list(data.labels))
 
 
-def _check_dense_adjacency(p: int, found: Recognised) -> None:
+def _is_sparse_result(graph: object) -> bool:
+    """A DataArray whose ``adjacency`` coordinate is a 2-D PyData sparse array."""
+    import sys
+
+    xarray, pydata = sys.modules.get("xarray"), sys.modules.get("sparse")
+    return (
+        xarray is not None
+        and pydata is not None
+        and isinstance(graph, xarray.DataArray)
+        and "adjacency" in graph.coords
+        and isinstance(graph["adjacency"].data, pydata.SparseArray)
+        and graph["adjacency"].ndim == 2
+    )
+
+
+def _check_dense_adjacency(p: int, found: Recognised | None) -> None:
     """Refuse a backend whose dense ``p x p`` boolean adjacency would not fit."""
     from spdgraph._machine import available_memory
     from spdgraph.errors import TooLargeError
@@ -382,8 +396,8 @@ def _check_dense_adjacency(p: int, found: Recognised) -> None:
     available = available_memory()
     if available is not None and need > available:
         raise TooLargeError(
-            f"graph backend {found.backend.name!r} reads a graph as a dense {p:,} x {p:,} "
-            f"adjacency, about {need / 2**30:,.1f} GiB, beyond the {available / 2**30:,.1f} "
-            "GiB available; pass it as a scipy.sparse adjacency (or a networkx graph), which "
-            "sparse=True reads without a dense array."
+            f"{'this graph' if found is None else repr(found.backend.name)} is read as a dense "
+            f"{p:,} x {p:,} adjacency, about {need / 2**30:,.1f} GiB, beyond the "
+            f"{available / 2**30:,.1f} GiB available; pass it as a scipy.sparse adjacency "
+            "(or a networkx graph), which sparse=True reads without a dense array."
         )

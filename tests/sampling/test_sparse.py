@@ -392,3 +392,22 @@ def test_a_picture_that_works_at_this_size() -> None:
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0].startswith("degrees (100,000 nodes)")
     assert "partial correlations" in titles[1] and "199,998 entries" in titles[1]
+
+
+def test_scoring_takes_a_sparse_truth() -> None:
+    from spdgraph.validation import score
+
+    g = nx.gnp_random_graph(12, 0.3, seed=4)
+    truth = spdgraph.sample(g, "dd", seed=1, sparse=True, kind="precision")
+    dense = spdgraph.sample(g, "dd", seed=1, kind="precision")
+    x = truth.spd.draw(400, seed=2)
+    assert (
+        spdgraph.adapt_graph(truth).adjacency.tolist()
+        == spdgraph.adapt_graph(dense).adjacency.tolist()
+    )
+    a = score(x, truth, learner="lasso", seed=3)
+    b = score(x, dense, learner="lasso", seed=3)
+    assert (a.tpr, a.tdr, a.n_selected, a.true_positives) == (
+        b.tpr, b.tdr, b.n_selected, b.true_positives,
+    )  # fmt: skip
+    assert np.array_equal(a.selected, b.selected)
