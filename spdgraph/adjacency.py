@@ -22,7 +22,7 @@ import numpy as np
 
 from spdgraph.errors import GraphError, written
 
-__all__ = ["accepting_complete", "adjacency_from_array"]
+__all__ = ["accepting_complete", "adjacency_from_array", "sparse_adjacency_from_matrix"]
 
 #: Whether a dense weighted array is taken as the complete graph (``complete=True``).
 _COMPLETE: ContextVar[bool] = ContextVar("spdgraph_accept_complete", default=False)
@@ -137,4 +137,67 @@ def adjacency_from_array(array: object, *, what: str = "adjacency array") -> np.
         )
     adjacency = a != 0
     np.fill_diagonal(adjacency, False)
+    return adjacency
+
+
+def sparse_adjacency_from_matrix(
+    matrix: object, *, what: str = "sparse adjacency matrix"
+) -> object:
+    """Validate a scipy.sparse adjacency and return its canonical sparse form, never densified.
+
+    The same rules as :func:`adjacency_from_array` (a stored non-zero off the
+    diagonal is an edge, the diagonal ignored; square, real, finite, exactly
+    symmetric), checked on the stored entries in time proportional to them.
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        Boolean, symmetric, no diagonal entry, sorted indices, no explicit zero.
+
+    Examples
+    --------
+    >>> import scipy.sparse
+    >>> a = sparse_adjacency_from_matrix(scipy.sparse.csr_array([[1, 2, 0], [2, 0, 0], [0, 0, 5]]))
+    >>> a.dtype, a.nnz, a.toarray().astype(int).tolist()
+    (dtype('bool'), 2, [[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    """
+    import scipy.sparse
+
+    shape: tuple[int, ...] = tuple(getattr(matrix, "shape", ()))
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise GraphError(
+            f"{what} must be a square 2-D matrix, got shape {shape}; pass a p x p adjacency."
+        )
+    if shape[0] == 0:
+        raise GraphError(f"{what} has no nodes; a graph needs at least one node.")
+    csr = scipy.sparse.csr_array(matrix)
+    data = csr.data
+    if np.iscomplexobj(data):
+        raise GraphError(f"{what} is complex; use a real or boolean matrix.")
+    if not (data.dtype == bool or np.issubdtype(data.dtype, np.number)):
+        raise GraphError(f"{what} has dtype {data.dtype}; use a numeric or boolean matrix.")
+    if data.dtype != bool and not np.all(np.isfinite(data)):
+        raise GraphError(
+            f"{what} holds a non-finite value; replace NaN/inf by 0 (no edge) or 1 (edge)."
+        )
+    from spdgraph._kernels.sparse import (  # numba: lazy
+        off_diagonal_nonzeros,
+        symmetric_pattern_values,
+    )
+
+    csr.sum_duplicates()  # canonical: sorted indices, one entry per position
+    indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
+    values = csr.data.astype(np.float64)  # bool and integer values compare exactly too
+    code, i, j = symmetric_pattern_values(indptr, indices, values)
+    if code:
+        raise GraphError(
+            f"{what} is not symmetric: entry [{i}, {j}] is {written(csr[i, j])} but [{j}, {i}] "
+            f"is {written(csr[j, i])}. An undirected graph needs A == A.T; symmetrize it "
+            "first, e.g. with (A + A.T) != 0."
+        )
+    out_ptr, out_idx = off_diagonal_nonzeros(indptr, indices, values)
+    adjacency = scipy.sparse.csr_array(
+        (np.ones(out_idx.size, dtype=bool), out_idx, out_ptr), shape=shape
+    )
+    adjacency.sort_indices()
     return adjacency

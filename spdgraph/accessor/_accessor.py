@@ -41,6 +41,7 @@ from spdgraph._kernels.numerics import (
     partial_correlation,
     unit_diagonal,
 )
+from spdgraph.accessor import _sparse
 from spdgraph.accessor._draw import draw_data
 from spdgraph.accessor._layout import MATRIX_DIMS, SpdArrayView
 from spdgraph.accessor._plot import PlotMixin
@@ -153,6 +154,8 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         >>> bool(pc[0, 1] == -prec[0, 1])  # unit-diagonal precision: just the sign flips
         True
         """
+        if _sparse.is_sparse(self._da):
+            return _sparse.sparse_partial_correlation(self)
         omega, structural = self._on_scale("partial_correlation()", "precision")
         values = partial_correlation(omega)
         return self._derived(values, "partial_correlation", structural=structural)
@@ -198,6 +201,8 @@ class SpdAccessor(PlotMixin, SpdArrayView):
                 _plain_label(label): self._da.isel(group=k).spd.graph(backend)
                 for k, label in enumerate(self._da["group"].values)
             }
+        if _sparse.is_sparse(self._da):
+            return _sparse.sparse_graph(self, backend)
         kind = self._graph_kind(self._kind_or_none() or "covariance")
         return graph_out(self._adjacency_values(), self._labels(), kind, backend)
 
@@ -234,6 +239,8 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         >>> cov.spd.draw(10, seed=0).spd.to_numpy().shape
         (10, 3)
         """
+        if _sparse.is_sparse(self._da):  # refused when the dense array would not fit
+            return _sparse.sparse_to_numpy(self)
         return np.array(self._da.values, dtype=np.float64)
 
     # ------------------------------------------------------------------ checks
@@ -271,6 +278,8 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         ...
         spdgraph.errors.MatrixError: matrix 0 has a non-zero entry 0.01 at [0, 2] (nodes 0 ...
         """
+        if _sparse.is_sparse(self._da):  # on the stored entries, PD proven
+            return _sparse.check_sparse(self)
         kind = self._kind()
         m = self._stack()
         adjacency = self._adjacency_values()

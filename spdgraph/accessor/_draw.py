@@ -71,6 +71,8 @@ def draw_data(
     marginals: object = None,
     missing: float = 0.0,
     progress: bool | None = None,
+    method: str = "cholesky",
+    tolerance: float = 1e-10,
 ) -> xr.DataArray:
     """Draw data from the matrix (or each of a stack): Gaussian, copula, discrete, mixed.
 
@@ -113,6 +115,15 @@ def draw_data(
         A progress bar over the matrices: ``True``, ``False`` or ``None``
         (default: shown when interactive and the work is large, about 2 s).
         The values do not depend on it.
+    method, tolerance
+        For a sparse matrix (``sample(..., sparse=True)``): ``"cholesky"``
+        (default) draws exactly through a sparse Cholesky factorization
+        (CHOLMOD in a fill-reducing order; the factor's size is predicted first
+        and a factor that would not fit is refused, with the predicted fill);
+        ``"cg"`` draws by conjugate gradients on a splitting of a diagonally
+        dominant matrix, the law exact up to the relative residual
+        ``tolerance`` (recorded in ``attrs["draw_tolerance"]``). Needs the
+        ``large`` extra (cvxopt). A dense matrix takes only ``"cholesky"``.
 
     Returns
     -------
@@ -143,6 +154,10 @@ def draw_data(
     """
     if "group" in view._da.dims:
         return _draw_groups(view, n_obs, seed, marginals, missing)
+    from spdgraph.accessor._sparse import is_sparse
+
+    if is_sparse(view._da) or method != "cholesky":
+        return _draw_sparse(view, n_obs, seed, marginals, missing, method, tolerance)
     if progress is not None and not isinstance(progress, bool | np.bool_):
         raise InvalidOptionError(
             f"progress must be True, False or None (automatic), got {written(progress)}."
@@ -186,6 +201,33 @@ def draw_data(
     return xr.DataArray(
         out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
     )
+
+
+def _draw_sparse(
+    view: SpdArrayView,
+    n_obs: object,
+    seed: SeedLike,
+    marginals: object,
+    missing: object,
+    method: str,
+    tolerance: float,
+) -> xr.DataArray:
+    from spdgraph.accessor._sparse import draw_sparse, is_sparse
+
+    if not is_sparse(view._da):
+        raise InvalidOptionError(
+            f"method={written(method)} is for sparse matrices (sample(..., sparse=True)); a "
+            "dense matrix draws by its dense Cholesky factor: drop method."
+        )
+    if marginals is not None or missing:
+        raise InvalidOptionError(
+            "draw() of a sparse matrix gives Gaussian data only: marginals and missing need "
+            "the dense path (sample without sparse=True)."
+        )
+    return draw_sparse(
+        view, check_count(n_obs, "n_obs", low=0), seed, method=method, tolerance=tolerance,
+        layout=_coords_and_dims, check_memory=_check_draw_memory,
+    )  # fmt: skip
 
 
 def _draw_groups(

@@ -172,7 +172,9 @@ class PlotMixin:
         matplotlib.figure.Figure
             The figure; one heatmap per panel and a shared colorbar with limits
             ``(-m, m)`` (``m`` the largest absolute off-diagonal value shown),
-            a diverging colormap so that zero is white.
+            a diverging colormap so that zero is white. A sparse result
+            (``sample(..., sparse=True)``) gets histograms instead: the degrees
+            and the off-diagonal values (partial correlations of a precision).
 
         Examples
         --------
@@ -188,6 +190,10 @@ class PlotMixin:
         18
         """
         plt = _pyplot()
+        from spdgraph.accessor._sparse import is_sparse, sparse_plot
+
+        if is_sparse(self._da):  # histograms: a p x p heatmap means nothing at p = 10**6
+            return sparse_plot(self, sample)  # type: ignore[arg-type]
         panels = [(title, *_view_values(one, view)) for title, one in _panels(self._da, sample)]
         off = [v[~np.eye(v.shape[0], dtype=bool)] for _, v, _ in panels]
         limit = max((float(np.abs(x).max()) for x in off if x.size), default=0.0) or 1.0

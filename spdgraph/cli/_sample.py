@@ -38,6 +38,7 @@ _SAMPLE_EXPLICIT = {
     "chunks",
     "portable",
     "progress",
+    "sparse",
 }
 
 
@@ -189,7 +190,8 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     from spdgraph import io
 
     io.check_writable(args.output, format=_output_format(args))  # before any heavy work
-    _check_family_memory(args)
+    if not args.sparse:  # the sparse path has its own guard, on the non-zeros
+        _check_family_memory(args)
     graph = _graph_argument(args, directed=_takes_dag(args.method))
     factor = None
     if args.factor is not None:
@@ -237,6 +239,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             chunks=chunks,
             portable=args.portable,
             progress=False if args.no_progress or chunks is not None else None,
+            sparse=args.sparse,
             **extra,
             **options,
         )
@@ -308,6 +311,12 @@ def _add_sample_parser(sub: Any) -> None:
         "--portable",
         default=False,
         help="identical bits on every machine (po, dd, huge, dag; slower; default: no)",
+    )
+    sample.add_argument(
+        "--sparse",
+        action="store_true",
+        help="a sparse result, never a dense p x p array (dd, huge; graphs of a million "
+        "nodes; saved as coordinate triplets in .nc or .zarr)",
     )
     sample.add_argument(
         "--option",

@@ -25,6 +25,7 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError
+from spdgraph.io._sparse import canonical, is_sparse, plain_values
 
 __all__ = ["DIGESTS", "bad_text", "check_labels", "stamp", "verify"]
 
@@ -49,7 +50,7 @@ def bad_text(text: str) -> str | None:
 def check_labels(da: xr.DataArray) -> None:
     """Refuse labels files cannot store exactly: NUL, lone surrogates, ints beyond 64 bits."""
     for name in da.coords:
-        values = np.asarray(da.coords[name].values)
+        values = plain_values(da.coords[name])
         if values.dtype.kind not in "OU":
             continue
         for label in values.ravel().tolist():
@@ -67,6 +68,12 @@ def check_labels(da: xr.DataArray) -> None:
 
 def _update(sha: Any, values: Any) -> None:
     """Feed a canonical encoding of ``values`` to ``sha`` (no copy of a float64 stack)."""
+    if is_sparse(values):  # its canonical triplets: shape, coordinates, values
+        coo = canonical(values)
+        sha.update(b"sparse" + repr(tuple(coo.shape)).encode())
+        _update(sha, coo.coords)
+        _update(sha, coo.data)
+        return
     array = np.asarray(values)
     sha.update(repr(tuple(array.shape)).encode())
     if array.dtype.kind in "OUST":
@@ -116,9 +123,9 @@ def _attrs_digest(attrs: Mapping[Any, Any]) -> str:
 
 def stamp(da: xr.DataArray, attrs: Mapping[Any, Any]) -> dict[str, str]:
     """The digests of ``da``'s coordinates, values (when in memory) and ``attrs``."""
-    digests = {f"coord {name}": _digest(da.coords[name].values) for name in da.coords}
+    digests = {f"coord {name}": _digest(plain_values(da.coords[name])) for name in da.coords}
     if da.chunks is None:
-        digests[f"values {da.name}"] = _digest(da.values)
+        digests[f"values {da.name}"] = _digest(plain_values(da))
     digests[ATTRS] = _attrs_digest(attrs)
     return digests
 
@@ -148,11 +155,11 @@ def verify(da: xr.DataArray, path: str, *, values: bool) -> None:
                     f"cannot read {path!r}: its variable {name!r} (a coordinate) is missing; "
                     "the file is damaged. Write it again."
                 )
-            actual, what = _digest(da.coords[name].values), f"variable {name!r}"
+            actual, what = _digest(plain_values(da.coords[name])), f"variable {name!r}"
         elif kind == "values":
             if not values:
                 continue
-            actual, what = _digest(da.values), f"variable {name!r} (the values)"
+            actual, what = _digest(plain_values(da)), f"variable {name!r} (the values)"
         else:
             continue
         if actual != expected:

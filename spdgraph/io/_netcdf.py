@@ -19,6 +19,7 @@ import xarray as xr
 
 from spdgraph.errors import MissingDependencyError
 from spdgraph.io._format import FileFormat
+from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
 from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["NETCDF", "netcdf_engine", "spdgraph_file_formats"]
@@ -76,7 +77,12 @@ def recognises(path: Path) -> bool:
     return False
 
 
-def _encoded(da: xr.DataArray) -> xr.DataArray:
+def _encoded(da: xr.DataArray) -> xr.DataArray | xr.Dataset:
+    if is_sparse(da.data):  # coordinate triplets, never densified
+        ds = encode(da)
+        for variable in ds.data_vars.values():
+            variable.encoding["fletcher32"] = True
+        return ds
     out = da.copy(deep=False)
     if out.ndim:
         out.encoding["fletcher32"] = True
@@ -136,6 +142,13 @@ def save_delayed(da: xr.DataArray, path: Path) -> Any:
 
 def open(path: Path) -> xr.DataArray:
     """The one DataArray of the netCDF file ``path`` (values left on disk)."""
+    ds = xr.open_dataset(path, engine=netcdf_engine())
+    if is_sparse_file(ds.attrs):
+        try:
+            return decode(ds.load())
+        finally:
+            ds.close()
+    ds.close()
     return xr.open_dataarray(path, engine=netcdf_engine())
 
 

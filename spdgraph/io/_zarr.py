@@ -20,6 +20,7 @@ import xarray as xr
 from spdgraph.errors import FileError, MissingDependencyError
 from spdgraph.io._atomic import settle
 from spdgraph.io._format import FileFormat
+from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
 from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["ZARR", "spdgraph_file_formats"]
@@ -52,6 +53,15 @@ UNNAMED = "__xarray_dataarray_variable__"
 def _encoded(da: xr.DataArray) -> xr.Dataset:
     from zarr.codecs import Crc32cCodec, ZstdCodec
 
+    if is_sparse(da.data):  # coordinate triplets, never densified
+        ds = encode(da)
+        for variable in ds.data_vars.values():
+            variable.encoding["compressors"] = [ZstdCodec(), Crc32cCodec()]
+        for name in list(ds.coords):
+            if ds.coords[name].dtype.kind == "U":
+                ds = ds.assign_coords({name: ds.coords[name].astype(object)})
+        ds.attrs[ARRAYS] = ",".join(sorted(map(str, ds.variables)))
+        return ds
     out = da.copy(deep=False)
     for name in list(out.coords):
         coord = out.coords[name]
@@ -131,6 +141,10 @@ def open(path: Path) -> xr.DataArray:
     """The one DataArray of the Zarr store ``path`` (values left on disk), chunks counted."""
     _requires()
     check_chunks(path)
+    ds = xr.open_dataset(path, engine="zarr", consolidated=False)
+    if is_sparse_file(ds.attrs):
+        ds.attrs.pop(ARRAYS, None)
+        return decode(ds.load())
     da = xr.open_dataarray(path, engine="zarr", consolidated=False)
     da.attrs.pop(ARRAYS, None)
     return da

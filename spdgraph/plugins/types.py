@@ -285,6 +285,12 @@ class GeneratorSpec:
         bound breaks the guarantee, so leave this False unless the bound is
         derived (``po`` derives it from the triangular factor it multiplied:
         :func:`spdgraph._kernels.certify.construction_bound`).
+    sparse_function, sparse_work_per_entry
+        Optional ``sparse_function(adjacency, *, rng, entries, kind, **options)``:
+        ``function``'s matrix for the same stream as a float64 scipy.sparse matrix
+        built without a dense ``p x p`` array (``adjacency`` a boolean ``csr_array``),
+        or ``(matrix, notes)`` (``notes`` go to the attrs): the capability of
+        ``sample(..., sparse=True)``. Its working bytes per stored entry (guard).
     """
 
     name: str
@@ -303,6 +309,8 @@ class GeneratorSpec:
     kernels_cached: Callable[[], bool | None] | None = None
     warmup: Sequence[WarmupStep] = ()
     proves_pd: bool = False
+    sparse_function: Callable[..., Any] | None = None
+    sparse_work_per_entry: float = 48.0
 
     def seconds_per_matrix(self, p: int, edges: int) -> float:
         """The cost model's seconds for one matrix (:attr:`seconds` or the default).

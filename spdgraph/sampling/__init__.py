@@ -30,6 +30,7 @@ from spdgraph._machine import (
 from spdgraph.sampling._core import adapt_graph, methods, sample
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
 from spdgraph.sampling._request import check_need, estimate_need
+from spdgraph.sampling._sparse_certify import comparison_weights, prove_positive_definite
 from spdgraph.sampling._warmup import warmup
 
 __all__ = [
@@ -39,9 +40,11 @@ __all__ = [
     "adapt_graph",
     "available_memory",
     "check_need",
+    "comparison_weights",
     "estimate_need",
     "interactive",
     "methods",
+    "prove_positive_definite",
     "require_dask",
     "sample",
     "stderr_is_tty",

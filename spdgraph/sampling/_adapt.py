@@ -25,7 +25,9 @@ from spdgraph.plugins.types import GraphBackend, GraphData
 __all__ = [
     "ADAPTED",
     "Recognised",
+    "SparseGraph",
     "adapt_graph",
+    "adapt_graph_sparse",
     "check_adapted_matrix",
     "check_unique_labels",
     "count_nodes",
@@ -201,6 +203,11 @@ def adapt_graph(
     """
     if not isinstance(complete, bool | np.bool_):
         raise InvalidOptionError(f"complete must be True or False, got {written(complete)}.")
+    if _is_sparse_result(graph):  # sample(..., sparse=True)'s graph, dense (guarded)
+        sparse_graph = adapt_graph_sparse(graph)
+        _check_dense_adjacency(sparse_graph.p, None)
+        dense = sparse_graph.adjacency.toarray()  # type: ignore[attr-defined]
+        return GraphData(adjacency=dense, labels=list(sparse_graph.labels))
     found = recognise(graph)
     with accepting_complete(bool(complete)):
         result = found.to_graph()
@@ -288,3 +295,109 @@ def label_array(labels: Sequence[Hashable]) -> np.ndarray:
     for i, x in enumerate(labels):
         out[i] = x
     return out
+
+
+@dataclass(frozen=True)
+class SparseGraph:
+    """The sparse canonical form of a graph: what ``sample(..., sparse=True)`` works on.
+
+    ``adjacency`` is a boolean ``scipy.sparse.csr_array``, symmetric, with no
+    diagonal entry and sorted indices; ``labels`` the node labels in its order.
+    """
+
+    adjacency: object
+    labels: Sequence[Hashable]
+
+    @property
+    def p(self) -> int:
+        return int(self.adjacency.shape[0])  # type: ignore[attr-defined]
+
+    @property
+    def edges(self) -> int:
+        return int(self.adjacency.nnz) // 2  # type: ignore[attr-defined]
+
+
+def adapt_graph_sparse(
+    graph: object, method: str | None = None, *, complete: object = False
+) -> SparseGraph:
+    """Any supported graph to its sparse canonical form, in time and memory O(p + edges).
+
+    scipy.sparse and PyData sparse adjacencies, networkx graphs and the
+    sparse-backed DataArrays of ``sample(..., sparse=True)`` are read without a
+    dense ``p x p`` array; any other input goes through its backend's dense
+    adjacency (:func:`adapt_graph`), refused first when that boolean ``p x p``
+    array would not fit in memory.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = adapt_graph_sparse(nx.path_graph(["a", "b", "c"]))
+    >>> g.labels, g.edges, type(g.adjacency).__name__
+    (['a', 'b', 'c'], 2, 'csr_array')
+    """
+    import sys
+
+    from spdgraph.adjacency import sparse_adjacency_from_matrix
+
+    scipy_sparse = sys.modules.get("scipy.sparse")
+    pydata = sys.modules.get("sparse")
+    networkx = sys.modules.get("networkx")
+    xarray = sys.modules.get("xarray")
+    if scipy_sparse is not None and scipy_sparse.issparse(graph):
+        adjacency = sparse_adjacency_from_matrix(graph)
+        return SparseGraph(adjacency, np.arange(adjacency.shape[0], dtype=np.int64))  # type: ignore[attr-defined, arg-type]
+    if pydata is not None and isinstance(graph, pydata.SparseArray) and graph.ndim == 2:
+        adjacency = sparse_adjacency_from_matrix(graph.to_scipy_sparse())
+        return SparseGraph(adjacency, np.arange(adjacency.shape[0], dtype=np.int64))  # type: ignore[attr-defined, arg-type]
+    if networkx is not None and isinstance(graph, networkx.Graph) and not graph.is_directed():
+        labels = list(graph)
+        if not labels:
+            raise GraphError("the graph has no nodes; a graph needs at least one node.")
+        check_unique_labels(labels)
+        matrix = networkx.to_scipy_sparse_array(graph, nodelist=labels, format="csr")
+        matrix.data[:] = 1  # weights never matter: every edge is an edge
+        return SparseGraph(sparse_adjacency_from_matrix(matrix), labels)
+    if _is_sparse_result(graph):  # a sparse result of sample(..., sparse=True): its graph again
+        assert xarray is not None and isinstance(graph, xarray.DataArray)
+        adjacency = sparse_adjacency_from_matrix(graph["adjacency"].data.to_scipy_sparse())
+        return SparseGraph(adjacency, list(graph["node"].values.tolist()))
+    found = recognise(graph)
+    counted = found.count_nodes()
+    if counted is not None:
+        _check_dense_adjacency(counted, found)
+    data = adapt_graph(found, method, complete=complete)
+    import scipy.sparse
+
+    dense = np.asarray(data.adjacency)
+    return SparseGraph(scipy.sparse.csr_array(dense), list(data.labels))
+
+
+def _is_sparse_result(graph: object) -> bool:
+    """A DataArray whose ``adjacency`` coordinate is a 2-D PyData sparse array."""
+    import sys
+
+    xarray, pydata = sys.modules.get("xarray"), sys.modules.get("sparse")
+    return (
+        xarray is not None
+        and pydata is not None
+        and isinstance(graph, xarray.DataArray)
+        and "adjacency" in graph.coords
+        and isinstance(graph["adjacency"].data, pydata.SparseArray)
+        and graph["adjacency"].ndim == 2
+    )
+
+
+def _check_dense_adjacency(p: int, found: Recognised | None) -> None:
+    """Refuse a backend whose dense ``p x p`` boolean adjacency would not fit."""
+    from spdgraph._machine import available_memory
+    from spdgraph.errors import TooLargeError
+
+    need = 4 * p * p  # the boolean adjacency, its transpose check and a copy
+    available = available_memory()
+    if available is not None and need > available:
+        raise TooLargeError(
+            f"{'this graph' if found is None else repr(found.backend.name)} is read as a dense "
+            f"{p:,} x {p:,} adjacency, about {need / 2**30:,.1f} GiB, beyond the "
+            f"{available / 2**30:,.1f} GiB available; pass it as a scipy.sparse adjacency "
+            "(or a networkx graph), which sparse=True reads without a dense array."
+        )

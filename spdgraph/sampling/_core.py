@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from spdgraph.errors import InvalidOptionError, written
 from spdgraph.plugins import generators
 from spdgraph.sampling._adapt import adapt_graph
 from spdgraph.sampling._compile import note_compilation
@@ -71,6 +72,7 @@ def sample(
     uncertified: str = "redraw",
     max_redraws: int = 20,
     complete: bool = False,
+    sparse: bool = False,
     **method_options: Any,
 ) -> xr.DataArray:
     """Sample SPD matrices whose off-diagonal zeros are exactly the non-edges of a graph.
@@ -243,6 +245,16 @@ def sample(
         method_options=method_options,
         complete=complete,
     )
+    if not isinstance(sparse, bool | np.bool_):
+        raise InvalidOptionError(f"sparse must be True or False, got {written(sparse)}.")
+    if sparse:
+        if isinstance(graph, list | tuple):
+            raise InvalidOptionError(
+                "sparse=True takes one graph; sample each related graph in its own call."
+            )
+        from spdgraph.sampling._sparse import sample_sparse
+
+        return sample_sparse(graph, call)
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
         from spdgraph.sampling._groups import sample_groups
 

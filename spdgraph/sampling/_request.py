@@ -358,3 +358,15 @@ def _memory_check_for(call: SampleCall) -> MemoryCheck:
     gen, _ = find_generator(call.method)
     size, chunks = _check_size(call.size), check_chunks(call.chunks)
     return MemoryCheck(gen, size, call.factor, chunks, normalize, eps or k0)
+
+
+#: The checks and records ``sample(..., sparse=True)`` shares with this module
+#: (:mod:`spdgraph.sampling._sparse`), under public names.
+check_kind = _check_kind
+check_size = _check_size
+check_normalize = _check_normalize
+check_portable = _check_portable
+check_portable_use = _check_portable_use
+check_uncertified = _check_uncertified
+kind_note = _kind_note
+provenance = _provenance

@@ -132,6 +132,7 @@ def simulate(
     size: int | None = None,
     related: Mapping[str, Any] | None = None,
     seed: SeedLike = None,
+    sparse: bool = False,
     **options: Any,
 ) -> xr.Dataset:
     """A graph, its matrices and data drawn from them, in one call (huge.generator, bdgraph.sim).
@@ -175,6 +176,13 @@ def simulate(
         The root seed. The graph, the matrices and the data come from three
         sub-streams of it (:data:`STREAMS`): same seed, same bits; the
         matrices do not depend on ``n`` or ``data``.
+    sparse
+        ``True``: the matrix from ``sample(..., sparse=True)`` (a PyData sparse
+        array; methods ``dd`` and ``huge`` with ``unit_variance=False``), Gaussian
+        data drawn exactly through a sparse Cholesky factorization, no dense
+        ``p x p`` array: the dense inverse is included up to 4,000 nodes only
+        (``attrs["omitted"]`` says what was left out). For graphs of a million
+        nodes; see ``docs/large_graphs.md``.
     **options
         The family's parameters (``n_hubs``, ``prob``, ``bandwidth``, or R's
         names ``g`` and ``class``), the data options, then the options of
@@ -212,6 +220,16 @@ def simulate(
     kind = canonical_kind(kind)
     root = seed_sequence(seed)
     options = dict(options)
+    if not isinstance(sparse, bool | np.bool_):
+        raise InvalidOptionError(f"sparse must be True or False, got {written(sparse)}.")
+    if sparse:
+        from spdgraph.simulation._sparse import simulate_sparse
+
+        return simulate_sparse(
+            graph, int(n), p=p, method=method, kind=kind, data=data, missing=missing,
+            size=size, related=related, root=root, options=options,
+            seeds={name: stream_seed(root, name) for name in STREAMS}, streams=STREAMS,
+        )  # fmt: skip
     graph, options, attrs = _graphs(graph, p, options, related, root)
     graph = _adapted(graph, method, options)  # once: the node count here, then sample
     n_nodes = (graph[0] if isinstance(graph, list) else graph).adjacency

@@ -1,0 +1,140 @@
+"""Graphs of a million nodes (issue 46): the sparse path's time and peak memory.
+
+Each row runs in a fresh child process (so its peak resident memory is its own,
+``ru_maxrss``); the graph is built with scipy.sparse before the clock starts,
+the numba kernels are compiled on a small graph first. Rows:
+
+* ``dd`` precision, Erdős–Rényi p = 10**6, mean degree 5 (target < 10 s, < 2 GB);
+* ``huge`` (``unit_variance=False``) on the same graph (target < 30 s, < 3 GB);
+  its positive definiteness needs a proof (not diagonally dominant): the row
+  says whether the fill of the sparse Cholesky proof fits;
+* ``huge`` on ``band(10**6, 2)`` (its proof factorizes with little fill);
+* n = 100 exact draws from a band precision, p = 10**6 (target < 30 s);
+* ``simulate("band", p=10**6, n=100, method="dd", sparse=True)`` (< 60 s);
+* p = 10,000, mean degree 5: ``dd`` sparse against scikit-learn's
+  ``make_sparse_spd_matrix(sparse_format="csr")`` in the same run (>= 100x),
+  medians of ``--repeat`` runs.
+
+Usage::
+
+    python benchmarks/bench_large.py            # every row
+    python benchmarks/bench_large.py --quick    # p = 10**5 instead of 10**6
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np, scipy.sparse as sp
+import spdgraph
+
+row, p = sys.argv[1], int(sys.argv[2])
+
+def erdos_renyi(p, degree=5.0, seed=0):
+    rng = np.random.default_rng(seed)
+    m = int(degree * p / 2)
+    r, c = rng.integers(0, p, m), rng.integers(0, p, m)
+    keep = r != c
+    a = sp.coo_array((np.ones(keep.sum(), bool), (r[keep], c[keep])), shape=(p, p)).tocsr()
+    return sp.csr_array((a + a.T) != 0)
+
+def band(p, k):
+    diagonals = [np.ones(p - d) for d in range(1, k + 1)]
+    upper = sp.diags_array(diagonals, offsets=list(range(1, k + 1)), shape=(p, p))
+    return sp.csr_array((upper + upper.T) != 0)
+
+# compile the kernels first (not counted)
+small = band(50, 2)
+spdgraph.sample(small, "dd", seed=1, sparse=True, kind="precision").spd.draw(2, seed=1)
+spdgraph.sample(small, "huge", seed=1, sparse=True, kind="precision", unit_variance=False)
+out = {}
+if row == "sklearn":
+    from sklearn.datasets import make_sparse_spd_matrix
+    graph = None
+else:
+    graph = band(p, 2) if row in ("huge-band", "draws") else erdos_renyi(p)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+try:
+    if row == "dd":
+        da = spdgraph.sample(graph, "dd", seed=1, sparse=True, kind="precision")
+        out["nnz"] = int(da.data.nnz)
+        out["certificate"] = da.attrs["certificate"]
+    elif row in ("huge", "huge-band"):
+        da = spdgraph.sample(graph, "huge", seed=1, sparse=True, kind="precision",
+                             unit_variance=False)
+        out["certificate"] = da.attrs["certificate"]
+    elif row == "draws":
+        da = spdgraph.sample(graph, "dd", seed=1, sparse=True, kind="precision")
+        start = time.perf_counter()  # the draws alone
+        x = da.spd.draw(100, seed=2)
+        out["factor_entries"] = int(x.attrs["factor_entries"])
+    elif row == "simulate":
+        sim = spdgraph.simulate("band", p=p, n=100, method="dd", sparse=True, seed=1)
+        out["omitted"] = "covariance" not in sim
+    elif row == "dd-small":
+        spdgraph.sample(graph, "dd", seed=1, sparse=True, kind="precision")
+    elif row == "sklearn":
+        make_sparse_spd_matrix(n_dim=p, alpha=1 - 5.0 / p, sparse_format="csr", random_state=1)
+    out["ok"] = True
+except Exception as exc:  # a refusal is a result of the row
+    out["ok"] = False
+    out["error"] = f"{type(exc).__name__}: {str(exc)[:160]}"
+out["seconds"] = time.perf_counter() - start
+out["peak_gb"] = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, before) / 2**20
+print(json.dumps(out))
+"""
+
+
+def run(row: str, p: int) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, row, str(p)], capture_output=True, text=True, check=False
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines:
+        tail = done.stderr.strip().splitlines()[-1:]
+        return {"ok": False, "error": " ".join(tail) or "no output", "seconds": float("nan")}
+    return json.loads(lines[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="p = 10**5 instead of 10**6")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of the p = 10,000 rows")
+    args = parser.parse_args()
+    p = 10**5 if args.quick else 10**6
+    targets = {
+        "dd": ("dd precision, ER mean degree 5", "< 10 s, < 2 GB"),
+        "huge": ("huge precision, ER mean degree 5", "< 30 s, < 3 GB"),
+        "huge-band": ("huge precision, band(p, 2)", "< 30 s"),
+        "draws": ("100 exact draws, band(p, 2) precision", "< 30 s"),
+        "simulate": ('simulate("band", n=100, dd, sparse)', "< 60 s"),
+    }
+    print(f"{'row':44} {'p':>9} {'seconds':>8} {'peak GB':>8}  target / result")
+    for row, (label, target) in targets.items():
+        r = run(row, p)
+        extra = r.get("certificate") or r.get("error") or ""
+        if "factor_entries" in r:
+            extra = f"factor entries {r['factor_entries']:,}"
+        print(
+            f"{label:44} {p:>9,} {r['seconds']:>8.2f} {r.get('peak_gb', 0):>8.2f}  "
+            f"{target}; {'ok' if r['ok'] else 'REFUSED'} {extra}"
+        )
+    small = 10_000
+    ours = [run("dd-small", small)["seconds"] for _ in range(args.repeat)]
+    theirs = [run("sklearn", small)["seconds"] for _ in range(args.repeat)]
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print(
+        f"{'dd sparse vs make_sparse_spd_matrix (csr)':44} {small:>9,} {a:>8.3f} "
+        f"{'':>8}  sklearn {b:.2f} s: {b / a:,.0f}x (target >= 100x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,376 @@
+"""The accessor on sparse results (``sample(..., sparse=True)``): never densified.
+
+A DataArray backed by a PyData ``sparse`` array gets the sparse counterparts of
+``draw`` (exact Gaussian data through a sparse Cholesky factorization, or
+conjugate gradients when asked), ``check`` (the structure on the stored
+entries and a proof of positive definiteness), ``partial_correlation`` (on the
+stored entries of a precision), ``graph`` (from the sparse adjacency) and
+``to_numpy`` (refused when the dense array would not fit).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import xarray as xr
+
+from spdgraph._machine import available_memory
+from spdgraph.errors import InvalidOptionError, MatrixError, TooLargeError, written
+from spdgraph.seeds import DRAW, SeedLike, domain_stream, seed_attrs, seed_sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from spdgraph.accessor._layout import SpdArrayView
+
+__all__ = [
+    "DRAW_METHODS",
+    "check_sparse",
+    "draw_sparse",
+    "is_sparse",
+    "sparse_graph",
+    "sparse_partial_correlation",
+    "sparse_to_numpy",
+]
+
+#: ``da.spd.draw(method=...)`` on a sparse matrix: exact (sparse Cholesky) or
+#: conjugate gradients (exact up to the recorded tolerance).
+DRAW_METHODS = ("cholesky", "cg")
+
+
+def is_sparse(da: xr.DataArray) -> bool:
+    """Whether ``da`` is backed by a PyData sparse array (a ``sparse=True`` result)."""
+    import sys
+
+    sparse = sys.modules.get("sparse")
+    return sparse is not None and isinstance(da.data, sparse.SparseArray)
+
+
+def _matrices(da: xr.DataArray, stacked: bool) -> list[Any]:
+    """The matrices as canonical float64 CSR arrays (one per matrix of a stack)."""
+    import scipy.sparse
+
+    data = da.data
+    parts = [data[k] for k in range(data.shape[0])] if stacked else [data]
+    out = []
+    for part in parts:
+        csr = scipy.sparse.csr_array(part.to_scipy_sparse(), dtype=np.float64)
+        csr.sum_duplicates()
+        out.append(csr)
+    return out
+
+
+def _checked(csr: Any, k: int, what: str) -> Any:
+    """``csr`` after the finite and exact-symmetry checks (a MatrixError naming the entry)."""
+    from spdgraph._kernels.sparse import symmetric_pattern_values
+
+    if not np.all(np.isfinite(csr.data)):
+        raise MatrixError(f"{what} needs finite values; matrix {k} holds NaN or inf.")
+    code, i, j = symmetric_pattern_values(
+        csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data
+    )
+    if code:
+        raise MatrixError(
+            f"{what} needs symmetric matrices; matrix {k} has [{i}, {j}] = {csr[i, j]!r} but "
+            f"[{j}, {i}] = {csr[j, i]!r}."
+        )
+    return csr
+
+
+def draw_sparse(
+    view: SpdArrayView,
+    n_obs: int,
+    seed: SeedLike,
+    *,
+    method: str = "cholesky",
+    tolerance: float = 1e-10,
+    layout: Any = None,
+    check_memory: Any = None,
+) -> xr.DataArray:
+    """Gaussian data from a sparse precision or covariance, exactly (see ``da.spd.draw``).
+
+    ``layout(da, stacked, n_obs) -> (coords, dims)`` and ``check_memory(n, n_obs,
+    p)`` are those of the dense draws (:mod:`spdgraph.accessor._draw` passes them).
+
+    ``method="cholesky"``: ``P K P^T = L L^T`` (CHOLMOD, AMD order; the factor's
+    size predicted first and refused when it would not fit) and ``x = P^T L^-T z``
+    for a precision ``K``; for a covariance ``S``, ``y`` drawn so from ``S`` as if
+    a precision, then ``x = S y`` (``Cov = S S^-1 S = S``). ``method="cg"``:
+    ``x = K^-1 B w`` with ``W K W = B B^T`` split edge by edge from a proven
+    weighted diagonal dominance (``B`` sparse, ``w`` i.i.d. N(0, 1)), each
+    system solved by conjugate gradients to the relative residual
+    ``tolerance`` (recorded in the attrs): the law is N(0, K^-1) up to that
+    tolerance. Data of matrix ``k`` come from the same stream as the dense
+    path's (``z`` the same normal draws for ``"cholesky"``).
+    """
+    from spdgraph.sampling import ACHIEVED_SPECTRUM
+
+    if method not in DRAW_METHODS:
+        raise InvalidOptionError(
+            f"method must be 'cholesky' (exact) or 'cg' (conjugate gradients, exact up to "
+            f"tolerance), got {written(method)}."
+        )
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, numbers.Real)
+        or not 0 < float(tolerance) < 1
+    ):
+        raise InvalidOptionError(
+            f"tolerance must be a number in (0, 1) (the conjugate gradients' relative "
+            f"residual), got {written(tolerance)}."
+        )
+    kind = view._require_scale("draw()")
+    stacked = view._stacked()
+    root = seed_sequence(seed)
+    matrices = _matrices(view._da, stacked)
+    n, p = len(matrices), int(view._da.shape[-1])
+    check_memory(n, n_obs, p)
+    streams = view._stream_indices(stacked, n)
+    out = np.empty((n, n_obs, p), dtype=np.float64)
+    entries: list[int] = []
+    for k, csr in enumerate(matrices):
+        _checked(csr, k, "draw()")
+        stream = domain_stream(root, DRAW, streams[k])
+        z = stream.standard_normal((n_obs, p))
+        if method == "cholesky":
+            y, factor_entries = _whitened_inverse(csr, z.T, k, n_obs)
+            entries.append(factor_entries)
+        else:
+            y = _cg_inverse_draws(csr, z, stream, k, float(tolerance))
+        out[k] = (y if kind == "precision" else csr @ y).T
+    da = view._da
+    coords, dims = layout(da, stacked, n_obs)
+    attrs: dict[str, Any] = {
+        f"matrix_{key}": v for key, v in da.attrs.items() if key not in ACHIEVED_SPECTRUM
+    }
+    attrs.update({"source_kind": kind, "n_obs": n_obs, **seed_attrs(root)})
+    if method == "cholesky":
+        attrs["draw_method"] = "sparse Cholesky (CHOLMOD, AMD order): exact"
+        attrs["factor_entries"] = entries if stacked else entries[0]
+    else:
+        attrs["draw_method"] = (
+            "conjugate gradients on a dominance splitting: exact up to the tolerance"
+        )
+        attrs["draw_tolerance"] = float(tolerance)
+    return xr.DataArray(
+        out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
+    )
+
+
+def _whitened_inverse(csr: Any, z: np.ndarray, k: int, n_obs: int) -> tuple[np.ndarray, int]:
+    from spdgraph._kernels.sparse_cholesky import SparseFactor, plan_factor
+    from spdgraph.errors import NumericalError
+
+    available = available_memory()
+    budget = None if available is None else max(0, available - 3 * 8 * n_obs * csr.shape[0])
+    plan = plan_factor(csr, budget_bytes=budget, what=f"matrix {k}")
+    try:
+        factor = SparseFactor(csr, plan, what=f"matrix {k}")
+    except NumericalError as exc:
+        raise MatrixError(f"draw() needs positive definite matrices: {exc}") from exc
+    return factor.whiten_inverse(z), plan.factor_entries
+
+
+def dominance_split(csr: Any, k: int) -> tuple[Any, np.ndarray]:
+    """``(B, w)`` with ``W K W = B B^T``: one column per edge and per node, from a proven
+    weighted diagonal dominance (``W = diag(w)``); a MatrixError when none is found."""
+    import scipy.sparse
+
+    from spdgraph._kernels.sparse import UNIT_ROUNDOFF, dominance_margins
+    from spdgraph.sampling import comparison_weights
+
+    indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
+    diagonal = csr.diagonal()
+    if not np.all(diagonal > 0):
+        raise MatrixError(
+            f"draw() needs positive definite matrices; matrix {k} has a "
+            "non-positive diagonal entry."
+        )
+    for w in (np.sqrt(diagonal), np.ones(csr.shape[0]), comparison_weights(csr)):
+        if w is None or not np.all(w > 0):
+            continue
+        _, _, passes = dominance_margins(indptr, indices, csr.data, w, UNIT_ROUNDOFF)
+        if passes.all():
+            break
+    else:
+        raise MatrixError(
+            f"draw(method='cg') splits the matrix by its diagonal dominance, and matrix {k} "
+            "is not (generalized) diagonally dominant; use method='cholesky'."
+        )
+    weights = scipy.sparse.diags_array(w)
+    scaled = scipy.sparse.csr_array(weights @ csr @ weights)
+    upper = scipy.sparse.triu(scaled, k=1, format="coo")
+    m = upper.data
+    edges = m.size
+    root = np.sqrt(np.abs(m))
+    columns = np.arange(edges)
+    # column e: sqrt|m_ij| (e_i + sign(m_ij) e_j); its outer product puts |m_ij| on i and j
+    b_edges = scipy.sparse.csc_array(
+        (np.concatenate([root, np.sign(m) * root]),
+         (np.concatenate([upper.row, upper.col]), np.concatenate([columns, columns]))),
+        shape=(csr.shape[0], edges),
+    )  # fmt: skip
+    off_sums = np.asarray(abs(scaled).sum(axis=1)).ravel() - np.abs(scaled.diagonal())
+    residual = np.maximum(scaled.diagonal() - off_sums, 0.0)
+    b = scipy.sparse.hstack([b_edges, scipy.sparse.diags_array(np.sqrt(residual))], format="csr")
+    return b, w
+
+
+def _cg_inverse_draws(
+    csr: Any, z: np.ndarray, rng: np.random.Generator, k: int, tolerance: float
+) -> np.ndarray:
+    """``K^-1 W^-1 B v`` per observation by conjugate gradients; ``v`` is ``z``'s row
+    after normal draws for the edge columns (from ``rng``, the stream ``z`` came from)."""
+    import scipy.sparse.linalg
+
+    b, w = dominance_split(csr, k)
+    n_obs, p = z.shape
+    out = np.empty((p, n_obs))
+    for r in range(n_obs):
+        v = np.concatenate([rng.standard_normal(b.shape[1] - p), z[r]])
+        rhs = (b @ v) / w
+        x, info = scipy.sparse.linalg.cg(csr, rhs, rtol=tolerance, maxiter=10 * p)
+        if info != 0:
+            raise MatrixError(
+                f"draw(method='cg'): conjugate gradients did not reach the tolerance "
+                f"{tolerance:g} on matrix {k}; use method='cholesky' or a larger tolerance."
+            )
+        out[:, r] = x
+    return out
+
+
+def check_sparse(view: SpdArrayView) -> xr.DataArray:
+    """``da.spd.check()`` on a sparse result: structure on the stored entries, PD proven."""
+    from spdgraph.sampling import prove_positive_definite
+
+    da = view._da
+    adjacency = _adjacency_csr(da)
+    structural = view._structural()
+    for k, csr in enumerate(_matrices(da, view._stacked())):
+        _checked(csr, k, "check()")
+        if structural:
+            from spdgraph._kernels.sparse import first_structure_violation
+
+            code, i, j = first_structure_violation(
+                csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data,
+                adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64),
+            )  # fmt: skip
+            if code == 2:
+                raise MatrixError(
+                    f"matrix {k} is non-zero at [{i}, {j}], a non-edge of its adjacency "
+                    "coordinate: the zeros must be exactly the non-edges."
+                )
+        try:
+            prove_positive_definite(csr, what=f"matrix {k}", budget_bytes=available_memory())
+        except (ArithmeticError, ValueError) as exc:
+            raise MatrixError(f"matrix {k} is not proven positive definite: {exc}") from exc
+    return da
+
+
+def _adjacency_csr(da: xr.DataArray) -> Any:
+    import scipy.sparse
+
+    if "adjacency" not in da.coords:
+        raise MatrixError("this array has no 'adjacency' coordinate, so its graph is unknown.")
+    adj = da.coords["adjacency"].data
+    matrix = adj.to_scipy_sparse() if hasattr(adj, "to_scipy_sparse") else np.asarray(adj)
+    csr = scipy.sparse.csr_array(matrix, dtype=bool)
+    csr.sum_duplicates()
+    return csr
+
+
+def sparse_partial_correlation(view: SpdArrayView) -> xr.DataArray:
+    """``-omega_ij / sqrt(omega_ii omega_jj)`` on the stored entries of a sparse precision."""
+    import sparse
+
+    kind = view._require_scale("partial_correlation()")
+    if kind != "precision":
+        raise MatrixError(
+            "partial_correlation() of a sparse covariance needs its inverse, which is dense; "
+            "sample kind='precision' with sparse=True for sparse partial correlations."
+        )
+    stacked = view._stacked()
+    parts = []
+    for csr in _matrices(view._da, stacked):
+        d = 1.0 / np.sqrt(csr.diagonal())
+        coo = csr.tocoo()
+        values = -coo.data * (d[coo.row] * d[coo.col]) + 0.0
+        values[coo.row == coo.col] = 1.0
+        coo.data = values
+        parts.append(sparse.COO.from_scipy_sparse(coo))
+    return view._derived(sparse.stack(parts), "partial_correlation", structural=True)
+
+
+def sparse_graph(view: SpdArrayView, backend: str) -> Any:
+    """The graph from the sparse adjacency coordinate, in ``backend``'s type (scipy: as is)."""
+    adjacency = _adjacency_csr(view._da)
+    labels = view._labels()
+    if backend == "scipy":
+        return adjacency
+    if backend == "networkx":
+        import networkx as nx
+
+        graph = nx.Graph()
+        graph.add_nodes_from(labels)
+        upper = adjacency.tocoo()
+        keep = upper.row < upper.col
+        graph.add_edges_from(
+            zip(
+                [labels[i] for i in upper.row[keep]],
+                [labels[j] for j in upper.col[keep]],
+                strict=True,
+            )
+        )
+        graph.graph["kind"] = view._graph_kind(view._kind_or_none() or "covariance")
+        return graph
+    raise InvalidOptionError(
+        f"graph({backend!r}) of a sparse result: the sparse path builds 'networkx' or "
+        "'scipy' graphs (a dense adjacency for other backends would not fit at this size)."
+    )
+
+
+def sparse_to_numpy(view: SpdArrayView) -> np.ndarray:
+    """The dense values, refused before allocation when they would not fit."""
+    need = 8 * int(np.prod(view._da.shape))
+    available = available_memory()
+    if available is not None and 2 * need > available:
+        raise TooLargeError(
+            f"to_numpy() of this sparse result would be a dense array of "
+            f"{need / 2**30:,.1f} GiB, beyond the {available / 2**30:,.1f} GiB available; "
+            "keep it sparse (da.data.to_scipy_sparse() for one matrix)."
+        )
+    return np.asarray(view._da.data.todense(), dtype=np.float64)
+
+
+def sparse_plot(view: SpdArrayView, sample: int | None = None) -> Any:
+    """``da.spd.plot()`` of a sparse result: degree and off-diagonal value histograms.
+
+    A heatmap of ``p x p`` pixels means nothing at ``p = 10**6``: the figure shows
+    the graph's degree distribution and the distribution of the off-diagonal
+    stored values (partial correlations for a precision, the values of a
+    covariance), computed on the stored entries.
+    """
+    import matplotlib.pyplot as plt
+
+    da = view._da
+    stacked = view._stacked()
+    k = 0 if sample is None else int(sample)
+    csr = _matrices(da.isel(sample=[k]) if stacked else da, stacked)[0]
+    adjacency = _adjacency_csr(da)
+    degrees = np.diff(adjacency.indptr)
+    kind = view._kind()
+    coo = csr.tocoo()
+    off = coo.row != coo.col
+    values = coo.data[off]
+    title = kind
+    if kind == "precision":
+        d = 1.0 / np.sqrt(csr.diagonal())
+        values = -values * (d[coo.row[off]] * d[coo.col[off]])
+        title = "partial correlations"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    left.hist(degrees, bins=min(50, max(1, int(degrees.max()) + 1)))
+    left.set_title(f"degrees ({adjacency.shape[0]:,} nodes)")
+    left.set_xlabel("degree")
+    right.hist(values, bins=60)
+    right.set_title(f"{title}, off the diagonal ({values.size:,} entries)")
+    return fig
