@@ -87,4 +87,16 @@ if installed("sklearn"):
     done.append("score")
 else:
     missing("score", lambda: score(data.values, g, "lasso", seed=0), "validation")
+# large graphs: sparse results (PyData sparse) and their exact draws (cvxopt's CHOLMOD)
+if installed("sparse"):
+    sparse_prec = spdgraph.sample(g, "dd", kind="precision", sparse=True, seed=3)
+    assert np.array_equal(sparse_prec.data.todense(), sparse_prec.data.todense().T)
+    done.append("sparse sample")
+    if installed("cvxopt"):
+        assert sparse_prec.spd.draw(20, seed=4).shape == (20, 8)
+        done.append("sparse draw")
+    else:
+        missing("sparse draw", lambda: sparse_prec.spd.draw(20, seed=4), "large")
+else:
+    missing("sparse sample", lambda: spdgraph.sample(g, "dd", sparse=True, seed=3), "large")
 print(f"minimal install [{extra}] ok: " + ", ".join(done))
