@@ -73,4 +73,27 @@ def save_simulation(
     """
     from spdgraph.io import save_dataset
 
-    return save_dataset(ds, path, overwrite=overwrite, format=_format_of(path, format))
+    name = _format_of(path, format)
+    stamped = ds if name == "csv" else stamp_simulation(ds)
+    return save_dataset(stamped, path, overwrite=overwrite, format=name)
+
+
+def stamp_simulation(ds: xr.Dataset) -> xr.Dataset:
+    """A shallow copy of ``ds`` with its digests (:data:`~spdgraph.io._digests.DIGESTS`).
+
+    Every variable's values (whole, and in blocks along the first dim for a
+    lazy open), every coordinate and the attrs: :func:`open_simulation` checks
+    them. Labels that files cannot hold exactly (NUL characters, lone
+    surrogates, integers beyond 64 bits) are refused here, before anything is
+    written.
+    """
+    import json
+
+    from spdgraph.io._digests import DIGESTS, check_labels, stamp_dataset
+
+    for name in ds.variables:
+        check_labels(ds[name])
+    out = ds.copy(deep=False)
+    out.attrs = {k: v for k, v in ds.attrs.items() if k != DIGESTS}
+    out.attrs[DIGESTS] = json.dumps(stamp_dataset(out))
+    return out

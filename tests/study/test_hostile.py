@@ -30,7 +30,7 @@ from spdgraph.study._guard import (
     locked_folder,
 )
 from spdgraph.study._store import DIGEST, cell_digest
-from tests.fulldisk import fill, leftovers, small_disk
+from fulldisk import fill, leftovers, small_disk
 
 TINY = {
     "name": "tiny",
