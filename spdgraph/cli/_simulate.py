@@ -34,10 +34,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph.errors import InvalidOptionError
     from spdgraph.simulation import canonical_family, save_simulation
+    from spdgraph.simulation._files import check_simulation_target
 
     output = Path(args.output)
     if args.format == "csv" and output.suffix.lower() in (".nc", ".zarr"):
         raise InvalidOptionError(f"--format csv writes a folder; {args.output!r} names a file.")
+    check_simulation_target(output, args.overwrite, _output_format(args))  # before any work
     graph: Any = args.graph
     try:
         canonical_family(graph)

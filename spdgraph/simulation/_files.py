@@ -9,7 +9,7 @@ import xarray as xr
 
 from spdgraph.errors import FileError
 
-__all__ = ["save_simulation"]
+__all__ = ["check_simulation_target", "save_simulation", "stamp_simulation"]
 
 
 def _format_of(path: str | os.PathLike[str], format: str | None) -> str:
@@ -76,6 +76,24 @@ def save_simulation(
     name = _format_of(path, format)
     stamped = ds if name == "csv" else stamp_simulation(ds)
     return save_dataset(stamped, path, overwrite=overwrite, format=name)
+
+
+def check_simulation_target(
+    path: str | os.PathLike[str], overwrite: bool = False, format: str | None = None
+) -> None:
+    """Refuse, before any work, a destination :func:`save_simulation` cannot or must not write.
+
+    What is no path (an int), a missing or read-only folder, a name too long
+    for the file system, an existing output without ``overwrite``, a format
+    that holds no Dataset: a :class:`FileError` naming the path and the cause.
+    """
+    from spdgraph.io import check_dataset_format
+    from spdgraph.io._paths import as_path, check_target
+
+    target = as_path(path)
+    fmt = check_dataset_format(target, _format_of(target, format))
+    check_target(target, fmt, overwrite)
+    fmt.requires()
 
 
 def stamp_simulation(ds: xr.Dataset) -> xr.Dataset:
