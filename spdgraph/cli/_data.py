@@ -41,11 +41,21 @@ def parse_marginal(text: str) -> object:
     from scipy import stats
 
     from spdgraph.marginals import Ordinal
+    from spdgraph.simulation._data import MAX_SPEC_CHARS
 
+    if len(text) > MAX_SPEC_CHARS:
+        raise InvalidOptionError(
+            f"the marginal {text[:30]!r}... has {len(text):,} characters; a marginal is written "
+            f"in at most {MAX_SPEC_CHARS:,}, such as t(df=5) or ordinal(n_categories=3)."
+        )
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise InvalidOptionError(f"cannot read the marginal {text!r} ({exc.msg}).") from exc
+    except (RecursionError, MemoryError):
+        raise InvalidOptionError(
+            f"the marginal {text[:30]!r}... nests too deep to read."
+        ) from None
     if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "standardized", "binary"):
         return node.id
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
@@ -55,7 +65,7 @@ def parse_marginal(text: str) -> object:
     try:
         args = [ast.literal_eval(a) for a in node.args]
         kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-    except ValueError as exc:
+    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
         raise InvalidOptionError(f"arguments of {text!r} must be Python literals.") from exc
     name = node.func.id
     if name == "ordinal":

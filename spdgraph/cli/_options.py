@@ -51,12 +51,25 @@ def _add_switch(parser: argparse.ArgumentParser, flag: str, *, default: bool, he
     parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help)
 
 
+#: Longest option value read as a Python literal (a longer one is refused, not parsed).
+MAX_VALUE_CHARS = 10_000
+
+
 def _literal(text: str) -> Any:
     """A Python literal (number, string, list, True/None...), else the text itself."""
+    if len(text) > MAX_VALUE_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"the value {text[:30]!r}... has {len(text):,} characters, more than the "
+            f"{MAX_VALUE_CHARS:,} an option value may have; pass large inputs as files"
+        )
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, TypeError):
         return text
+    except (RecursionError, MemoryError):
+        raise argparse.ArgumentTypeError(
+            f"the value {text[:30]!r}... nests too deep to read; write it plainly"
+        ) from None
 
 
 def _key_value(text: str) -> tuple[str, Any]:
