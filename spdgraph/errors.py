@@ -18,6 +18,7 @@ __all__ = [
     "GeneratorOutputError",
     "GraphError",
     "GraphTypeError",
+    "InaccurateInverseWarning",
     "InvalidOptionError",
     "MatrixError",
     "MissingDependencyError",
@@ -117,6 +118,14 @@ class UncertifiedMatrixError(GeneratorOutputError):
     condition number is above the bound spdgraph certifies: a property of the
     drawn matrix, not a bug of the generator, so ``sample(uncertified="redraw")``
     (the default) draws that matrix again from its own redraw stream.
+    """
+
+
+class InaccurateInverseWarning(UserWarning):
+    """An inverse computed by ``da.spd`` has a residual ``max |M X - I|`` above 1e-6.
+
+    The matrix is nearly singular: its inverse (and what is computed from it,
+    such as partial correlations of a covariance) has lost accuracy.
     """
 
 
