@@ -56,8 +56,13 @@ class StudyLockedError(SpdgraphError, RuntimeError):
 
 
 def _text_depth(text: str) -> int:
-    """The deepest ``[``/``{`` nesting of TOML text, outside strings and comments (O(n))."""
-    depth = deepest = 0
+    """The deepest nesting of TOML text, outside strings and comments (one pass, O(n)).
+
+    Counts ``[``/``{`` nesting and the segments of dotted keys (``a.b.c = 1``,
+    ``[a.b.c]``): both make nested tables, and a parser given 10,000 of either
+    recurses or allocates without bound.
+    """
+    depth = deepest = dots = 0
     quote: str | None = None
     i, n = 0, len(text)
     while i < n:
@@ -68,13 +73,22 @@ def _text_depth(text: str) -> int:
                 continue
             if ch == quote or (ch == "\n" and quote == "#"):
                 quote = None
+                if ch == "\n":
+                    dots = 0
+        elif ch == ".":
+            dots += 1
+            deepest = max(deepest, dots)
+        elif ch.isalnum() or ch in "_- \t":
+            pass  # a bare key (or a number): a dotted key goes on
         elif ch in "\"'#":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
+            quote = ch  # a quoted key segment keeps the dotted key going
+        else:
+            dots = 0
+            if ch in "[{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif ch in "]}":
+                depth = max(0, depth - 1)
         i += 1
     return deepest
 
@@ -93,7 +107,7 @@ def read_study_file(path: Path) -> str:
         )
     try:
         with path.open("rb") as handle:
-            data = handle.read(MAX_STUDY_BYTES + 1)
+            data = handle.read(size + 1)  # size is bounded above: no larger buffer
     except OSError as exc:
         raise FileError(f"cannot read the study file {str(path)!r}: {exc.strerror}.") from exc
     try:
@@ -105,7 +119,8 @@ def read_study_file(path: Path) -> str:
         ) from None
     if _text_depth(text) > MAX_NESTING:
         raise InvalidOptionError(
-            f"the study file {str(path)!r} nests arrays or tables more than {MAX_NESTING} deep; "
+            f"the study file {str(path)!r} nests arrays, tables or dotted keys more than "
+            f"{MAX_NESTING} deep; "
             "a study needs at most a few levels (docs/study.md gives the schema)."
         )
     return text
