@@ -7,9 +7,9 @@ temporary behind. What a SIGKILL leaves is removed by the next save to that
 folder.
 
 The bounds are on work, never on wall-clock time (which load breaks): the
-child logs every chunk it computes (every dask task, for the eager and CLI
-writes) to a file, and after the signal at most :func:`_in_flight` more may
-end, those already running; the write never completes.
+child logs every chunk it computes (every slab written, for the eager and CLI
+netCDF writes) to a file, and after the signal at most :func:`_in_flight` more
+may end, those already running; the write never completes.
 """
 
 from __future__ import annotations
@@ -33,17 +33,20 @@ from spdgraph import io
 pytest.importorskip("netCDF4")
 pytest.importorskip("zarr")
 
-#: Logs each finished dask task to $SPDGRAPH_TASK_LOG (one line each).
+#: Logs each slab written to a netCDF file to $SPDGRAPH_TASK_LOG (one line each): the
+#: store of a dask write calls the netCDF4 backend's ``__setitem__`` once per slab.
 PROBE = """
 import os
-from dask.callbacks import Callback
+from xarray.backends import netCDF4_
 
-class _CountTasks(Callback):
-    def _posttask(self, key, result, dsk, state, worker_id):
-        with open(os.environ["SPDGRAPH_TASK_LOG"], "a") as fh:
-            fh.write("t\\n")
+_write = netCDF4_.NetCDF4ArrayWrapper.__setitem__
 
-_CountTasks().register()
+def _logged(self, key, value):
+    _write(self, key, value)
+    with open(os.environ["SPDGRAPH_TASK_LOG"], "a") as fh:
+        fh.write("w\\n")
+
+netCDF4_.NetCDF4ArrayWrapper.__setitem__ = _logged
 """
 
 #: A child that saves a stack in many chunks: each chunk of the lazy array
@@ -57,7 +60,8 @@ import dask, networkx as nx, numpy as np, spdgraph
 mode, target = sys.argv[1], sys.argv[2]
 da = spdgraph.sample(nx.path_graph(40), "dd", size=400, seed=1, chunks=10)
 if mode == "eager":
-    da = spdgraph.sample(nx.path_graph(250), "dd", size=500, seed=1)
+    size = int(os.environ.get("SPDGRAPH_EAGER_SIZE", "500"))
+    da = spdgraph.sample(nx.path_graph(250), "dd", size=size, seed=1)
 else:
     def slow(block):
         time.sleep(0.15)
@@ -120,9 +124,10 @@ def _wait_for_temporary(folder: Path, child: subprocess.Popen) -> None:
     pytest.fail("the child never started writing")
 
 
-def _start(args: list[str], cwd: Path, logs: Path) -> subprocess.Popen:
+def _start(args: list[str], cwd: Path, logs: Path, **extra: str) -> subprocess.Popen:
     env = dict(
         os.environ,
+        **extra,
         PYTHONUNBUFFERED="1",
         SPDGRAPH_TASK_LOG=os.fspath(logs / "tasks.log"),
         SPDGRAPH_CHUNK_LOG=os.fspath(logs / "chunks.log"),
@@ -294,4 +299,18 @@ def test_the_saver_script_really_saves(tmp_path):
     assert spdgraph.open(tmp_path / "done.zarr").sizes["sample"] == 20
     # every chunk logged (dask may also call the function once on an empty block)
     assert _lines(logs / "chunks.log") in (2, 3)
-    assert _lines(logs / "tasks.log") > 2
+
+
+@pytest.mark.integration
+def test_the_slab_probe_counts_an_eager_write(tmp_path):
+    """The probe of the eager and CLI cases sees every slab of a complete write."""
+    script = tmp_path / "saver.py"
+    script.write_text(SAVER)
+    logs = _logs(tmp_path)
+    child = _start(
+        [os.fspath(script), "eager", "done.nc"], tmp_path, logs, SPDGRAPH_EAGER_SIZE="80"
+    )
+    out, err = child.communicate(timeout=HANG_SECONDS)
+    assert child.returncode == 0 and "finished" in out, err
+    slab = io._atomic.SLAB_BYTES // (250 * 250 * 8)  # matrices per slab
+    assert _lines(logs / "tasks.log") >= -(-80 // slab) >= 2
