@@ -25,7 +25,9 @@ __all__ = [
     "NumericalError",
     "PluginError",
     "PluginWarning",
+    "SchedulerError",
     "SpdgraphError",
+    "StudyLockedError",
     "TooLargeError",
     "UncertifiedMatrixError",
     "UnknownMethodError",
@@ -118,6 +120,21 @@ class UncertifiedMatrixError(GeneratorOutputError):
     condition number is above the bound spdgraph certifies: a property of the
     drawn matrix, not a bug of the generator, so ``sample(uncertified="redraw")``
     (the default) draws that matrix again from its own redraw stream.
+    """
+
+
+class StudyLockedError(SpdgraphError, RuntimeError):
+    """Another ``spdgraph study run`` uses the study's folder (it holds the folder's lock).
+
+    The message names the folder and the holder's pid; ``run(..., wait=True)``
+    (``--wait``) waits for it instead.
+    """
+
+
+class SchedulerError(SpdgraphError, ConnectionError):
+    """A study's dask scheduler could not be reached, or did not answer, in time.
+
+    ``run(..., scheduler_timeout=...)`` (``--scheduler-timeout``) sets how long to wait.
     """
 
 

@@ -24,7 +24,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from spdgraph.errors import FileError, InvalidOptionError, SpdgraphError
+from spdgraph.errors import (
+    FileError,
+    InvalidOptionError,
+    SchedulerError,
+    StudyLockedError,
+)
 
 __all__ = [
     "MAX_GRID_VALUES",
@@ -49,10 +54,6 @@ MAX_GRID_VALUES = 100_000
 SCHEDULER_TIMEOUT = 10.0
 #: The lock file a run holds in its folder.
 LOCK_NAME = ".spdgraph-lock"
-
-
-class StudyLockedError(SpdgraphError, RuntimeError):
-    """Another run uses the study's folder."""
 
 
 def _text_depth(text: str) -> int:
@@ -302,7 +303,3 @@ def _probe(address: str, timeout: float) -> None:
         sock.settimeout(timeout)
         if not sock.recv(1):
             raise ConnectionError("the connection was closed without a greeting")
-
-
-class SchedulerError(SpdgraphError, ConnectionError):
-    """A dask scheduler could not be reached or did not answer in time."""
