@@ -72,10 +72,12 @@ def save_simulation(
     ['adjacency.csv', 'attributes.csv', 'covariance.csv']
     """
     from spdgraph.io import save_dataset
+    from spdgraph.io._paths import as_path
 
-    name = _format_of(path, format)
+    target = as_path(path)  # a FileError for what is no path (an int, a NUL byte)
+    name = _format_of(target, format)
     stamped = ds if name == "csv" else stamp_simulation(ds)
-    return save_dataset(stamped, path, overwrite=overwrite, format=name)
+    return save_dataset(stamped, target, overwrite=overwrite, format=name)
 
 
 def check_simulation_target(
