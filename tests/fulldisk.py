@@ -53,3 +53,12 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(
         str(p.relative_to(folder)) for p in folder.rglob(".*") if p.name not in {".spdgraph-lock"}
     )
+
+
+def read_only(folder: Path) -> None:
+    """Remount the small tmpfs at ``folder`` read-only (skip the test if it cannot)."""
+    done = subprocess.run(
+        ["mount", "-o", "remount,ro", str(folder)], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot remount the tmpfs read-only ({done.stderr.strip()})")
