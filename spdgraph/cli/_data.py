@@ -18,8 +18,10 @@ from typing import Any
 
 from spdgraph.cli._options import (
     _add_format_option,
+    _add_verify_option,
     _non_negative_int,
     _output_format,
+    _verify,
     count_argument,
 )
 from spdgraph.errors import InvalidOptionError
@@ -106,7 +108,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     from spdgraph import io
 
     io.check_writable(args.output, format=_output_format(args))  # before any heavy work
-    matrices = spdgraph.open(args.input)
+    matrices = spdgraph.open(args.input, verify=_verify(args))
     if isinstance(matrices, xr.Dataset):  # a simulation: draw from its true matrix
         matrices = io.simulation_truth(matrices)
     marginals = _marginals(args, matrices.spd._labels())
@@ -167,6 +169,7 @@ def _add_draw_parser(sub: Any) -> None:
     draw.add_argument(
         "--missing", type=float, default=0.0, help="rate of values missing completely at random"
     )
+    _add_verify_option(draw)
     draw.set_defaults(func=_cmd_draw)
 
 

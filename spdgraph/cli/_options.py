@@ -149,3 +149,19 @@ def _output_format(args: argparse.Namespace) -> str | None:
     """The format named by ``--format`` (None for ``auto``: from the suffix)."""
     name = getattr(args, "format", None)
     return None if name in (None, "auto") else str(name)
+
+
+def _add_verify_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-verify``: open a spdgraph file whose digests were removed, unchecked."""
+    parser.add_argument(
+        "--no-verify",
+        dest="no_verify",
+        action="store_true",
+        help="open input files without checking their digests (a file spdgraph wrote "
+        "whose digests were removed is refused otherwise)",
+    )
+
+
+def _verify(args: argparse.Namespace) -> bool:
+    """Whether to check the input files' digests (not ``--no-verify``)."""
+    return not getattr(args, "no_verify", False)

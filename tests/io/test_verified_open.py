@@ -137,3 +137,23 @@ def test_an_intact_store_copied_elsewhere_still_opens(tmp_path, stack):
     shutil.copytree(tmp_path / "m.zarr", tmp_path / "copy.zarr")
     back = spdgraph.open(tmp_path / "copy.zarr", chunks={"sample": 33})
     assert back.identical(spdgraph.open(tmp_path / "m.zarr"))
+
+
+def test_the_cli_refuses_a_file_without_digests_unless_no_verify(tmp_path, stack, capsys):
+    pytest.importorskip("netCDF4")
+    import netCDF4
+
+    from spdgraph.cli import main
+
+    path = tmp_path / "m.nc"
+    spdgraph.save(stack[:3], path)
+    with netCDF4.Dataset(path, "a") as nc:
+        nc.variables["covariance"].delncattr(DIGESTS)
+    out = tmp_path / "d.nc"
+    for argv in (["info", path], ["draw", path, "--n-obs", "4", "-o", out]):
+        assert main([str(a) for a in argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--no-verify" in err[0] and str(path) in err[0]
+        assert main([*map(str, argv), "--no-verify"]) == 0
+        capsys.readouterr()
+    assert spdgraph.open(out).sizes["obs"] == 4
