@@ -139,7 +139,7 @@ class SchedulerError(SpdgraphError, ConnectionError):
 
 
 class InaccurateInverseWarning(UserWarning):
-    """An inverse computed by ``da.spd`` has a residual ``max |M X - I|`` above 1e-6.
+    """An inverse computed by ``da.spd`` has a residual ``max |M X v - v|`` above 1e-6.
 
     The matrix is nearly singular: its inverse (and what is computed from it,
     such as partial correlations of a covariance) has lost accuracy.

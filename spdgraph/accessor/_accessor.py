@@ -97,8 +97,9 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         Warns
         -----
         InaccurateInverseWarning
-            The residual ``max |M X - I|`` exceeds 1e-6: the matrix is nearly
-            singular and the inverse is inaccurate.
+            The residual ``max |M X v - v|`` on fixed probe vectors ``v``
+            (entries at most 1) exceeds 1e-6: the matrix is nearly singular
+            and the inverse is inaccurate.
 
         Examples
         --------
