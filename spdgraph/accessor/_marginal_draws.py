@@ -42,6 +42,8 @@ SHORTCUTS = ("gaussian", "standardized", "binary")
 
 #: Most categories of an :class:`Ordinal` marginal (its cut points are held in memory).
 MAX_CATEGORIES = 10_000
+#: Longest text accepted as a marginal (``"t(df=5)"``, ``--marginals``, ``data=``).
+MAX_SPEC_CHARS = 1_000
 
 
 def _check_length(values: object, name: str) -> None:

@@ -42,8 +42,7 @@ def parse_marginal(text: str) -> object:
     """
     from scipy import stats
 
-    from spdgraph.marginals import Ordinal
-    from spdgraph.simulation._data import MAX_SPEC_CHARS
+    from spdgraph.marginals import MAX_SPEC_CHARS, Ordinal
 
     if len(text) > MAX_SPEC_CHARS:
         raise InvalidOptionError(

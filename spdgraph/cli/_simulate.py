@@ -33,8 +33,7 @@ __all__: list[str] = []
 def _cmd_simulate(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph.errors import InvalidOptionError
-    from spdgraph.simulation import canonical_family, save_simulation
-    from spdgraph.simulation._files import check_simulation_target
+    from spdgraph.simulation import canonical_family, check_simulation_target, save_simulation
 
     output = Path(args.output)
     if args.format == "csv" and output.suffix.lower() in (".nc", ".zarr"):

@@ -31,6 +31,7 @@ __all__ = [
     "bad_text",
     "block_digests",
     "check_labels",
+    "dataset_with_digests",
     "stamp",
     "stamp_dataset",
     "verified_blocks",
@@ -317,4 +318,20 @@ def verify_dataset(
                 continue  # on disk: checked block by block (lazy) or when loaded
         if _digest(variable.values) != expected:
             raise _changed(path, f"variable {name!r}")
+    return out
+
+
+def dataset_with_digests(ds: xr.Dataset) -> xr.Dataset:
+    """A shallow copy of ``ds`` carrying its digests (:data:`DIGESTS`), checked storable.
+
+    Every variable's values (whole, and in blocks along the first dim for a
+    lazy open), every coordinate and the attrs; labels that files cannot hold
+    exactly (NUL characters, lone surrogates, integers beyond 64 bits) are
+    refused first (:class:`InvalidOptionError` naming the label).
+    """
+    for name in ds.variables:
+        check_labels(ds[name])
+    out = ds.copy(deep=False)
+    out.attrs = {k: v for k, v in ds.attrs.items() if k != DIGESTS}
+    out.attrs[DIGESTS] = json.dumps(stamp_dataset(out))
     return out

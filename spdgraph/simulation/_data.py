@@ -39,15 +39,11 @@ DATA_TYPES: dict[str, str] = {
 _DATA_OPTIONS = {"cut": 4, "df": 3.0, "mean_count": 3.0}
 
 
-#: Longest text accepted as a marginal (``data="t(df=5)"``).
-MAX_SPEC_CHARS = 1_000
-
-
 def _parse_spec(text: str) -> object:
     """A marginal written as text: a scipy.stats call with literal arguments or ordinal(...)."""
     from scipy import stats
 
-    from spdgraph.marginals import Ordinal
+    from spdgraph.marginals import MAX_SPEC_CHARS, Ordinal
 
     if len(text) > MAX_SPEC_CHARS:
         raise InvalidOptionError(
@@ -81,7 +77,7 @@ def _parse_spec(text: str) -> object:
 
 def _categories(cut: object) -> int:
     """The ``cut`` option: a whole number of categories, 2 .. MAX_CATEGORIES."""
-    from spdgraph.accessor._marginal_draws import MAX_CATEGORIES
+    from spdgraph.marginals import MAX_CATEGORIES
 
     whole = isinstance(cut, numbers.Integral) or (
         isinstance(cut, float) and math.isfinite(cut) and cut.is_integer()

@@ -71,8 +71,7 @@ def save_simulation(
     >>> sorted(os.listdir(folder))[:3]
     ['adjacency.csv', 'attributes.csv', 'covariance.csv']
     """
-    from spdgraph.io import save_dataset
-    from spdgraph.io._paths import as_path
+    from spdgraph.io import as_path, save_dataset
 
     target = as_path(path)  # a FileError for what is no path (an int, a NUL byte)
     name = _format_of(target, format)
@@ -89,17 +88,16 @@ def check_simulation_target(
     for the file system, an existing output without ``overwrite``, a format
     that holds no Dataset: a :class:`FileError` naming the path and the cause.
     """
-    from spdgraph.io import check_dataset_format
-    from spdgraph.io._paths import as_path, check_target
+    from spdgraph.io import as_path, check_dataset_format, check_writable
 
     target = as_path(path)
-    fmt = check_dataset_format(target, _format_of(target, format))
-    check_target(target, fmt, overwrite)
-    fmt.requires()
+    name = _format_of(target, format)
+    check_dataset_format(target, name)
+    check_writable(target, overwrite=overwrite, format=name)
 
 
 def stamp_simulation(ds: xr.Dataset) -> xr.Dataset:
-    """A shallow copy of ``ds`` with its digests (:data:`~spdgraph.io._digests.DIGESTS`).
+    """A shallow copy of ``ds`` with its digests (:func:`spdgraph.io.dataset_with_digests`).
 
     Every variable's values (whole, and in blocks along the first dim for a
     lazy open), every coordinate and the attrs: :func:`open_simulation` checks
@@ -107,13 +105,6 @@ def stamp_simulation(ds: xr.Dataset) -> xr.Dataset:
     surrogates, integers beyond 64 bits) are refused here, before anything is
     written.
     """
-    import json
+    from spdgraph.io import dataset_with_digests
 
-    from spdgraph.io._digests import DIGESTS, check_labels, stamp_dataset
-
-    for name in ds.variables:
-        check_labels(ds[name])
-    out = ds.copy(deep=False)
-    out.attrs = {k: v for k, v in ds.attrs.items() if k != DIGESTS}
-    out.attrs[DIGESTS] = json.dumps(stamp_dataset(out))
-    return out
+    return dataset_with_digests(ds)
