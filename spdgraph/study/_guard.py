@@ -218,6 +218,7 @@ _ADDRESS = re.compile(
     r"(?::(?P<port>\d{1,5}))?/?$"
 )
 _SCHEMES = {"tcp", "tls", "ucx", "ws", "wss"}
+_INPROC = re.compile(r"^inproc://[\w.:-]+(/[\w.-]+)*$")
 
 
 def check_scheduler(scheduler: Any) -> Any:
@@ -235,13 +236,16 @@ def check_scheduler(scheduler: Any) -> Any:
             f"scheduler must be a dask scheduler address ('tcp://host:8786'), 'local' or a "
             f"distributed.Client, not {type(scheduler).__name__}."
         )
+    if _INPROC.match(scheduler) and len(scheduler) <= 300:
+        return scheduler  # a cluster in this process (LocalCluster(processes=False))
     match = _ADDRESS.match(scheduler.strip()) if len(scheduler) <= 300 else None
     bad_port = match is not None and match["port"] is not None and int(match["port"]) > 65535
     if match is None or bad_port or (match["scheme"] or "tcp") not in _SCHEMES:
         shown = scheduler if len(scheduler) <= 80 else scheduler[:77] + "..."
         raise InvalidOptionError(
             f"scheduler {shown!r} is not a dask scheduler address; give one like "
-            "'tcp://host:8786' (scheme tcp, tls, ucx, ws or wss), or 'local' for a "
+            "'tcp://host:8786' (scheme tcp, tls, ucx, ws or wss; inproc:// for a cluster in "
+            "this process), or 'local' for a "
             "LocalCluster on this machine."
         )
     return scheduler.strip()
@@ -276,7 +280,7 @@ def connect_scheduler(address: str, timeout: float) -> Any:
     try:
         _probe(address, timeout)
         with dask.config.set({"distributed.comm.timeouts.connect": seconds}):
-            return Client(address, timeout=seconds, set_as_default=False)
+            return Client(address, timeout=seconds)
     except (OSError, TimeoutError, ValueError) as exc:
         raise SchedulerError(
             f"cannot reach the dask scheduler at {address!r} within {timeout:g} s "

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from fulldisk import fill, leftovers, small_disk
 
 from spdgraph.cli import main
 from spdgraph.errors import FileError, InvalidOptionError, SpdgraphError
@@ -30,7 +31,6 @@ from spdgraph.study._guard import (
     locked_folder,
 )
 from spdgraph.study._store import DIGEST, cell_digest
-from fulldisk import fill, leftovers, small_disk
 
 TINY = {
     "name": "tiny",
@@ -211,7 +211,8 @@ def test_two_runs_of_different_studies_never_mix(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "address", ["not an address", "tcp://host:99999", "inproc://x", "ftp://h:1", 8786, "a" * 400]
+    "address",
+    ["not an address", "tcp://host:99999", "inproc://a b", "ftp://h:1", 8786, "a" * 400],
 )
 def test_a_bad_scheduler_address_is_refused_before_any_work(tmp_path, address):
     with pytest.raises(InvalidOptionError, match="scheduler"):
@@ -220,7 +221,8 @@ def test_a_bad_scheduler_address_is_refused_before_any_work(tmp_path, address):
 
 
 def test_good_addresses_pass():
-    for address in ("tcp://127.0.0.1:8786", "localhost:8786", "tls://[::1]:1", "local", None):
+    good = ("tcp://127.0.0.1:8786", "localhost:8786", "tls://[::1]:1", "inproc://10.0.0.1/7/1")
+    for address in (*good, "local", None):
         assert check_scheduler(address) == address
 
 
@@ -368,3 +370,17 @@ def test_a_study_on_a_full_disk_ends_in_one_clear_line(tmp_path, capsys):
         again = run(TINY, out, workers=1, plots=False)
         assert again.computed == 0
         pd.testing.assert_frame_equal(again.table, first.table)
+
+
+@pytest.mark.integration
+def test_a_real_tcp_scheduler_passes_the_probe(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None
+    ) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://")
+        result = run(TINY, tmp_path, plots=False, scheduler=cluster.scheduler_address)
+    assert result.computed == 2
+    pd.testing.assert_frame_equal(
+        result.table, run(TINY, tmp_path / "here", workers=1, plots=False).table
+    )
