@@ -221,16 +221,20 @@ _SCHEMES = {"tcp", "tls", "ucx", "ws", "wss"}
 _INPROC = re.compile(r"^inproc://[\w.:-]+(/[\w.-]+)*$")
 
 
+def _is_client(value: object) -> bool:
+    try:
+        from distributed import Client
+    except ImportError:
+        return False
+    return isinstance(value, Client)
+
+
 def check_scheduler(scheduler: Any) -> Any:
     """``scheduler`` when it is None, ``"local"``, a Client or a scheduler address; else refuse."""
-    if scheduler is None or scheduler == "local":
+    if scheduler is None or (isinstance(scheduler, str) and scheduler == "local"):
         return scheduler
     if not isinstance(scheduler, str):
-        try:
-            from distributed import Client
-        except ImportError:
-            Client = None
-        if Client is not None and isinstance(scheduler, Client):
+        if _is_client(scheduler):
             return scheduler
         raise InvalidOptionError(
             f"scheduler must be a dask scheduler address ('tcp://host:8786'), 'local' or a "
