@@ -206,16 +206,14 @@ def open_simulation(
         from spdgraph._machine import require_dask
 
         require_dask("open_simulation(..., chunks=...)")
+    csv = target.is_dir() and (target / "attributes.csv").exists()
     try:
-        if target.is_dir() and (target / "attributes.csv").exists():
-            ds = _read_csv_folder(target)
-        else:
-            ds = _read_stored(target, chunks)
+        ds = _read_csv_folder(target) if csv else _read_stored(target, chunks)
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         if isinstance(exc, FileError):
             raise
         raise FileError(f"cannot read the simulation {os.fspath(path)!r} ({exc}).") from exc
-    if verify:
+    if verify and not csv:  # a CSV folder keeps no digests (its attrs are text)
         ds = verify_dataset(ds, os.fspath(path), values=chunks is None, required=True)
     ds.attrs.pop(DIGESTS, None)
     return as_simulation(ds)
