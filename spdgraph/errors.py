@@ -18,13 +18,16 @@ __all__ = [
     "GeneratorOutputError",
     "GraphError",
     "GraphTypeError",
+    "InaccurateInverseWarning",
     "InvalidOptionError",
     "MatrixError",
     "MissingDependencyError",
     "NumericalError",
     "PluginError",
     "PluginWarning",
+    "SchedulerError",
     "SpdgraphError",
+    "StudyLockedError",
     "TooLargeError",
     "UncertifiedMatrixError",
     "UnknownMethodError",
@@ -117,6 +120,29 @@ class UncertifiedMatrixError(GeneratorOutputError):
     condition number is above the bound spdgraph certifies: a property of the
     drawn matrix, not a bug of the generator, so ``sample(uncertified="redraw")``
     (the default) draws that matrix again from its own redraw stream.
+    """
+
+
+class StudyLockedError(SpdgraphError, RuntimeError):
+    """Another ``spdgraph study run`` uses the study's folder (it holds the folder's lock).
+
+    The message names the folder and the holder's pid; ``run(..., wait=True)``
+    (``--wait``) waits for it instead.
+    """
+
+
+class SchedulerError(SpdgraphError, ConnectionError):
+    """A study's dask scheduler could not be reached, or did not answer, in time.
+
+    ``run(..., scheduler_timeout=...)`` (``--scheduler-timeout``) sets how long to wait.
+    """
+
+
+class InaccurateInverseWarning(UserWarning):
+    """An inverse computed by ``da.spd`` has a residual ``max |M X v - v|`` above 1e-6.
+
+    The matrix is nearly singular: its inverse (and what is computed from it,
+    such as partial correlations of a covariance) has lost accuracy.
     """
 
 

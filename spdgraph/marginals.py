@@ -13,6 +13,6 @@ that marginal; discrete distributions give counts) or an :class:`Ordinal`.
 [0.0, 1.0, 2.0]
 """
 
-from spdgraph.accessor._marginal_draws import SHORTCUTS, Ordinal
+from spdgraph.accessor._marginal_draws import MAX_CATEGORIES, MAX_SPEC_CHARS, SHORTCUTS, Ordinal
 
-__all__ = ["SHORTCUTS", "Ordinal"]
+__all__ = ["MAX_CATEGORIES", "MAX_SPEC_CHARS", "SHORTCUTS", "Ordinal"]

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 import spdgraph
 from spdgraph.cli import main
 from spdgraph.errors import FileError, InvalidOptionError
-from spdgraph.simulation import DATA_TYPES, FAMILY_NAMES, save_simulation, simulate
+from spdgraph.simulation import (
+    DATA_TYPES,
+    FAMILY_NAMES,
+    open_simulation,
+    save_simulation,
+    simulate,
+)
 
 
 def _check_truth(sim: xr.Dataset) -> None:
@@ -172,13 +178,15 @@ def test_refusals():
 def test_save_and_cli(tmp_path, capsys):
     sim = simulate("lattice", n=7, p=9, seed=1)
     path = save_simulation(sim, tmp_path / "s.nc")
-    assert xr.open_dataset(path).load().identical(sim)
+    assert open_simulation(path).identical(sim)  # verified against its digests
+    plain = xr.open_dataset(path).load()  # any netCDF reader: the digests are one more attr
+    assert plain.drop_attrs().identical(sim.drop_attrs()) and "spdgraph_digests" in plain.attrs
     with pytest.raises(FileError, match="exists"):
         save_simulation(sim, path)
     out = tmp_path / "sim.nc"
     assert main(["simulate", "--graph", "hub", "--p", "50", "--n", "100", "--seed", "2",
                  "-o", str(out)]) == 0  # fmt: skip
-    back = xr.open_dataset(out).load()
+    back = open_simulation(out)
     assert back.identical(simulate("hub", n=100, p=50, seed=2))
     assert main(["simulate", "--graph", "hub", "--p", "5", "-o", str(out)]) == 2  # exists
     folder = tmp_path / "csv"

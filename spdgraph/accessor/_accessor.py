@@ -36,7 +36,6 @@ import numpy as np
 import xarray as xr
 
 from spdgraph._kernels.numerics import (
-    cholesky_inverse,
     find_violation,
     partial_correlation,
     unit_diagonal,
@@ -92,7 +91,16 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         Raises
         ------
         MatrixError
-            Wrong layout or kind, or a matrix that is not positive definite.
+            Wrong layout or kind, complex or object values, a non-zero entry
+            on a non-edge of the array's own ``adjacency``, or a matrix that is
+            not positive definite.
+
+        Warns
+        -----
+        InaccurateInverseWarning
+            The residual ``max |M X v - v|`` on fixed probe vectors ``v``
+            (entries at most 1) exceeds 1e-6: the matrix is nearly singular
+            and the inverse is inaccurate.
 
         Examples
         --------
@@ -105,7 +113,7 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         True
         """
         kind = self._require_scale("inverse()")
-        values = cholesky_inverse(self._spd_stack("inverse()"), MatrixError)
+        values = self._inverse(self._spd_stack("inverse()"), "inverse()")
         new_kind = "covariance" if kind == "precision" else "precision"
         return self._derived(values, new_kind, structural=False, step="inverse")
 

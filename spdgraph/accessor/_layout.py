@@ -8,6 +8,7 @@ that does not have it. :class:`spdgraph.accessor.SpdAccessor` builds on it.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,12 @@ from spdgraph._kernels.numerics import (
 from spdgraph.errors import MatrixError
 
 __all__ = ["MATRIX_DIMS", "STACK_DIMS", "SpdArrayView"]
+
+#: Largest residual ``max |M X v - v|`` of an inverse the accessor returns without a warning.
+INVERSE_RESIDUAL = 1e-6
+#: Probe vectors (entries at most 1 in absolute value) of the inverse's residual check.
+PROBES = 3
+PROBE_SEED = 0x1A7E
 
 MATRIX_DIMS = ("node", "node_2")
 STACK_DIMS = ("sample", "node", "node_2")
@@ -77,25 +84,92 @@ class SpdArrayView:
         return kind
 
     def _stack(self) -> np.ndarray:
-        """Values as an (n, p, p) float64 array (a copy-free view when possible)."""
+        """Values as an (n, p, p) float64 array (a copy-free view when possible).
+
+        Complex, object, string and date values are refused (MatrixError): a
+        cast to float64 would drop an imaginary part or fail half-way.
+        """
         stacked = self._stacked()
+        dtype = self._da.dtype
+        if dtype.kind not in "biuf":
+            what = {"c": "complex", "O": "object", "U": "string", "S": "bytes"}.get(
+                dtype.kind, str(dtype)
+            )
+            raise MatrixError(
+                f"the matrix holds {what} values (dtype {dtype}); spdgraph works on real "
+                "symmetric matrices. Take the real part (da.real) only if the imaginary part "
+                "is known to be zero, or convert the values to float64 first."
+            )
         values = np.asarray(self._da.values, dtype=np.float64)
         return values if stacked else values[None]
 
+    def _pattern(self) -> tuple[np.ndarray, bool]:
+        """The mask of entries that may be non-zero, and whether the rest must be zero.
+
+        With an ``adjacency`` coordinate and structural zeros (``attrs
+        ["structural_zeros"]`` 1 or absent) the non-edges must be exactly 0: a
+        matrix that disagrees with its own graph is refused, not used.
+        """
+        p = self._da.sizes["node"]
+        if "adjacency" in self._da.coords and self._structural():
+            adjacency = self._adjacency_values()
+            if adjacency.shape == (p, p):
+                return adjacency, True
+        return ~np.eye(p, dtype=bool), False
+
     def _spd_stack(self, what: str) -> np.ndarray:
-        """The ``(n, p, p)`` stack, verified finite, exactly symmetric and positive
-        definite (a Cholesky) before ``what`` computes on it; else a MatrixError."""
+        """The ``(n, p, p)`` stack, verified finite, exactly symmetric, zero on the
+        non-edges of its own ``adjacency`` (structural zeros) and positive definite
+        (a Cholesky) before ``what`` computes on it; else a MatrixError."""
         m = self._stack()
         if m.shape[0] == 0:
             return m
-        violation = find_violation(m, ~np.eye(m.shape[-1], dtype=bool), structural=False)
+        pattern, structural = self._pattern()
+        violation = find_violation(m, pattern, structural=structural)
         if violation is not None:
+            if violation.problem == "nonzero":
+                raise MatrixError(
+                    f"{what}: the matrix disagrees with its own 'adjacency' coordinate: "
+                    f"{violation.describe(self._labels())} Fix the values or the coordinate, "
+                    "or set attrs['structural_zeros'] = 0 if its zeros are not the graph."
+                )
             raise MatrixError(
                 f"{what} needs symmetric positive definite matrices, but "
                 f"{violation.describe(self._labels())} spdgraph.sample returns such matrices: "
                 "check what changed this array's values."
             )
         return m
+
+    def _inverse(self, m: np.ndarray, what: str) -> np.ndarray:
+        """The Cholesky inverse of the verified stack ``m``, its accuracy checked.
+
+        The residual ``max |M X V - V|`` of each matrix on :data:`PROBES` fixed
+        unit probe vectors ``V`` (``O(p^2)`` a matrix, where the full ``M X - I``
+        would cost as much as the inverse) estimates ``max |M X - I|``; above
+        :data:`INVERSE_RESIDUAL` an :class:`InaccurateInverseWarning` names the
+        matrix, the residual and what to do (the matrix is nearly singular).
+        """
+        import warnings
+
+        from spdgraph.errors import InaccurateInverseWarning
+
+        inverse = cholesky_inverse(m, MatrixError)
+        p = m.shape[-1]
+        probes = np.random.default_rng(PROBE_SEED).standard_normal((p, PROBES))
+        probes /= np.max(np.abs(probes), axis=0, initial=1e-300)
+        for k in range(m.shape[0]):
+            residual = float(np.max(np.abs(m[k] @ (inverse[k] @ probes) - probes), initial=0.0))
+            if not residual <= INVERSE_RESIDUAL:
+                warnings.warn(
+                    f"{what}: the inverse of matrix {k} is inaccurate (max |M X v - v| = "
+                    f"{residual:.3g}, above {INVERSE_RESIDUAL:g}): the matrix is nearly "
+                    "singular. Use a better conditioned matrix (sample(..., "
+                    "condition_number=...) bounds it) or treat the result with care.",
+                    InaccurateInverseWarning,
+                    stacklevel=4,
+                )
+                break
+        return inverse
 
     def _on_scale(self, what: str, wanted: str) -> tuple[np.ndarray, bool]:
         """The verified stack as a ``wanted`` (``"precision"`` or ``"covariance"``) matrix,
@@ -105,7 +179,7 @@ class SpdArrayView:
         m = self._spd_stack(what)
         if (kind == "precision") == (wanted == "precision"):
             return m, self._structural()
-        return cholesky_inverse(m, MatrixError), False
+        return self._inverse(m, what), False
 
     def _adjacency_values(self) -> np.ndarray:
         da = self._da
@@ -120,7 +194,9 @@ class SpdArrayView:
             raise MatrixError(
                 f"the 'adjacency' coordinate must have dims {MATRIX_DIMS}, got {adj.dims}."
             )
-        values = np.asarray(adj.values)
+        data = adj.data
+        # a sparse graph (a sparse result's, kept beside its densified values) is read whole
+        values = np.asarray(data.todense() if _is_pydata_sparse(data) else adj.values)
         if values.dtype != bool:
             raise MatrixError(
                 f"the 'adjacency' coordinate must be boolean, got dtype {values.dtype}."
@@ -194,3 +270,9 @@ class SpdArrayView:
             return self._kind()
         except MatrixError:
             return None
+
+
+def _is_pydata_sparse(data: object) -> bool:
+    """Whether ``data`` is a PyData sparse array (without importing ``sparse``)."""
+    module = sys.modules.get("sparse")
+    return module is not None and isinstance(data, module.SparseArray)

@@ -40,6 +40,24 @@ __all__ = [
 SHORTCUTS = ("gaussian", "standardized", "binary")
 
 
+#: Most categories of an :class:`Ordinal` marginal (its cut points are held in memory).
+MAX_CATEGORIES = 10_000
+#: Longest text accepted as a marginal (``"t(df=5)"``, ``--marginals``, ``data=``).
+MAX_SPEC_CHARS = 1_000
+
+
+def _check_length(values: object, name: str) -> None:
+    try:
+        length = len(values)  # type: ignore[arg-type]
+    except TypeError:
+        return  # a scalar: checked below
+    if length >= MAX_CATEGORIES:
+        raise InvalidOptionError(
+            f"{name} lists {length:,} values; an ordinal marginal has at most "
+            f"{MAX_CATEGORIES:,} categories."
+        )
+
+
 @dataclass(frozen=True)
 class Ordinal:
     """Ordinal (or binary) data: the standardized latent value cut into categories.
@@ -82,8 +100,15 @@ class Ordinal:
             )
         if self.n_categories is not None:
             k = check_count(self.n_categories, "n_categories", low=2)
+            if k > MAX_CATEGORIES:
+                raise InvalidOptionError(
+                    f"n_categories={k:,} is more than the {MAX_CATEGORIES:,} categories an "
+                    "ordinal marginal may have; use a continuous marginal (e.g. 'gaussian' "
+                    "or a scipy.stats distribution) for so many levels."
+                )
             cuts = special.ndtri(np.arange(1, k) / k)
         elif self.probabilities is not None:
+            _check_length(self.probabilities, "probabilities")
             probs = np.asarray(self.probabilities, dtype=float)
             if probs.ndim != 1 or probs.size < 2 or (probs <= 0).any():
                 raise InvalidOptionError(
@@ -93,6 +118,7 @@ class Ordinal:
                 raise InvalidOptionError(f"probabilities must sum to 1, got {probs.sum()}.")
             cuts = special.ndtri(np.cumsum(probs)[:-1])
         else:
+            _check_length(self.cuts, "cuts")
             cuts = np.asarray(self.cuts, dtype=float)
         cuts = np.atleast_1d(np.asarray(cuts, dtype=float))
         if cuts.ndim != 1 or not np.isfinite(cuts).all() or (np.diff(cuts) <= 0).any():

@@ -18,8 +18,10 @@ from typing import Any
 
 from spdgraph.cli._options import (
     _add_format_option,
+    _add_verify_option,
     _non_negative_int,
     _output_format,
+    _verify,
     count_argument,
 )
 from spdgraph.errors import InvalidOptionError
@@ -40,12 +42,21 @@ def parse_marginal(text: str) -> object:
     """
     from scipy import stats
 
-    from spdgraph.marginals import Ordinal
+    from spdgraph.marginals import MAX_SPEC_CHARS, Ordinal
 
+    if len(text) > MAX_SPEC_CHARS:
+        raise InvalidOptionError(
+            f"the marginal {text[:30]!r}... has {len(text):,} characters; a marginal is written "
+            f"in at most {MAX_SPEC_CHARS:,}, such as t(df=5) or ordinal(n_categories=3)."
+        )
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise InvalidOptionError(f"cannot read the marginal {text!r} ({exc.msg}).") from exc
+    except (RecursionError, MemoryError):
+        raise InvalidOptionError(
+            f"the marginal {text[:30]!r}... nests too deep to read."
+        ) from None
     if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "standardized", "binary"):
         return node.id
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
@@ -55,7 +66,7 @@ def parse_marginal(text: str) -> object:
     try:
         args = [ast.literal_eval(a) for a in node.args]
         kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-    except ValueError as exc:
+    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
         raise InvalidOptionError(f"arguments of {text!r} must be Python literals.") from exc
     name = node.func.id
     if name == "ordinal":
@@ -96,7 +107,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     from spdgraph import io
 
     io.check_writable(args.output, format=_output_format(args))  # before any heavy work
-    matrices = spdgraph.open(args.input)
+    matrices = spdgraph.open(args.input, verify=_verify(args))
     if isinstance(matrices, xr.Dataset):  # a simulation: draw from its true matrix
         matrices = io.simulation_truth(matrices)
     marginals = _marginals(args, matrices.spd._labels())
@@ -157,6 +168,7 @@ def _add_draw_parser(sub: Any) -> None:
     draw.add_argument(
         "--missing", type=float, default=0.0, help="rate of values missing completely at random"
     )
+    _add_verify_option(draw)
     draw.set_defaults(func=_cmd_draw)
 
 

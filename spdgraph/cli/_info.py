@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from spdgraph.cli._options import _add_verify_option, _verify
 from spdgraph.errors import FileError
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
     if io.simulation_file(path):
         return _simulation_info(path, args)
     fmt = io.format_for_reading(path)
-    da = io.read_array(path, load=False, format=fmt.name)
+    da = io.read_array(path, load=False, format=fmt.name, verify=_verify(args))
     try:
         status = _print_info(da, args, fmt)
         if args.plot is not None:
@@ -242,4 +243,5 @@ def _add_info_parser(sub: Any) -> None:
         help="also save a heatmap of the partial correlations (the first 4 matrices) "
         "to OUT.png (.png, .pdf or .svg; needs matplotlib)",
     )
+    _add_verify_option(info)
     info.set_defaults(func=_cmd_info)

@@ -51,12 +51,25 @@ def _add_switch(parser: argparse.ArgumentParser, flag: str, *, default: bool, he
     parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help)
 
 
+#: Longest option value read as a Python literal (a longer one is refused, not parsed).
+MAX_VALUE_CHARS = 10_000
+
+
 def _literal(text: str) -> Any:
     """A Python literal (number, string, list, True/None...), else the text itself."""
+    if len(text) > MAX_VALUE_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"the value {text[:30]!r}... has {len(text):,} characters, more than the "
+            f"{MAX_VALUE_CHARS:,} an option value may have; pass large inputs as files"
+        )
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, TypeError):
         return text
+    except (RecursionError, MemoryError):
+        raise argparse.ArgumentTypeError(
+            f"the value {text[:30]!r}... nests too deep to read; write it plainly"
+        ) from None
 
 
 def _key_value(text: str) -> tuple[str, Any]:
@@ -136,3 +149,19 @@ def _output_format(args: argparse.Namespace) -> str | None:
     """The format named by ``--format`` (None for ``auto``: from the suffix)."""
     name = getattr(args, "format", None)
     return None if name in (None, "auto") else str(name)
+
+
+def _add_verify_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-verify``: open a spdgraph file whose digests were removed, unchecked."""
+    parser.add_argument(
+        "--no-verify",
+        dest="no_verify",
+        action="store_true",
+        help="open input files without checking their digests (a file spdgraph wrote "
+        "whose digests were removed is refused otherwise)",
+    )
+
+
+def _verify(args: argparse.Namespace) -> bool:
+    """Whether to check the input files' digests (not ``--no-verify``)."""
+    return not getattr(args, "no_verify", False)

@@ -198,10 +198,10 @@ def _cmd_sample(args: argparse.Namespace) -> int:
         factor_path = Path(args.factor)
         if factor_path.suffix.lower() != ".npy" or not factor_path.is_file():
             raise FileError(f"--factor must be an existing .npy file, got {args.factor!r}.")
-        import numpy as np
+        from spdgraph.plugins.graph_files import load_npy
 
         try:
-            factor = np.load(factor_path, allow_pickle=False)
+            factor = load_npy(factor_path, "factor file")  # its header checked first
         except (OSError, ValueError) as exc:
             raise FileError(f"cannot read factor file {args.factor!r} ({exc}).") from exc
     options = dict(args.option or [])

@@ -14,7 +14,12 @@ import argparse
 import sys
 from typing import Any
 
-from spdgraph.cli._options import _non_negative_int, count_argument
+from spdgraph.cli._options import (
+    _add_verify_option,
+    _non_negative_int,
+    _verify,
+    count_argument,
+)
 
 __all__: list[str] = []
 
@@ -46,7 +51,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from spdgraph.validation import score_table
 
     # a simulation file gives its data (as DATA) and its true matrix (as MATRICES)
-    data, truth = simulation_inputs(spdgraph.open(args.data), spdgraph.open(args.truth))
+    verify = _verify(args)
+    data, truth = simulation_inputs(
+        spdgraph.open(args.data, verify=verify), spdgraph.open(args.truth, verify=verify)
+    )
     table = score_table(
         data, truth, args.learner or ["lasso"], seed=args.seed, cv=args.cv,
         criterion=args.criterion, gamma=args.gamma,
@@ -101,4 +109,5 @@ def _add_score_parser(sub: Any) -> None:
         help="path of --areas: node-wise lasso (default) or graphical lasso",
     )
     score.add_argument("-o", "--output", help="write the table to this CSV file")
+    _add_verify_option(score)
     score.set_defaults(func=_cmd_score)

@@ -33,11 +33,12 @@ __all__: list[str] = []
 def _cmd_simulate(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph.errors import InvalidOptionError
-    from spdgraph.simulation import canonical_family, save_simulation
+    from spdgraph.simulation import canonical_family, check_simulation_target, save_simulation
 
     output = Path(args.output)
     if args.format == "csv" and output.suffix.lower() in (".nc", ".zarr"):
         raise InvalidOptionError(f"--format csv writes a folder; {args.output!r} names a file.")
+    check_simulation_target(output, args.overwrite, _output_format(args))  # before any work
     graph: Any = args.graph
     try:
         canonical_family(graph)

@@ -35,6 +35,8 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
             plots=False if args.no_plots else None,
             on_cell=done.append,
             results_format=_output_format(args),
+            scheduler_timeout=args.scheduler_timeout,
+            wait=args.wait,
         )
     except KeyboardInterrupt:
         print(
@@ -60,6 +62,18 @@ def _cmd_study_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text[:40])
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, got {text[:40]!r}"
+        )
+    return value
+
+
 def _add_study_parser(sub: Any) -> None:
     """Register ``spdgraph study run``."""
     cmd = sub.add_parser(
@@ -76,6 +90,17 @@ def _add_study_parser(sub: Any) -> None:
     )
     run.add_argument(
         "--scheduler", default=None, help="dask scheduler address, or 'local' (LocalCluster)"
+    )
+    run.add_argument(
+        "--scheduler-timeout",
+        type=_seconds,
+        default=10.0,
+        help="seconds to reach the scheduler (default 10)",
+    )
+    run.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait while another run uses the folder (default: refuse)",
     )
     run.add_argument("--no-plots", action="store_true", help="skip the plots")
     _add_format_option(run, "the results table (results.<suffix>; default netCDF)")

@@ -21,10 +21,13 @@ graph file's node count from its header, for the memory guard), ``write_table``
 one: simulations, a study's results; ``check_dataset_format`` refuses one that
 does not, before any work), ``atomic_path`` (the same door as a
 context manager), ``writes_abandoned`` / ``exit_now`` (an
-interrupted write still ending).
+interrupted write still ending); ``dataset_with_digests`` / ``verify_dataset``
+(a Dataset's digests, stamped before a save and checked on open, eagerly or
+block by block; :data:`DIGESTS` names the attribute).
 """
 
 from spdgraph.io._atomic import exit_now, writes_abandoned
+from spdgraph.io._digests import DIGESTS, dataset_with_digests, verify_dataset
 from spdgraph.io._files import as_path, open, read_array, save, write_array
 from spdgraph.io._format import FileFormat as FileFormat  # public as spdgraph.FileFormat
 from spdgraph.io._format import (
@@ -53,11 +56,13 @@ from spdgraph.plugins.graph_files import count_graph_file, read_graph
 
 # FileFormat is documented under spdgraph (spdgraph.FileFormat), not twice
 __all__ = [
+    "DIGESTS",
     "as_path",
     "atomic_path",
     "check_dataset_format",
     "check_writable",
     "count_graph_file",
+    "dataset_with_digests",
     "describe_formats",
     "exit_now",
     "file_formats",
@@ -76,6 +81,7 @@ __all__ = [
     "simulation_file",
     "simulation_inputs",
     "simulation_truth",
+    "verify_dataset",
     "write_array",
     "write_atomically",
     "write_table",

@@ -27,7 +27,18 @@ import xarray as xr
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.io._sparse import canonical, is_sparse, plain_values
 
-__all__ = ["DIGESTS", "bad_text", "check_labels", "stamp", "verify"]
+__all__ = [
+    "DIGESTS",
+    "bad_text",
+    "block_digests",
+    "check_labels",
+    "dataset_with_digests",
+    "stamp",
+    "stamp_dataset",
+    "verified_blocks",
+    "verify",
+    "verify_dataset",
+]
 
 #: The attribute holding the digests (JSON: variable name -> SHA-256 hex).
 DIGESTS = "spdgraph_digests"
@@ -121,31 +132,127 @@ def _attrs_digest(attrs: Mapping[Any, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def stamp(da: xr.DataArray, attrs: Mapping[Any, Any]) -> dict[str, str]:
+#: Values are also digested in blocks of about this many bytes along their first dim,
+#: so that a lazy open (``chunks=``) checks each block as it is read.
+BLOCK_BYTES = 4 * 2**20
+#: Hex digits kept of each block's SHA-256 (64 bits: a changed block is caught).
+BLOCK_HEX = 16
+
+
+def block_rows(shape: tuple[int, ...], itemsize: int) -> int:
+    """Rows (along the first dim) per digest block of an array of ``shape``."""
+    per_row = max(1, math.prod(shape[1:]) * max(1, itemsize))
+    return max(1, BLOCK_BYTES // per_row)
+
+
+def _block_digest(block: Any) -> str:
+    return _digest(block)[:BLOCK_HEX]
+
+
+def block_digests(values: Any) -> dict[str, Any] | None:
+    """``{"rows": r, "sha": [...]}``: digests of ``values`` in blocks of ``r`` first-dim rows."""
+    array = np.asarray(values)
+    if array.ndim == 0 or array.dtype.kind not in "biuf":
+        return None
+    rows = block_rows(array.shape, array.dtype.itemsize)
+    sha = [_block_digest(array[i : i + rows]) for i in range(0, array.shape[0], rows)]
+    return {"rows": rows, "sha": sha}
+
+
+def stamp(da: xr.DataArray, attrs: Mapping[Any, Any]) -> dict[str, Any]:
     """The digests of ``da``'s coordinates, values (when in memory) and ``attrs``."""
-    digests = {f"coord {name}": _digest(plain_values(da.coords[name])) for name in da.coords}
+    digests: dict[str, Any] = {
+        f"coord {name}": _digest(plain_values(da.coords[name])) for name in da.coords
+    }
     if da.chunks is None:
-        digests[f"values {da.name}"] = _digest(plain_values(da))
+        values = plain_values(da)
+        digests[f"values {da.name}"] = _digest(values)
+        if not is_sparse(values) and (blocks := block_digests(values)) is not None:
+            digests[f"blocks {da.name}"] = blocks
     digests[ATTRS] = _attrs_digest(attrs)
     return digests
 
 
-def verify(da: xr.DataArray, path: str, *, values: bool) -> None:
-    """Check ``da`` (as opened, attrs restored) against the digests stored in it.
+#: An attribute every array and Dataset spdgraph makes carries (its provenance).
+PROVENANCE = "spdgraph_version"
 
-    Coordinates and attrs are always checked; the values only when ``values``
-    (they are in memory). A file without digests (written by another tool) is
-    not checked.
-    """
-    text = da.attrs.get(DIGESTS)
+
+def _load_digests(attrs: Mapping[Any, Any], path: str, required: bool) -> dict[str, Any] | None:
+    text = attrs.get(DIGESTS)
     if text is None:
-        return
+        if required and PROVENANCE in attrs:
+            raise FileError(
+                f"cannot read {path!r}: it was written by spdgraph (it has the attribute "
+                f"{PROVENANCE!r}) but its digests ({DIGESTS!r}) were removed, so a change to "
+                "it cannot be detected. Write it again, or open it unchecked with "
+                "verify=False (--no-verify) if you trust it."
+            )
+        return None
     try:
         digests = json.loads(str(text))
     except ValueError as exc:
         raise FileError(f"{path!r}: the attribute {DIGESTS!r} is damaged ({exc}).") from exc
+    if not isinstance(digests, dict):
+        raise FileError(f"{path!r}: the attribute {DIGESTS!r} is damaged (not a table).")
+    return digests
+
+
+def _changed(path: str, what: str) -> FileError:
+    return FileError(
+        f"cannot read {path!r}: {what} changed since it was saved (its digest does "
+        "not match); the file is corrupted or was edited. Write it again."
+    )
+
+
+def verified_blocks(data: Any, blocks: Any, path: str, what: str) -> Any:
+    """A dask array equal to ``data`` whose every block is checked against ``blocks`` as read.
+
+    ``data`` is rechunked to the digest blocks along its first dim (whole along
+    the others), each block compared with its digest when computed, then
+    rechunked back to the chunks asked for: an edited value or two swapped
+    chunks raise :class:`FileError` at the first compute that reads them.
+    """
+    import dask.array
+
+    try:
+        rows = int(blocks["rows"])
+        sha = [str(x) for x in blocks["sha"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FileError(f"{path!r}: the block digests of {what} are damaged.") from exc
+    if rows < 1 or len(sha) != -(-data.shape[0] // rows):
+        raise _changed(path, what + " (its shape)")
+    wanted = data.chunks
+    aligned = data.rechunk((rows, *(-1 for _ in data.shape[1:])))
+
+    def check(block: np.ndarray, block_info: Any = None) -> np.ndarray:
+        if block_info is not None and None in block_info:
+            index = block_info[None]["chunk-location"][0]
+            if _block_digest(block) != sha[index]:
+                last = index * rows + len(block) - 1
+                raise _changed(path, f"{what}, rows {index * rows} to {last}")
+        return block
+
+    checked = dask.array.map_blocks(check, aligned, dtype=data.dtype)
+    return checked.rechunk(wanted)
+
+
+def verify(da: xr.DataArray, path: str, *, values: bool, required: bool = False) -> xr.DataArray:
+    """Check ``da`` (as opened, attrs restored) against the digests stored in it.
+
+    Coordinates and attrs are always checked; the values when ``values`` (they
+    are in memory), else, for a dask-backed ``da``, block by block as they are
+    read (the returned array). A file without digests written by another tool
+    is not checked; one written by spdgraph (it has :data:`PROVENANCE`) is
+    refused when ``required``.
+    """
+    digests = _load_digests(da.attrs, path, required)
+    if digests is None:
+        return da
     for key, expected in digests.items():
         kind, _, name = key.partition(" ")
+        if kind == "blocks" and not values and da.chunks is not None and name == str(da.name):
+            da = da.copy(data=verified_blocks(da.data, expected, path, f"variable {name!r}"))
+            continue
         if key == ATTRS:
             actual = _attrs_digest(da.attrs)
             what = "the provenance attributes"
@@ -163,7 +270,76 @@ def verify(da: xr.DataArray, path: str, *, values: bool) -> None:
         else:
             continue
         if actual != expected:
+            raise _changed(path, what)
+    return da
+
+
+def stamp_dataset(ds: xr.Dataset) -> dict[str, Any]:
+    """The digests of a Dataset (a simulation): every variable's values, blocks, the attrs."""
+    digests: dict[str, Any] = {}
+    for name, variable in ds.variables.items():
+        kind = "coord" if name in ds.coords else "values"
+        digests[f"{kind} {name}"] = _digest(variable.values)
+        if kind == "values" and (blocks := block_digests(variable.values)) is not None:
+            digests[f"blocks {name}"] = blocks
+    digests[ATTRS] = _attrs_digest(ds.attrs)
+    return digests
+
+
+def verify_dataset(
+    ds: xr.Dataset, path: str, *, values: bool, required: bool = False
+) -> xr.Dataset:
+    """Check an opened Dataset against its digests; a lazy one block by block as read.
+
+    ``values=False`` checks the coordinates (labels, ``adjacency`` when it is
+    one) and attrs only, and wraps each dask-backed data variable so that its
+    blocks are checked as they are read; ``values=True`` checks everything now.
+    A variable that is missing, or changed, raises :class:`FileError`; so does a
+    Dataset spdgraph wrote whose digests were removed, when ``required``.
+    """
+    digests = _load_digests(ds.attrs, path, required)
+    if digests is None:
+        return ds
+    out = ds
+    for key, expected in digests.items():
+        kind, _, name = key.partition(" ")
+        if key == ATTRS:
+            if _attrs_digest(ds.attrs) != expected:
+                raise _changed(path, "the provenance attributes")
+            continue
+        if kind not in ("coord", "values", "blocks"):
+            continue
+        if name not in ds.variables:
             raise FileError(
-                f"cannot read {path!r}: {what} changed since it was saved (its digest does "
-                "not match); the file is corrupted or was edited. Write it again."
+                f"cannot read {path!r}: its variable {name!r} is missing; the file is damaged. "
+                "Write it again."
             )
+        variable = ds.variables[name]
+        lazy = variable.chunks is not None
+        if kind == "blocks":
+            if lazy and not values:
+                data = verified_blocks(variable.data, expected, path, f"variable {name!r}")
+                out = out.assign({name: variable.copy(data=data)})
+            continue
+        if kind == "values" and not values and (lazy or name not in ds.coords):
+            if lazy or not isinstance(variable.data, np.ndarray):
+                continue  # on disk: checked block by block (lazy) or when loaded
+        if _digest(variable.values) != expected:
+            raise _changed(path, f"variable {name!r}")
+    return out
+
+
+def dataset_with_digests(ds: xr.Dataset) -> xr.Dataset:
+    """A shallow copy of ``ds`` carrying its digests (:data:`DIGESTS`), checked storable.
+
+    Every variable's values (whole, and in blocks along the first dim for a
+    lazy open), every coordinate and the attrs; labels that files cannot hold
+    exactly (NUL characters, lone surrogates, integers beyond 64 bits) are
+    refused first (:class:`InvalidOptionError` naming the label).
+    """
+    for name in ds.variables:
+        check_labels(ds[name])
+    out = ds.copy(deep=False)
+    out.attrs = {k: v for k, v in ds.attrs.items() if k != DIGESTS}
+    out.attrs[DIGESTS] = json.dumps(stamp_dataset(out))
+    return out

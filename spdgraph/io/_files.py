@@ -36,7 +36,8 @@ from spdgraph._machine import require_dask
 from spdgraph.errors import FileError, TooLargeError
 from spdgraph.io._atomic import compute_unless, in_slabs
 from spdgraph.io._content import prepare, restore
-from spdgraph.io._digests import DIGESTS, verify
+from spdgraph.io._digests import DIGESTS
+from spdgraph.io._digests import verify as check_digests
 from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 from spdgraph.io._paths import as_path
@@ -155,7 +156,7 @@ def _read_back(fmt: FileFormat, tmp: Path, path: Path) -> None:
     try:
         da = fmt.open(tmp)
         try:
-            verify(restore(da), os.fspath(path), values=False)
+            check_digests(restore(da), os.fspath(path), values=False)
         finally:
             da.close()
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
@@ -170,6 +171,7 @@ def open(
     path: str | os.PathLike[str],
     *,
     chunks: int | dict[str, int] | None = None,
+    verify: bool = True,
 ) -> Any:
     """Open an array saved by :func:`spdgraph.save` (any registered format), or a simulation.
 
@@ -182,7 +184,13 @@ def open(
     chunks
         ``None`` (default) loads the values into memory and closes the file.
         An int (matrices per chunk along ``sample``) or a dict of dim sizes
-        opens lazily as a dask array (needs dask).
+        opens lazily as a dask array (needs dask); each block of values is
+        checked against its digest as it is read.
+    verify
+        Check the file against the digests stored in it (default): an edited
+        value, label, graph or attribute, or swapped chunks, raise
+        :class:`FileError`, and so does a file spdgraph wrote whose digests
+        were removed. ``verify=False`` opens such a file unchecked.
 
     Returns
     -------
@@ -210,8 +218,8 @@ def open(
     from spdgraph.io._simulation import open_simulation, simulation_file
 
     if chunks is None and simulation_file(as_path(path)):
-        return open_simulation(path)  # what spdgraph.simulate returned: an xarray.Dataset
-    return read_array(path, chunks=chunks, load=True)
+        return open_simulation(path, verify=verify)  # what spdgraph.simulate returned
+    return read_array(path, chunks=chunks, load=True, verify=verify)
 
 
 def read_array(
@@ -220,6 +228,7 @@ def read_array(
     chunks: int | dict[str, int] | None = None,
     load: bool = True,
     format: str | None = None,
+    verify: bool = True,
 ) -> xr.DataArray:
     """``open``; with ``load=False`` and no chunks the values stay on disk until indexed."""
     path = as_path(path)
@@ -263,7 +272,8 @@ def read_array(
             "not an xarray.DataArray."
         )
     da = restore(da)
-    verify(da, os.fspath(path), values=chunks is None and load)
+    if verify:
+        da = check_digests(da, os.fspath(path), values=chunks is None and load, required=True)
     da.attrs.pop(DIGESTS, None)
     return da
 

@@ -145,13 +145,30 @@ def _read_csv_folder(folder: Path) -> xr.Dataset:
     return ds
 
 
-def open_simulation(path: str | os.PathLike[str]) -> xr.Dataset:
-    """A simulation saved by :func:`save_simulation`, in memory, as ``simulate`` returned it.
+def open_simulation(
+    path: str | os.PathLike[str],
+    *,
+    chunks: int | dict[str, int] | None = None,
+    verify: bool = True,
+) -> xr.Dataset:
+    """A simulation saved by :func:`save_simulation`, as ``simulate`` returned it, verified.
 
     Parameters
     ----------
     path
         A netCDF file, Zarr store or CSV folder ``spdgraph simulate -o`` wrote.
+    chunks
+        None (default) loads every variable (and checks it against its
+        digest). An int (rows per chunk along ``sample``, ``obs`` and
+        ``group``) or a dict of dim sizes opens a netCDF file or Zarr store
+        lazily (needs dask): each block is checked against its digest as it
+        is read.
+    verify
+        Check the digests a netCDF file or Zarr store carries (default): an
+        edited value, label, graph or attribute, or swapped chunks, raise
+        :class:`FileError`, and so does a simulation spdgraph wrote whose
+        digests were removed. ``verify=False`` opens it unchecked. (A CSV
+        folder keeps no digests.)
 
     Returns
     -------
@@ -164,7 +181,8 @@ def open_simulation(path: str | os.PathLike[str]) -> xr.Dataset:
     Raises
     ------
     FileError
-        Not a simulation, or unreadable.
+        Not a simulation, unreadable, changed since it was saved, or its
+        digests removed (unless ``verify=False``).
 
     Examples
     --------
@@ -182,13 +200,37 @@ def open_simulation(path: str | os.PathLike[str]) -> xr.Dataset:
             f"{os.fspath(path)!r} is not a simulation (spdgraph simulate -o writes one: "
             f"variables {list(SIMULATION_VARIABLES)} and the graph)."
         )
+    from spdgraph.io._digests import DIGESTS, verify_dataset
+
+    if chunks is not None:
+        from spdgraph._machine import require_dask
+
+        require_dask("open_simulation(..., chunks=...)")
+    csv = target.is_dir() and (target / "attributes.csv").exists()
     try:
-        if target.is_dir() and (target / "attributes.csv").exists():
-            ds = _read_csv_folder(target)
-        else:
-            engine = "zarr" if target.is_dir() else "netcdf4"
-            with xr.open_dataset(target, engine=engine) as opened:
-                ds = opened.load()
+        ds = _read_csv_folder(target) if csv else _read_stored(target, chunks)
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        if isinstance(exc, FileError):
+            raise
         raise FileError(f"cannot read the simulation {os.fspath(path)!r} ({exc}).") from exc
+    if verify and not csv:  # a CSV folder keeps no digests (its attrs are text)
+        ds = verify_dataset(ds, os.fspath(path), values=chunks is None, required=True)
+    ds.attrs.pop(DIGESTS, None)
     return as_simulation(ds)
+
+
+def _read_stored(target: Path, chunks: int | dict[str, int] | None) -> xr.Dataset:
+    """A netCDF file or Zarr store: loaded, or lazily in the chunks asked for."""
+    options: dict[str, Any] = {"engine": "zarr" if target.is_dir() else "netcdf4"}
+    if target.is_dir():
+        options["consolidated"] = False  # spdgraph's stores are unconsolidated
+    if chunks is None:
+        with xr.open_dataset(target, **options) as opened:
+            return opened.load()
+    ds = xr.open_dataset(target, chunks={}, **options)
+    wanted = (
+        {"sample": chunks, "obs": chunks, "group": chunks}
+        if isinstance(chunks, int) and not isinstance(chunks, bool)
+        else dict(chunks)
+    )
+    return ds.chunk({d: n for d, n in wanted.items() if d in ds.dims})

@@ -74,8 +74,11 @@ def guarded_write(target: Path, write: Callable[[Path, threading.Event], Any]) -
         remove(tmp)
         raise
     except (OSError, RuntimeError) as exc:
-        settle(tmp)  # writes of a folder format still in flight
-        remove(tmp)
+        for _ in range(5):  # writes of a folder format still in flight may recreate it
+            settle(tmp)
+            remove(tmp)
+            if not (tmp.exists() or tmp.is_symlink()):
+                break
         error = write_error(target, exc)
         if error is None:
             raise

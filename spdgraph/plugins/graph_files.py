@@ -8,6 +8,7 @@ that reads with it; :mod:`spdgraph.io` hands it on.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import zipfile
@@ -19,7 +20,7 @@ from xml.etree import ElementTree
 import numpy as np
 
 from spdgraph._machine import as_path
-from spdgraph.errors import FileError
+from spdgraph.errors import FileError, TooLargeError
 
 __all__ = ["count_graph_file", "read_graph"]
 
@@ -134,6 +135,34 @@ def _npy_shape(fh: Any) -> tuple[int, ...]:
     return tuple(int(x) for x in shape)
 
 
+def load_npy(path: Path, what: str = "graph file") -> np.ndarray:
+    """``np.load`` of an ``.npy`` after its header: a claim beyond memory is refused first.
+
+    The header's shape and dtype give the bytes the array needs; more than the
+    memory available raises :class:`TooLargeError` naming the file, before a
+    byte of data is read (a header claiming 10^14 entries is not allocated).
+    """
+    from spdgraph import _machine
+
+    with open(path, "rb") as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"npy format version {version}")
+    need = math.prod(int(x) for x in shape) * max(1, np.dtype(dtype).itemsize)
+    available = _machine.available_memory()
+    if available is not None and need > available:
+        raise TooLargeError(
+            f"the {what} {os.fspath(path)!r} claims an array of shape {tuple(shape)} "
+            f"({need / 2**30:,.1f} GiB), more than the {available / 2**30:,.1f} GiB of memory "
+            "available; check the file (its header may be damaged) or use a smaller one."
+        )
+    return np.load(path, allow_pickle=False)
+
+
 def _npz_shape(path: Path) -> tuple[int, ...]:
     """The shape of the adjacency in a ``.npz`` (see :func:`_read_npz`), data not loaded."""
     with zipfile.ZipFile(path) as archive:
@@ -216,7 +245,7 @@ def _read_directed(path: Path, suffix: str) -> Any:
     from spdgraph.plugins.types import DAG
 
     if suffix in (".npy", ".npz"):
-        return DAG(np.load(path, allow_pickle=False) if suffix == ".npy" else _read_npz(path))
+        return DAG(load_npy(path) if suffix == ".npy" else _read_npz(path))
     if suffix == ".csv":
         content = _read_csv(path)
         if isinstance(content, np.ndarray):
@@ -289,13 +318,13 @@ def read_graph(path: str | os.PathLike[str], *, directed: bool = False) -> Any:
                     raise
                 return nx.read_gml(path, label="id")
         if suffix == ".npy":
-            return np.load(path, allow_pickle=False)
+            return load_npy(path)
         if suffix == ".npz":
             return _read_npz(path)
         if suffix == ".csv":
             return _read_csv(path)
         return _read_edge_list(path)
-    except FileError:
+    except (FileError, TooLargeError):
         raise
     except (OSError, ValueError, SyntaxError, UnicodeDecodeError, nx.NetworkXError) as exc:
         raise FileError(

@@ -290,6 +290,12 @@ def label_array(labels: Sequence[Hashable]) -> np.ndarray:
     ):  # beyond 64 bits (2**70): kept exactly as Python ints, in an object array
         return np.asarray(labels, dtype=np.int64)
     if all(isinstance(x, str) for x in labels):
+        for x in labels:
+            if x.endswith("\0"):  # numpy's str arrays drop trailing NULs: "a\0" -> "a"
+                raise GraphError(
+                    f"node label {x!r} ends with a NUL character, which numpy's string arrays "
+                    "drop (the label would silently change); relabel the nodes first."
+                )
         return np.asarray(labels, dtype=str)
     out = np.empty(len(labels), dtype=object)
     for i, x in enumerate(labels):

@@ -99,8 +99,8 @@ def generate_block(
 UNCERTIFIED_MODES = ("redraw", "raise")
 
 _HINT = (
-    " (sample(..., uncertified='redraw'), the default, redraws such a matrix from its own "
-    "stream instead of raising)"
+    " (raised because uncertified='raise' was given; sample(..., uncertified='redraw'), the "
+    "default, redraws such a matrix from its own stream instead of raising)"
 )
 
 
@@ -146,8 +146,8 @@ def _redraw(request: SampleRequest, k: int, error: Exception) -> tuple[np.ndarra
         if not failures:
             return block[0], r
         error = failures[0]
-    # the class of the last failure: an UncertifiedMatrixError or a NumericalError
-    raise type(error)(
+    # out of redraws: an UncertifiedMatrixError (as documented), whatever the last failure
+    raise UncertifiedMatrixError(
         f"matrix {k} failed its certificate {request.max_redraws + 1} times (its draw and "
         f"max_redraws={request.max_redraws} redraws): this graph cannot be certified with "
         f"method {request.gen.name!r}. Last failure: {error} Use a sparser graph, other "

@@ -11,13 +11,14 @@ from spdgraph.io import open_simulation
 from spdgraph.simulation._core import STREAMS, simulate, stream_seed
 from spdgraph.simulation._data import DATA_TYPES
 from spdgraph.simulation._families import FAMILY_NAMES, canonical_family
-from spdgraph.simulation._files import save_simulation
+from spdgraph.simulation._files import check_simulation_target, save_simulation
 
 __all__ = [
     "DATA_TYPES",
     "FAMILY_NAMES",
     "STREAMS",
     "canonical_family",
+    "check_simulation_target",
     "open_simulation",
     "save_simulation",
     "simulate",

@@ -101,6 +101,37 @@ def _per_group(matrix: xr.DataArray, step: str) -> xr.DataArray:
     return out.transpose(*matrix.dims).assign_coords(adjacency=matrix["adjacency"])
 
 
+#: float64 p x p arrays per matrix a simulation holds at its peak: the sampled
+#: matrix, its inverse, the partial correlations and the inversion's workspace.
+SIMULATION_ARRAYS_PER_MATRIX = 5
+#: float64 n x p arrays per data set at the peak of the draw (latent, observed, mask).
+SIMULATION_ARRAYS_PER_DATA = 3
+
+
+def check_simulation_memory(matrices: int, p: int, n: int) -> None:
+    """Refuse (TooLargeError) a simulation whose arrays will not fit, before any is made.
+
+    Every allocation path of :func:`simulate` is counted: the sampled stack, its
+    inverses and partial correlations (``matrices x p x p``) and the data
+    (``matrices x n x p``), so a stack just above memory is refused at once.
+    """
+    from spdgraph import _machine
+    from spdgraph.errors import TooLargeError
+
+    per_matrix = p * SIMULATION_ARRAYS_PER_MATRIX + int(n) * SIMULATION_ARRAYS_PER_DATA
+    need = 8 * matrices * p * per_matrix
+    available = _machine.available_memory()
+    if available is None or need <= available:
+        return
+    raise TooLargeError(
+        f"simulate with {matrices:,} matrices of {p:,} x {p:,} and {int(n):,} observations "
+        f"each needs about {need / 2**30:,.1f} GiB (the matrices, their inverses, partial "
+        f"correlations and data) but only {available / 2**30:,.1f} GiB of memory is "
+        "available; ask for a smaller size, fewer nodes or fewer observations, or sample the "
+        "stack lazily with spdgraph.sample(..., chunks=...)."
+    )
+
+
 def _dataset(
     truth: xr.DataArray, data: xr.DataArray, kind: str, attrs: dict[str, Any]
 ) -> xr.Dataset:
@@ -234,6 +265,8 @@ def simulate(
     graph = _adapted(graph, method, options)  # once: the node count here, then sample
     n_nodes = (graph[0] if isinstance(graph, list) else graph).adjacency
     marginals, data_options = data_marginals(data, n_nodes.shape[0], options)
+    groups = len(graph) if isinstance(graph, list | tuple) else 1
+    check_simulation_memory(groups * (1 if size is None else int(size)), n_nodes.shape[0], n)
     truth = sample(
         graph, method, kind=kind, size=size, seed=stream_seed(root, "matrix"), **options
     )

@@ -11,6 +11,8 @@ latent Gaussian whose precision is the truth.
 from __future__ import annotations
 
 import ast
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,15 +43,20 @@ def _parse_spec(text: str) -> object:
     """A marginal written as text: a scipy.stats call with literal arguments or ordinal(...)."""
     from scipy import stats
 
-    from spdgraph.marginals import Ordinal
+    from spdgraph.marginals import MAX_SPEC_CHARS, Ordinal
 
+    if len(text) > MAX_SPEC_CHARS:
+        raise InvalidOptionError(
+            f"data {text[:40]!r}... has {len(text):,} characters; a marginal is written in at "
+            f"most {MAX_SPEC_CHARS:,}, such as 't(df=5)' or 'ordinal(n_categories=3)'."
+        )
     try:
         node = ast.parse(text.strip(), mode="eval").body
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             raise ValueError
         args = [ast.literal_eval(a) for a in node.args]
         kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise InvalidOptionError(
             f"unknown data type {text!r}: give one of {sorted(DATA_TYPES)} or a marginal "
             "such as 't(df=5)', 'poisson(3)' or 'ordinal(n_categories=3)'."
@@ -62,8 +69,33 @@ def _parse_spec(text: str) -> object:
         if not isinstance(dist, stats.rv_continuous | stats.rv_discrete):
             raise InvalidOptionError(f"{name!r} is not a scipy.stats distribution.")
         return dist(*args, **kwargs)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InvalidOptionError):
+            raise
         raise InvalidOptionError(f"data {text!r}: {exc}.") from None
+
+
+def _categories(cut: object) -> int:
+    """The ``cut`` option: a whole number of categories, 2 .. MAX_CATEGORIES."""
+    from spdgraph.marginals import MAX_CATEGORIES
+
+    whole = isinstance(cut, numbers.Integral) or (
+        isinstance(cut, float) and math.isfinite(cut) and cut.is_integer()
+    )
+    if isinstance(cut, bool) or not whole or not 2 <= int(cut) <= MAX_CATEGORIES:  # type: ignore[call-overload]
+        raise InvalidOptionError(
+            f"cut (the number of categories) must be a whole number from 2 to "
+            f"{MAX_CATEGORIES:,}, got {written(cut)}; e.g. cut=4."
+        )
+    return int(cut)  # type: ignore[call-overload]
+
+
+def _positive_number(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidOptionError(f"{name} must be a positive number, got {written(value)}.")
+    if not (math.isfinite(float(value)) and float(value) > 0):
+        raise InvalidOptionError(f"{name} must be a positive finite number, got {value!r}.")
+    return float(value)
 
 
 def _named(name: str, p: int, options: dict[str, Any]) -> object:
@@ -72,6 +104,10 @@ def _named(name: str, p: int, options: dict[str, Any]) -> object:
     from spdgraph.marginals import Ordinal
 
     cut, df, mean = options["cut"], options["df"], options["mean_count"]
+    if name in ("categorical", "ordinal", "mixed"):
+        cut = _categories(cut)
+    if name in ("t", "mixed", "count"):
+        df, mean = _positive_number(df, "df"), _positive_number(mean, "mean_count")
     if name == "gaussian":
         return None
     if name == "non-gaussian":

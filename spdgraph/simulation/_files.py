@@ -9,7 +9,7 @@ import xarray as xr
 
 from spdgraph.errors import FileError
 
-__all__ = ["save_simulation"]
+__all__ = ["check_simulation_target", "save_simulation", "stamp_simulation"]
 
 
 def _format_of(path: str | os.PathLike[str], format: str | None) -> str:
@@ -71,6 +71,40 @@ def save_simulation(
     >>> sorted(os.listdir(folder))[:3]
     ['adjacency.csv', 'attributes.csv', 'covariance.csv']
     """
-    from spdgraph.io import save_dataset
+    from spdgraph.io import as_path, save_dataset
 
-    return save_dataset(ds, path, overwrite=overwrite, format=_format_of(path, format))
+    target = as_path(path)  # a FileError for what is no path (an int, a NUL byte)
+    name = _format_of(target, format)
+    stamped = ds if name == "csv" else stamp_simulation(ds)
+    return save_dataset(stamped, target, overwrite=overwrite, format=name)
+
+
+def check_simulation_target(
+    path: str | os.PathLike[str], overwrite: bool = False, format: str | None = None
+) -> None:
+    """Refuse, before any work, a destination :func:`save_simulation` cannot or must not write.
+
+    What is no path (an int), a missing or read-only folder, a name too long
+    for the file system, an existing output without ``overwrite``, a format
+    that holds no Dataset: a :class:`FileError` naming the path and the cause.
+    """
+    from spdgraph.io import as_path, check_dataset_format, check_writable
+
+    target = as_path(path)
+    name = _format_of(target, format)
+    check_dataset_format(target, name)
+    check_writable(target, overwrite=overwrite, format=name)
+
+
+def stamp_simulation(ds: xr.Dataset) -> xr.Dataset:
+    """A shallow copy of ``ds`` with its digests (:func:`spdgraph.io.dataset_with_digests`).
+
+    Every variable's values (whole, and in blocks along the first dim for a
+    lazy open), every coordinate and the attrs: :func:`open_simulation` checks
+    them. Labels that files cannot hold exactly (NUL characters, lone
+    surrogates, integers beyond 64 bits) are refused here, before anything is
+    written.
+    """
+    from spdgraph.io import dataset_with_digests
+
+    return dataset_with_digests(ds)

@@ -17,6 +17,7 @@ timed (metric ``seconds``). :func:`report` rebuilds ``DIR/report.html``.
 from spdgraph.study._cell import cell_key, cell_seed, compute_cell
 from spdgraph.study._config import Study, import_object, load_study
 from spdgraph.study._custom import CellsResult, run_cells
+from spdgraph.study._guard import SchedulerError, StudyLockedError
 from spdgraph.study._rebuild import report
 from spdgraph.study._report import summary_table
 from spdgraph.study._results import plot_curves, plot_metrics
@@ -24,8 +25,10 @@ from spdgraph.study._run import StudyError, StudyResult, run
 
 __all__ = [
     "CellsResult",
+    "SchedulerError",
     "Study",
     "StudyError",
+    "StudyLockedError",
     "StudyResult",
     "cell_key",
     "cell_seed",

@@ -299,13 +299,27 @@ def load_study(source: str | os.PathLike[str] | Mapping[str, Any] | Study) -> St
 
     if isinstance(source, Study):
         return source
+    from spdgraph.study._guard import check_spec, read_study_file
+
     if isinstance(source, Mapping):
+        check_spec(source)
         return study_from_dict(source)
+    if isinstance(source, bool) or not isinstance(source, str | os.PathLike):
+        raise InvalidOptionError(
+            "the study must be a TOML file's path, a dict or a Study, "
+            f"not {type(source).__name__}."
+        )
     path = Path(source)
     if not path.is_file():
         raise InvalidOptionError(f"study file {str(path)!r} does not exist.")
+    text = read_study_file(path)
     try:
-        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+        spec = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidOptionError(f"{str(path)!r} is not valid TOML: {exc}.") from None
+    except RecursionError:
+        raise InvalidOptionError(
+            f"{str(path)!r} nests too deep to read; a study needs at most a few levels."
+        ) from None
+    check_spec(spec)
     return study_from_dict(spec, default_name=path.stem)

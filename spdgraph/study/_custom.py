@@ -13,7 +13,8 @@ from typing import Any
 
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.study._cell import cell_key
-from spdgraph.study._run import StudyError, _execute, _workers
+from spdgraph.study._guard import check_scheduler, locked_folder
+from spdgraph.study._run import StudyError, _execute, _study_folder, _workers
 from spdgraph.study._store import CellStore
 
 __all__ = ["CellsResult", "run_cells"]
@@ -192,7 +193,29 @@ def run_cells(
         )
     spec = {"cell": _name(cell), "config": dict(config)}
     fingerprint = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
-    store = CellStore(Path(out), fingerprint)
+    scheduler = check_scheduler(scheduler)
+    folder = _study_folder(out)
+    with locked_folder(folder):
+        return _run_cells_locked(
+            cell, checked, folder, fingerprint, blas_threads, config, name, n_workers,
+            scheduler, progress, on_cell,
+        )  # fmt: skip
+
+
+def _run_cells_locked(
+    cell: Callable[[Coords, Mapping[str, Any]], Any],
+    checked: list[Coords],
+    folder: Path,
+    fingerprint: str,
+    blas_threads: int | None,
+    config: Mapping[str, Any],
+    name: str,
+    n_workers: int,
+    scheduler: Any,
+    progress: bool | None,
+    on_cell: Callable[[Coords], None] | None,
+) -> CellsResult:
+    store = CellStore(folder, fingerprint)
     todo = [c for c in checked if store.load(c) is None]
     _execute(
         todo,

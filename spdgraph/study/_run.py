@@ -11,10 +11,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spdgraph.errors import InvalidOptionError, MissingDependencyError, SpdgraphError, written
+from spdgraph.errors import (
+    FileError,
+    InvalidOptionError,
+    MissingDependencyError,
+    SpdgraphError,
+    written,
+)
 from spdgraph.io import check_dataset_format
 from spdgraph.study._cell import cell_key, compute_cell
 from spdgraph.study._config import Study, load_study
+from spdgraph.study._guard import (
+    SCHEDULER_TIMEOUT,
+    check_scheduler,
+    check_timeout,
+    connect_scheduler,
+    locked_folder,
+)
 from spdgraph.study._store import CellStore, atomic_write
 
 __all__ = ["StudyError", "StudyResult", "run"]
@@ -116,7 +129,12 @@ def _local_pool(todo: Sequence[Coords], compute: Compute, workers: int, finish: 
 
 
 def _dask(
-    todo: Sequence[Coords], compute: Compute, scheduler: Any, workers: int, finish: Finish
+    todo: Sequence[Coords],
+    compute: Compute,
+    scheduler: Any,
+    workers: int,
+    finish: Finish,
+    timeout: float = SCHEDULER_TIMEOUT,
 ) -> None:
     try:
         from distributed import Client, LocalCluster, as_completed
@@ -134,7 +152,7 @@ def _dask(
         )
         client = Client(cluster)
     else:
-        client = Client(str(scheduler))
+        client = connect_scheduler(str(scheduler), timeout)
     try:
         futures = {client.submit(compute, c, pure=False): c for c in todo}
         for fut in as_completed(futures):
@@ -164,6 +182,7 @@ def _execute(
     scheduler: Any,
     progress: bool | None,
     on_cell: Callable[[Coords], None] | None,
+    timeout: float = SCHEDULER_TIMEOUT,
 ) -> None:
     from spdgraph._machine import Progress, stderr_is_tty
 
@@ -186,7 +205,7 @@ def _execute(
 
     try:
         if scheduler is not None:
-            _dask(todo, compute, scheduler, workers, finish)
+            _dask(todo, compute, scheduler, workers, finish, timeout)
         elif workers == 1 or len(todo) <= 1:
             for coords in todo:
                 finish(coords, functools.partial(compute, coords))
@@ -223,6 +242,8 @@ def run(
     plots: bool | None = None,
     on_cell: Callable[[Coords], None] | None = None,
     results_format: str | None = None,
+    scheduler_timeout: float = SCHEDULER_TIMEOUT,
+    wait: bool = False,
 ) -> StudyResult:
     """Run a simulation study: every cell not yet stored in ``out``, then the tables and plots.
 
@@ -256,6 +277,13 @@ def run(
         ``results<suffix>`` through it. Default: netCDF (``results.nc``) when
         netCDF4 is installed. An unknown name, or a format for single arrays
         only, is refused before any cell runs.
+    scheduler_timeout
+        Seconds to reach a scheduler given by address (default 10): an
+        unreachable one, or one that accepts and never answers, is refused
+        after that long (:class:`~spdgraph.errors.SchedulerError`).
+    wait
+        When another run holds ``out`` (a run locks its folder), wait for it
+        to end instead of refusing with :class:`~spdgraph.errors.StudyLockedError`.
 
     Returns
     -------
@@ -271,14 +299,59 @@ def run(
     >>> res.computed, sorted(res.table["metric"].unique())
     (2, ['pr_auc', 'roc_auc', 'tdr', 'tpr'])
     """
-    from spdgraph.study._results import write_results
-
     checked = load_study(study)
     n_workers = _workers(workers)
+    scheduler = check_scheduler(scheduler)
+    timeout = check_timeout(scheduler_timeout)
+    if results_format is not None and isinstance(out, str | os.PathLike):
+        check_dataset_format(Path(out) / "results", results_format)
+    folder = _study_folder(out)
+    with locked_folder(folder, wait=bool(wait)):
+        return _run_locked(
+            checked, folder, n_workers, scheduler, timeout, progress, plots, on_cell,
+            results_format,
+        )  # fmt: skip
+
+
+def _study_folder(out: str | os.PathLike[str]) -> Path:
+    """``out`` created as a folder, or a FileError naming it and the cause."""
+    if isinstance(out, bool) or not isinstance(out, str | os.PathLike):
+        raise InvalidOptionError(
+            f"out must be a folder path (str or os.PathLike), not {type(out).__name__}."
+        )
     folder = Path(out)
-    if results_format is not None:
-        check_dataset_format(folder / "results", results_format)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise FileError(
+                f"the study folder {str(folder)!r} exists and is not a folder; choose another "
+                "output (-o DIR) or remove that file."
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, FileError):
+            raise
+        raise FileError(
+            f"cannot create the study folder {str(folder)!r}: "
+            f"{getattr(exc, 'strerror', None) or exc}."
+        ) from exc
+    return folder
+
+
+def _run_locked(
+    checked: Study,
+    folder: Path,
+    n_workers: int,
+    scheduler: Any,
+    timeout: float,
+    progress: bool | None,
+    plots: bool | None,
+    on_cell: Callable[[Coords], None] | None,
+    results_format: str | None,
+) -> StudyResult:
+    """The run, once ``folder`` is locked: cells not yet stored (or not matching their
+    digest), then the tables (a cell changed meanwhile is left out, never tabled)."""
+    from spdgraph.study._results import write_results
+
     store = CellStore(folder, checked.fingerprint())
     environment = _environment(checked)  # R and its packages checked before any cell
     text = json.dumps(
@@ -298,6 +371,7 @@ def run(
             scheduler=scheduler,
             progress=progress,
             on_cell=on_cell,
+            timeout=timeout,
         )
     except StudyError as exc:  # the stored cells still get their tables and report
         failed = exc

@@ -10,8 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from spdgraph.errors import FileError
 from spdgraph.io import write_atomically
 from spdgraph.study._cell import cell_key
+
+#: The key of a cell's digest: SHA-256 of the rest of its JSON, canonically written.
+DIGEST = "digest"
 
 __all__ = ["CellStore", "atomic_write"]
 
@@ -19,6 +23,33 @@ __all__ = ["CellStore", "atomic_write"]
 #: The one atomic writer of spdgraph (:func:`spdgraph.io.write_atomically`), under the
 #: name the study's modules have used: every file a study writes goes through it.
 atomic_write = write_atomically
+
+
+#: A cell file larger than this (bytes) is not read: it is computed anew.
+MAX_CELL_BYTES = 256 * 2**20
+
+
+def cell_digest(payload: Mapping[str, Any]) -> str:
+    """SHA-256 of a cell's JSON without its digest (sorted keys, floats as shortest repr)."""
+    import hashlib
+
+    rest = {k: v for k, v in payload.items() if k != DIGEST}
+    try:
+        text = json.dumps(rest, sort_keys=True, ensure_ascii=True, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _well_formed(payload: Mapping[str, Any]) -> bool:
+    """A study cell's records and curves are lists of rows (what the tables are built from)."""
+    if "result" in payload:  # a run_cells cell: any JSON value
+        return True
+    for key in ("records", "curves"):
+        rows = payload.get(key, [] if key == "curves" else None)
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            return False
+    return all({"metric", "value"} <= set(r) for r in payload["records"])
 
 
 def _plain(value: Any) -> Any:
@@ -38,7 +69,9 @@ def _plain(value: Any) -> Any:
 class CellStore:
     """``DIR/cells/<cell>.json`` per finished cell, with the study's fingerprint.
 
-    A cell counts as done when its file exists and carries the study's
+    A cell counts as done when its file exists, matches its digest (a
+    SHA-256 of its content stored in it: an edited, truncated or swapped cell
+    is computed anew, never tabled) and carries the study's
     fingerprint (:meth:`spdgraph.study.Study.fingerprint`): changing a
     learner, the seed or the repeats recomputes every cell; adding a grid
     value computes only the new cells. Floats are stored as JSON (shortest
@@ -54,16 +87,30 @@ class CellStore:
 
     def load(self, coords: Mapping[str, Any]) -> dict[str, Any] | None:
         """The stored result of a cell, or None (missing, unreadable or another study's)."""
+        path = self.path(coords)
         try:
-            payload = json.loads(self.path(coords).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            if path.stat().st_size > MAX_CELL_BYTES:
+                return None
+            payload = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
             return None
+        if not isinstance(payload, dict) or payload.get(DIGEST) != cell_digest(payload):
+            return None  # edited, truncated or from before digests: computed anew
         if payload.get("fingerprint") != self.fingerprint or payload.get("coords") != dict(coords):
+            return None
+        if not _well_formed(payload):
             return None
         return dict(payload)
 
     def save(self, coords: Mapping[str, Any], result: Mapping[str, Any]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise FileError(
+                f"cannot create the folder {str(self.root)!r}: {exc.strerror or exc}."
+            ) from exc
         payload = {"fingerprint": self.fingerprint, "coords": dict(coords), **result}
-        text = json.dumps(payload, default=_plain)
+        payload = json.loads(json.dumps(payload, default=_plain))  # as it will read back
+        payload[DIGEST] = cell_digest(payload)
+        text = json.dumps(payload)
         atomic_write(self.path(coords), lambda tmp: tmp.write_text(text, encoding="utf-8"))

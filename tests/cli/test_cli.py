@@ -462,7 +462,7 @@ def test_info_reports_broken_matrices(tmp_path, capsys):
     code, stdout, _ = _run(["info", tmp_path / "bad.nc"], capsys)
     assert code == 1
     assert "check: FAILED (non-zero entries on non-edges; first: matrix 0 has a non-zero" in stdout
-    spdgraph.save(bad.spd.inverse(), tmp_path / "inv.nc")  # declared non-structural
+    spdgraph.save(da.spd.inverse(), tmp_path / "inv.nc")  # declared non-structural
     code, stdout, _ = _run(["info", tmp_path / "inv.nc"], capsys)
     assert code == 0 and "zeros not structural" in stdout
 

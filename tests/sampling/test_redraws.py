@@ -132,6 +132,16 @@ def test_numerical_errors_of_a_batch_are_redrawn_per_matrix(toys):
         spdgraph.sample(G, "test-numerical", size=10, seed=1, uncertified="raise")
 
 
+def test_out_of_redraws_after_numerical_errors_is_an_uncertified_matrix_error(toys):
+    """As documented: running out of max_redraws raises UncertifiedMatrixError, whatever
+    the last failure was (here a NumericalError, kept as the cause)."""
+    with pytest.raises(spdgraph.UncertifiedMatrixError, match="max_redraws=0") as info:
+        spdgraph.sample(G, "test-numerical", size=10, seed=1, max_redraws=0)
+    assert isinstance(info.value.__cause__, spdgraph.NumericalError)
+    with pytest.raises(spdgraph.NumericalError, match="uncertified='raise' was given"):
+        spdgraph.sample(G, "test-numerical", size=10, seed=1, uncertified="raise")
+
+
 def test_a_batch_made_again_matrix_by_matrix_starts_each_stream_afresh(toys):
     """After a batch's NumericalError each matrix is made again from the start of its
     own stream (not from a generator its batch already advanced): matrix k depends on

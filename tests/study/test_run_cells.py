@@ -43,7 +43,7 @@ def test_cells_are_stored_resumed_and_reused(tmp_path):
     assert first.results[1] == {"mean": float(np.mean(x)), "n": 50, "first": x[:2].tolist()}
     assert len(_stored(tmp_path)) == 4
     payload = json.loads(_stored(tmp_path)[0].read_text())
-    assert set(payload) == {"fingerprint", "coords", "result"}
+    assert set(payload) == {"fingerprint", "coords", "result", "digest"}
     mtimes = [f.stat().st_mtime_ns for f in _stored(tmp_path)]
     again = run_cells(cell, CELLS, tmp_path, config={"seed": 3}, workers=1, progress=False)
     assert (again.computed, again.skipped) == (0, 4) and again.results == first.results
