@@ -49,6 +49,7 @@ def test_unknown_suffix_names_csv(tmp_path):
         spdgraph.save(spdgraph.sample(nx.path_graph(3), seed=0), tmp_path / "m.txt")
 
 
+@pytest.mark.slow  # compiles every kernel, the portable ones too
 def test_warmup_compiles_every_step(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
