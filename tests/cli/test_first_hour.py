@@ -49,6 +49,7 @@ def test_unknown_suffix_names_csv(tmp_path):
         spdgraph.save(spdgraph.sample(nx.path_graph(3), seed=0), tmp_path / "m.txt")
 
 
+@pytest.mark.slow  # compiles every kernel, the portable ones too
 def test_warmup_compiles_every_step(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
@@ -57,6 +58,7 @@ def test_warmup_compiles_every_step(capsys):
     assert "po, portable kernels" in times and all(t >= 0 for t in times.values())
 
 
+@pytest.mark.slow  # compiles the kernels from a cold cache, twice over in subprocesses
 def test_first_call_note_on_a_cold_cache(tmp_path):
     code = (
         "import networkx as nx, spdgraph\n"

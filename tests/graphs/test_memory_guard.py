@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import networkx as nx
 import pytest
 
@@ -69,12 +67,10 @@ def test_unbounded_memory_is_no_limit(monkeypatch):
 def test_cli_refuses_a_family_too_large_to_sample_before_building_it(monkeypatch, capsys):
     built = []
     monkeypatch.setattr(_common, "make_graph", lambda *a, **k: built.append(a))
-    start = time.perf_counter()
     code = main(["sample", "--graph-family", "ar1", "--graph-option", "p=200000", "-o", "x.nc"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "200000 x 200000" in err[0]
     assert built == []  # refused from p alone
-    assert time.perf_counter() - start < 2
 
 
 def test_estimate_need_and_check_need_agree_with_sample(monkeypatch):

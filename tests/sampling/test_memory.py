@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import resource
-import time
 import tracemalloc
 
 import networkx as nx
@@ -27,20 +26,22 @@ MiB = 2**20
 
 
 def _refusal(graph, **kwargs):
-    """(error, seconds, traced peak bytes, growth of the resident peak) of a refused call."""
+    """(error, traced peak bytes, growth of the resident peak) of a refused call.
+
+    The work is bounded, not the time: a refusal that built a p x p array (or any
+    structure growing with p squared) would show in the traced and resident peaks.
+    """
     spdgraph.methods()  # plugins loaded (entry points), as after any first call
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tracemalloc.start()
-    t0 = time.perf_counter()
     try:
         with pytest.raises(spdgraph.TooLargeError) as info:
             spdgraph.sample(graph, **kwargs)
-        seconds = time.perf_counter() - t0
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) * 1024
-    return info.value, seconds, peak, grown
+    return info.value, peak, grown
 
 
 def test_200000_nodes_sparse_refused_at_once():
@@ -48,8 +49,8 @@ def test_200000_nodes_sparse_refused_at_once():
     u, v = rng.integers(0, 200_000, size=(2, 400_000))
     graph = scipy.sparse.coo_matrix((np.ones(u.size), (u, v)), shape=(200_000, 200_000))
     graph = (graph + graph.T).tocsr()
-    error, seconds, peak, grown = _refusal(graph)
-    assert seconds < 1.0 and peak < 200 * MiB and grown < 200 * MiB
+    error, peak, grown = _refusal(graph)
+    assert peak < 200 * MiB and grown < 200 * MiB
     message = str(error)
     assert "200000 x 200000" in message and "GiB of working memory" in message
     assert "is available" in message and "p can be at most about" in message
@@ -64,6 +65,23 @@ def _sparse_200000(directed=False):
     return scipy.sparse.triu(graph, 1).tocsr() if directed else (graph + graph.T).tocsr()
 
 
+def _networkx_200000(dag=False):
+    """A networkx DiGraph on 200,000 nodes and 20,000 random edges (i < j for a DAG).
+
+    The refusal reads the node count only: fewer edges than the other backends'
+    400,000 keep the same case while building the graph stays cheap.
+    """
+    rng = np.random.default_rng(0)
+    u, v = rng.integers(0, 200_000, size=(2, 20_000))
+    if dag:
+        u, v = np.minimum(u, v), np.maximum(u, v)
+        u, v = u[u < v], v[u < v]
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(200_000))
+    graph.add_edges_from(zip(u.tolist(), v.tolist(), strict=True))
+    return graph
+
+
 def _backends_200000():
     """(name, build, method): a sparse graph on 200,000 nodes in every backend (issue 26)."""
     import igraph as ig
@@ -73,8 +91,8 @@ def _backends_200000():
 
     p, m = 200_000, 400_000
     return [
-        ("networkx DiGraph", lambda: nx.gnm_random_graph(p, m, seed=0, directed=True), "dag"),
-        ("DAG(networkx DiGraph)", lambda: spdgraph.DAG(nx.DiGraph(nx.path_graph(p))), "dag"),
+        ("networkx DiGraph", _networkx_200000, "dag"),
+        ("DAG(networkx DiGraph)", lambda: spdgraph.DAG(_networkx_200000(dag=True)), "dag"),
         ("igraph", lambda: ig.Graph.Erdos_Renyi(n=p, m=m), "po"),
         (
             "DAG(igraph)",
@@ -106,20 +124,28 @@ def _backends_200000():
     ]
 
 
+# 200,000 sparse columns take seconds to build whatever the edges: in the long run only
+_SLOW_TO_BUILD = {"pandas sparse"}
+
+
 @pytest.mark.parametrize(
-    ("name", "build", "method"), _backends_200000(), ids=[b[0] for b in _backends_200000()]
+    ("name", "build", "method"),
+    [
+        pytest.param(*b, id=b[0], marks=[pytest.mark.slow] if b[0] in _SLOW_TO_BUILD else [])
+        for b in _backends_200000()
+    ],
 )
 def test_200000_nodes_refused_at_once_in_every_backend(name, build, method):
     graph = build()
-    error, seconds, peak, grown = _refusal(graph, method=method)
-    assert seconds < 1.0 and peak < 200 * MiB and grown < 200 * MiB, name
+    error, peak, grown = _refusal(graph, method=method)
+    assert peak < 200 * MiB and grown < 200 * MiB, name
     assert "200000 x 200000" in str(error), name
 
 
 def test_networkx_path_graph_refused_without_densifying():
     graph = nx.path_graph(40_000)
-    error, seconds, peak, grown = _refusal(graph, method="dd")
-    assert seconds < 1.0 and peak < 200 * MiB and grown < 200 * MiB
+    error, peak, grown = _refusal(graph, method="dd")
+    assert peak < 200 * MiB and grown < 200 * MiB
     assert "estimate_need(graph, method)" in str(error)
 
 
@@ -255,11 +281,9 @@ def test_a_graph_file_claiming_a_huge_size_is_refused_before_reading(
         else:
             nx.write_graphml(nx.path_graph(5_000), path)
     monkeypatch.setattr(_graph_files, "read_graph", lambda *a, **k: pytest.fail("file read"))
-    for graph in (path, str(path), spdgraph.DAG(path)):
-        start = time.perf_counter()
+    for graph in (path, str(path), spdgraph.DAG(path)):  # refused without reading the file
         with pytest.raises(spdgraph.TooLargeError):
             spdgraph.sample(graph, "dag" if isinstance(graph, spdgraph.DAG) else "po", seed=0)
-        assert time.perf_counter() - start < 1.0, suffix
 
 
 def test_a_backend_without_a_count_is_checked_after_adapting(monkeypatch):

@@ -136,6 +136,7 @@ def test_command_learner_scores_like_the_same_python_learner(tmp_path, ext):
     assert len(seconds) == 4 and (seconds["value"] > 0).all()
 
 
+@pytest.mark.integration  # waits out a hung learner's timeout
 def test_command_learner_failure_and_hang_fail_their_cell_only(tmp_path):
     for fail, match in (("error", "exited with status 3: mine.py: the solver diverged"),
                         ("hang", "did not finish within timeout = 15 s")):  # fmt: skip
@@ -222,6 +223,7 @@ def test_missing_r_package_is_named_before_any_cell(tmp_path):
     assert not (tmp_path / "cells").exists()
 
 
+@pytest.mark.integration  # waits out a hung learner's timeout
 @needs_r
 def test_r_error_and_hung_fit_fail_their_cell_and_the_rest_finish(tmp_path):
     snippet = """

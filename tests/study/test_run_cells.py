@@ -1,7 +1,7 @@
 """spdgraph.study.run_cells: any grid of cells on the study runner (store, resume, errors).
 
 The worker-process and dask paths are the ones :func:`spdgraph.study.run` uses
-(tests/test_study.py checks their bits); spdgraph-reproduce's tests run its
+(tests/study/test_study.py checks their bits); spdgraph-reproduce's tests run its
 studies through run_cells with two worker processes and on dask.
 """
 

@@ -80,7 +80,7 @@ def test_lenkoski_fails_the_same_comparison(name):
     assert corr > 0.08, (z_mean, z_var, corr)
 
 
-@pytest.mark.parametrize("name", ["C5", "grid3x3"])
+@pytest.mark.parametrize("name", [pytest.param("C5", marks=pytest.mark.slow), "grid3x3"])
 def test_mcmc_agrees_with_reference(name):
     """The block Gibbs fallback (each draw the end of its own chain) on the same test;
     1500 draws: the correlation noise reaches ~0.1 on the largest of the pairs."""

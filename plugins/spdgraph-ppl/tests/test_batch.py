@@ -21,7 +21,7 @@ def _batch(name, seed):
     return s, u, np.stack([free_to_precision(v, s) for v in u])
 
 
-@pytest.mark.parametrize("name", ["cycle5", "er7", "empty3"])
+@pytest.mark.parametrize("name", [pytest.param("cycle5", marks=pytest.mark.slow), "er7", "empty3"])
 def test_pymc_transform_and_logp_batched_equal_per_matrix(name):
     pt = pytest.importorskip("pytensor.tensor")
     pm = pytest.importorskip("pymc")

@@ -59,7 +59,14 @@ def test_log_prob_matches_numpy_reference(name):
         assert not bool(dist.support(jnp.asarray(bad)))
 
 
-@pytest.mark.parametrize("name", sorted(graphs()))
+# one graph with edges by default (decomposable5, cheap); the others in the long run (-m slow)
+@pytest.mark.parametrize(
+    "name",
+    [
+        name if name == "decomposable5" else pytest.param(name, marks=pytest.mark.slow)
+        for name in sorted(graphs())
+    ],
+)
 def test_transform_log_abs_det_jacobian_matches_jax_autodiff(name):
     g = graphs()[name]
     s = graph_structure(g)
@@ -174,6 +181,7 @@ def test_sbc_numpyro_ranks_uniform():
     assert result.min_pvalue > 1e-3, result.uniformity
 
 
+@pytest.mark.integration
 def test_sbc_detects_a_wrong_posterior():
     """The same SBC with the prior's b misstated in the fitted model (b = 6 instead of 3):
     ranks are not uniform (Bonferroni-adjusted smallest p-value < 1e-3)."""

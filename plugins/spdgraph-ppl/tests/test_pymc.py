@@ -56,7 +56,14 @@ def test_logp_matches_numpy_reference(name):
     assert float(pm.logp(GWishart.dist(graph=g, b=4.0, D=d), bad).eval()) == -np.inf
 
 
-@pytest.mark.parametrize("name", sorted(graphs()))
+# one graph with edges by default (decomposable5, cheap); the others in the long run (-m slow)
+@pytest.mark.parametrize(
+    "name",
+    [
+        name if name == "decomposable5" else pytest.param(name, marks=pytest.mark.slow)
+        for name in sorted(graphs())
+    ],
+)
 def test_transform_log_jac_det_matches_autodiff(name):
     """log_jac_det against log |det| of PyTensor's Jacobian of backward on the free K entries."""
     g = graphs()[name]
@@ -102,6 +109,7 @@ def test_draw_prior_predictive_dims_and_exact_zeros():
     assert prior.prior_predictive["X"].dims == ("chain", "draw", "obs", "node")
 
 
+@pytest.mark.slow
 def test_forward_draws_are_the_exact_sampler():
     """pm.draw goes through spdgraph: complete graph mean (b + p - 1) D^-1 within 4.5 SE."""
     p, b, n = 3, 4.0, 3000
@@ -124,6 +132,7 @@ def test_coords_in_a_model_and_conflicts():
         GWishart.dist(graph=g, b=2.0)
 
 
+@pytest.mark.slow
 def test_ggm_model_accepts_spd_draw_output():
     g = decomposable(labels=list("abcde"))
     k = sample(g, "gwishart", kind="precision", normalize=False, seed=1, algorithm="chordal")

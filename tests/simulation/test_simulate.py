@@ -218,7 +218,7 @@ def test_huge_generator_arguments_give_huges_matrices(case, graph, options):
     """huge.generator(n, d = 12, graph, g, v, u) from R huge 1.3.5 (tests/data/huge_1.3.5)."""
     from pathlib import Path
 
-    folder = Path(__file__).parent / "data" / "huge_1.3.5"
+    folder = Path(__file__).parents[1] / "data" / "huge_1.3.5"
     sim = simulate(graph, n=5, p=12, method="huge", normalize=False, **options, seed=0)
 
     def read(what):

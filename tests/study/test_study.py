@@ -15,7 +15,7 @@ from spdgraph.cli import main
 from spdgraph.errors import InvalidOptionError
 from spdgraph.study import cell_seed, load_study, run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = {
     "name": "tiny",
     "seed": 7,
