@@ -7,7 +7,7 @@ graph files and netCDF files and accept only success or an spdgraph error.
 
 from __future__ import annotations
 
-import time
+import time  # bounds use process_time: this process's CPU seconds, not the wall clock
 import tracemalloc
 from pathlib import Path
 
@@ -109,10 +109,10 @@ MEMORY_BOUND = 200 * 2**20
 def test_catalogue_of_bad_api_input(name, call, error, seconds):
     if name == "plot view":
         pytest.importorskip("matplotlib")
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(error):
         call()
-    assert time.perf_counter() - start < seconds
+    assert time.process_time() - start < seconds
     tracemalloc.start()  # again, for the memory (tracemalloc slows the call down)
     try:
         with pytest.raises(error):
@@ -158,12 +158,12 @@ def _cli_cases(tmp: Path) -> list[list[str]]:
 
 def test_catalogue_of_bad_cli_input(tmp_path, capsys):
     for argv in _cli_cases(tmp_path):
-        start = time.perf_counter()
+        start = time.process_time()
         code = main(argv)
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2, (argv, err)
         assert len(err) == 1 and err[0].startswith("spdgraph: error:"), (argv, err)
-        assert time.perf_counter() - start < 5, argv
+        assert time.process_time() - start < 5, argv
 
 
 @settings(
@@ -331,10 +331,10 @@ def test_catalogue_of_bad_files(tmp_path, name, setup, error, seconds):
     call = setup(tmp_path)
     with pytest.raises(error):
         call()  # once for the imports
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(error):
         call()
-    assert time.perf_counter() - start < seconds
+    assert time.process_time() - start < seconds
     tracemalloc.start()
     try:
         with pytest.raises(error):
@@ -370,12 +370,12 @@ def test_catalogue_of_bad_file_cli_input(tmp_path, capsys):
     pytest.importorskip("zarr")
     pytest.importorskip("h5py")
     for argv in _file_cli_cases(tmp_path):
-        start = time.perf_counter()
+        start = time.process_time()
         code = main(argv)
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2, (argv, err)
         assert len(err) == 1 and err[0].startswith("spdgraph: error:"), (argv, err)
-        assert time.perf_counter() - start < 5, argv
+        assert time.process_time() - start < 5, argv
 
 
 @settings(
@@ -655,9 +655,9 @@ def test_guard_catalogue(name, call, error, seconds):
 
 @pytest.mark.parametrize(("name", "call"), ACCEPTED_FAST, ids=[c[0] for c in ACCEPTED_FAST])
 def test_hostile_but_valid_input_is_accepted_fast(name, call):
-    start = time.perf_counter()
+    start = time.process_time()
     assert call()
-    assert time.perf_counter() - start < 1
+    assert time.process_time() - start < 1
 
 
 def _guard_cli_cases(tmp: Path) -> list[list[str]]:
@@ -728,7 +728,7 @@ def _guard_cli_cases(tmp: Path) -> list[list[str]]:
 def test_guard_catalogue_cli(tmp_path, capsys):
     """Each refused with exit 2 and one line, in < 1 s (2 s with the CLI's start) and 200 MB."""
     for argv in _guard_cli_cases(tmp_path):
-        start = time.perf_counter()
+        start = time.process_time()
         tracemalloc.start()
         try:
             code = main(argv)
@@ -738,15 +738,15 @@ def test_guard_catalogue_cli(tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2, (argv[:3], err)
         assert len(err) == 1 and err[0].startswith("spdgraph: error:"), (argv[:3], err)
-        assert time.perf_counter() - start < 2, argv[:3]
+        assert time.process_time() - start < 2, argv[:3]
         assert peak < MEMORY_BOUND, (argv[:3], peak)
 
 
 def test_band_wider_than_the_graph_on_the_command_line(tmp_path, capsys):
-    start = time.perf_counter()
+    start = time.process_time()
     out = tmp_path / "b.txt"
     assert main(["graph", "band", "--p", "10", "--bandwidth", str(10**12), "-o", str(out)]) == 0
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert spdgraph.read_graph(out).number_of_edges() == 45
 
 
@@ -781,6 +781,8 @@ GROUP_LABELS = [
     ["CON", "nul.txt", "é"],
     ["007", "-3", "+4"],
     ["../up", "0", "ok"],
+    ["0", "00"],  # found by hypothesis: both once read back as the integer 0
+    ["7", "007", "+7", "-7"],
 ]
 
 

@@ -316,7 +316,18 @@ def _data_tables(values: np.ndarray, labels: list[Any], target: Path, files: lis
 
 
 def _sample_key(text: str) -> Any:
-    return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
+    """A file-name label read back: an integer only where it is that integer's own spelling
+    (``"7"``, ``"-3"``), so that ``"007"``, ``"+4"`` and ``"00"`` stay the labels they were
+    and two file names never read back as one label."""
+    return _integer_or_text(text)
+
+
+def _integer_or_text(text: str) -> Any:
+    if re.fullmatch(r"-?\d+", text):
+        value = int(text)
+        if str(value) == text:
+            return value
+    return text
 
 
 def _label_order(text: str) -> tuple[int, int, str]:
@@ -330,8 +341,7 @@ def _label_order(text: str) -> tuple[int, int, str]:
 
 
 def _parse_label(text: object) -> Any:
-    text = str(text)
-    return int(text) if re.fullmatch(r"[+-]?\d+", text) else text
+    return _integer_or_text(str(text))
 
 
 def write_csv(da: xr.DataArray, path: Path) -> None:
