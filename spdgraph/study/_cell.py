@@ -71,6 +71,16 @@ def _timed(
     return estimate, rule, time.perf_counter() - start
 
 
+def _takes_seed(function: Any) -> bool:
+    """Whether a function learner has a ``seed`` parameter (it then gets the learner seed)."""
+    import inspect
+
+    try:
+        return "seed" in inspect.signature(function).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
+
+
 def _estimate(entry: Mapping[str, Any], x: np.ndarray, seed: np.random.SeedSequence) -> Any:
     """``(estimate, rule)`` of one learner on data ``x``."""
     from spdgraph.validation import SELECTION_RULES, fit_learners, precision_to_pcor
@@ -92,6 +102,8 @@ def _estimate(entry: Mapping[str, Any], x: np.ndarray, seed: np.random.SeedSeque
     if "function" in entry:
         spec = entry["function"]
         function = import_object(spec) if isinstance(spec, str) else spec
+        if "seed" not in options and _takes_seed(function):
+            options["seed"] = seed  # the cell's learner stream: same cell, same draws
         return np.asarray(function(x, **options)), entry.get("rule", "nonzero")
     name = entry["name"]
     estimate = fit_learners(x, [name], seed=seed, cv=int(options.get("cv", 5)))[name]
