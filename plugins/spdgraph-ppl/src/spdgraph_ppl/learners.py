@@ -66,7 +66,9 @@ def _checked_draws(draws: object) -> int:
 
 def _checked_b(b: object) -> float:
     if not isinstance(b, (int, float, np.number)) or not float(b) > 2:
-        raise spdgraph.InvalidOptionError(f"b (the prior's degrees of freedom) must be > 2, got {b!r}.")
+        raise spdgraph.InvalidOptionError(
+            f"b (the prior's degrees of freedom) must be a number > 2, got {b!r}."
+        )
     return float(b)
 
 
