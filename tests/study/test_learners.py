@@ -115,6 +115,37 @@ def test_seconds_is_a_default_metric():
     assert "seconds" in study.metrics and "tpr" in study.metrics
 
 
+def seeded_noise(x, seed=None, scale=1.0):
+    """A function learner with a ``seed`` parameter: random edge scores from its seed."""
+    p = x.shape[1]
+    a = scale * np.random.default_rng(seed).standard_normal((p, p))
+    return (a + a.T) / 2
+
+
+def test_function_learner_with_a_seed_parameter_gets_the_learner_seed():
+    from spdgraph.study._cell import _estimate
+
+    x = np.zeros((5, 4))
+    entry = {"name": "noise", "function": seeded_noise, "options": {"scale": 2.0}}
+    first, _ = _estimate(entry, x, np.random.SeedSequence(1, spawn_key=(2,)))
+    again, _ = _estimate(entry, x, np.random.SeedSequence(1, spawn_key=(2,)))
+    other, _ = _estimate(entry, x, np.random.SeedSequence(1, spawn_key=(3,)))
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+    np.testing.assert_array_equal(
+        first, seeded_noise(x, np.random.SeedSequence(1, spawn_key=(2,)), 2.0)
+    )
+    # a seed among the options wins; a function without a seed parameter gets none
+    pinned = {**entry, "options": {"seed": 5}}
+    np.testing.assert_array_equal(
+        _estimate(pinned, x, np.random.SeedSequence(9))[0], seeded_noise(x, 5)
+    )
+    plain, _ = _estimate(
+        {"name": "ridge", "function": ridge_pcor}, np.eye(4)[[0, 1, 2, 3, 0, 1]], None
+    )
+    assert plain.shape == (4, 4)
+
+
 def test_threshold_rule_selects_probabilities_above_the_cutoff():
     from spdgraph.validation import select_edges
 

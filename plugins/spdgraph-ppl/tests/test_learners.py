@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from spdgraph_ppl.learners import exact_posterior, nuts_posterior
 
 import spdgraph
-from spdgraph_ppl.learners import exact_posterior, nuts_posterior
 
 
 def _data(n: int = 40, p: int = 4, seed: int = 0) -> np.ndarray:
