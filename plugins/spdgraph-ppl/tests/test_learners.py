@@ -163,3 +163,18 @@ def test_exact_learner_in_a_study_is_scored_as_a_posterior(tmp_path):
     for metric in ("brier", "stein_loss", "coverage", "roc_auc"):
         assert got[metric] == pytest.approx(ref[metric], rel=1e-12), metric
     assert ref.inclusion_from == "probability of direction"
+
+
+def test_study_bayes_example_runs_the_exact_learner():
+    from pathlib import Path
+
+    from spdgraph.study import load_study
+
+    root = Path(__file__).resolve().parents[3]
+    study = load_study(root / "examples" / "study-bayes.toml")
+    entry = next(e for e in study.learners if e["name"] == "wishart-exact")
+    assert entry["function"] == "spdgraph_ppl.learners:exact_posterior"
+    assert entry["rule"] == "threshold" and entry["cutoff"] == 0.5
+    x = _data(n=20, p=3)
+    draws = exact_posterior(x, **{**entry["options"], "draws": 4}, seed=1)
+    assert draws.shape == (4, 3, 3)
