@@ -112,12 +112,25 @@ def _estimate(entry: Mapping[str, Any], x: np.ndarray, seed: np.random.SeedSeque
 
 #: What a learner's posterior draws add to the table (spdgraph.validation.posterior_scores).
 POSTERIOR_METRICS = ("brier", "stein_loss", "frobenius_relative", "coverage")
+#: Default cutoff of continuous precision draws' edge scores (probabilities of
+#: direction): a pair is selected when its central 95% credible interval excludes 0.
+CREDIBLE_CUTOFF = 0.95
 
 
 def _posterior(
     study: Study, entry: Mapping[str, Any], draws: Any, sim: Any
-) -> tuple[np.ndarray, dict[str, float]]:
-    """Precision draws ``(k, p, p)`` -> (edge inclusion probabilities, posterior metrics)."""
+) -> tuple[np.ndarray, dict[str, float], float]:
+    """Precision draws ``(k, p, p)`` -> (edge scores, posterior metrics, default cutoff).
+
+    Draws with exact zeros give inclusion probabilities (the share of draws
+    with a nonzero entry): the default cutoff 0.5 selects the median
+    probability graph. Continuous draws (no exact zero, e.g. a Wishart
+    posterior on the complete graph) give the probability of direction of
+    each partial correlation, ``|2 P(rho > 0) - 1|``: not an inclusion
+    probability (about half of the non-edges score above 0.5 by chance), so
+    the default cutoff is :data:`CREDIBLE_CUTOFF`, which selects the pairs
+    whose central 95% credible interval excludes zero.
+    """
     import xarray as xr
 
     from spdgraph.errors import InvalidOptionError
@@ -138,7 +151,8 @@ def _posterior(
     iu = np.triu_indices(p, 1)
     inclusion = np.zeros((p, p))
     inclusion[iu] = np.asarray(scores.pairs["inclusion"], dtype=float)
-    return inclusion + inclusion.T, {m: scores[m] for m in POSTERIOR_METRICS}
+    cutoff = CREDIBLE_CUTOFF if scores.inclusion_from == "probability of direction" else 0.5
+    return inclusion + inclusion.T, {m: scores[m] for m in POSTERIOR_METRICS}, cutoff
 
 
 def _curve_rows(table: Any, base: dict[str, Any]) -> list[dict[str, Any]]:
@@ -190,10 +204,11 @@ def _score_repeat(study: Study, coords: Mapping[str, Any], r: int, root: Any) ->
         learner_seed = sub_root(root, r, LEARNER_DOMAIN)
         estimate, rule, seconds = _timed(entry, x, labels, learner_seed)
         extra: dict[str, float] = {}
+        threshold_cutoff = 0.5
         if np.ndim(estimate) == 3:  # posterior draws: scored as a posterior
-            estimate, extra = _posterior(study, entry, estimate, sim)
+            estimate, extra, threshold_cutoff = _posterior(study, entry, estimate, sim)
             rule = entry.get("rule", "threshold")
-        default_cutoff = 0.5 if rule == "threshold" else 0.2
+        default_cutoff = threshold_cutoff if rule == "threshold" else 0.2
         selected = select_edges(estimate, rule, float(entry.get("cutoff", default_cutoff)))
         builtin = score_selection(selected, truth, entry["name"]).metrics()
         values = {m.name: m.value(truth, selected, builtin) for m in metrics}

@@ -342,6 +342,8 @@ def test_study_r_example_parses_and_names_its_packages():
 
 
 # -- Bayesian learners -----------------------------------------------------------------------
+
+
 def wishart_draws(x):
     """Conjugate Wishart posterior of K on the complete graph: 200 precision draws."""
     from scipy.stats import wishart
@@ -352,7 +354,7 @@ def wishart_draws(x):
 
 
 def test_posterior_draws_are_scored_with_posterior_scores(tmp_path):
-    from spdgraph.study._cell import POSTERIOR_METRICS
+    from spdgraph.study._cell import CREDIBLE_CUTOFF, POSTERIOR_METRICS
     from spdgraph.validation import posterior_scores, score_selection
 
     spec = {**BASE, "learners": [{"name": "wishart", "function": wishart_draws}]}
@@ -373,11 +375,34 @@ def test_posterior_draws_are_scored_with_posterior_scores(tmp_path):
     got = table[table["n"] == 30].set_index("metric")["value"]
     for metric in (*POSTERIOR_METRICS, "roc_auc"):
         assert got[metric] == pytest.approx(ref[metric], rel=1e-12)
+    # continuous draws: probabilities of direction, selected when a 95% interval excludes 0
+    assert ref.inclusion_from == "probability of direction"
     inclusion = np.zeros((6, 6))
     inclusion[np.triu_indices(6, 1)] = ref.pairs["inclusion"]
-    selected = (inclusion + inclusion.T) > 0.5
+    selected = (inclusion + inclusion.T) > CREDIBLE_CUTOFF
     truth = np.asarray(sim["adjacency"].values, dtype=bool)
     assert got["tpr"] == score_selection(selected, truth).metrics()["tpr"]
+
+
+def test_default_cutoff_of_draws_follows_what_their_scores_are():
+    """Exact zeros give inclusion probabilities (cutoff 0.5); continuous draws 0.95."""
+    from types import SimpleNamespace
+
+    from spdgraph import simulate
+    from spdgraph.study._cell import CREDIBLE_CUTOFF, POSTERIOR_METRICS, _posterior
+
+    sim = simulate("hub", 40, p=6, seed=3)
+    study = SimpleNamespace(kind="precision")
+    draws = wishart_draws(np.asarray(sim["data"].values))
+    _, extra, cutoff = _posterior(study, {"name": "w"}, draws, sim)
+    assert cutoff == CREDIBLE_CUTOFF == 0.95 and set(extra) == set(POSTERIOR_METRICS)
+    sparse = draws * np.asarray(sim["adjacency"].values | np.eye(6, dtype=bool))
+    sparse[::2] = draws[::2] * np.eye(6)  # half of the draws: the empty graph
+    scores, _, cutoff = _posterior(study, {"name": "w"}, sparse, sim)
+    assert cutoff == 0.5
+    edges = np.asarray(sim["adjacency"].values, dtype=bool)
+    np.testing.assert_allclose(scores[edges], 0.5)
+    np.testing.assert_array_equal(scores[~edges], 0.0)
 
 
 @needs_r
