@@ -120,8 +120,7 @@ STUDY = {
             "name": "wishart-exact",
             "function": "spdgraph_ppl.learners:exact_posterior",
             "options": {"draws": 150, "b": 3.0},
-            "rule": "threshold",
-            "cutoff": 0.5,
+            "rule": "threshold",  # default cutoff of continuous draws: 0.95
         }
     ],
     "scores": {"metrics": ["tpr", "tdr", "f1", "seconds"]},
@@ -136,7 +135,7 @@ def test_exact_learner_in_a_study_is_scored_as_a_posterior(tmp_path):
     from spdgraph.seeds import sub_root
     from spdgraph.study import cell_seed, run
     from spdgraph.study._cell import LEARNER_DOMAIN
-    from spdgraph.validation import posterior_scores
+    from spdgraph.validation import posterior_scores, score_selection
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -163,6 +162,12 @@ def test_exact_learner_in_a_study_is_scored_as_a_posterior(tmp_path):
     for metric in ("brier", "stein_loss", "coverage", "roc_auc"):
         assert got[metric] == pytest.approx(ref[metric], rel=1e-12), metric
     assert ref.inclusion_from == "probability of direction"
+    scores = np.zeros((6, 6))
+    scores[np.triu_indices(6, 1)] = ref.pairs["inclusion"]
+    selected = (scores + scores.T) > 0.95  # a 95% credible interval excludes zero
+    truth = np.asarray(sim["adjacency"].values, dtype=bool)
+    assert got["tpr"] == score_selection(selected, truth).metrics()["tpr"]
+    assert got["tdr"] == score_selection(selected, truth).metrics()["tdr"]
 
 
 def test_study_bayes_example_runs_the_exact_learner():
@@ -174,7 +179,7 @@ def test_study_bayes_example_runs_the_exact_learner():
     study = load_study(root / "examples" / "study-bayes.toml")
     entry = next(e for e in study.learners if e["name"] == "wishart-exact")
     assert entry["function"] == "spdgraph_ppl.learners:exact_posterior"
-    assert entry["rule"] == "threshold" and entry["cutoff"] == 0.5
+    assert entry["rule"] == "threshold" and entry["cutoff"] == 0.95
     x = _data(n=20, p=3)
     draws = exact_posterior(x, **{**entry["options"], "draws": 4}, seed=1)
     assert draws.shape == (4, 3, 3)

@@ -11,8 +11,7 @@ matrix, an array ``(draws, p, p)``. A study runs it from its TOML::
 
 and scores the draws with :func:`spdgraph.validation.posterior_scores`
 (Brier score, Stein's loss, credible-interval coverage) and, through their
-edge scores, with ROC/PR areas and the selection ``rule = "threshold"``,
-``cutoff = 0.5``. The study passes its learner seed (one per cell and repeat)
+edge scores, with ROC/PR areas and the selection ``rule = "threshold"``. The study passes its learner seed (one per cell and repeat)
 as ``seed``: the same cell gives the same draws on any worker.
 
 The learners do not see the true graph: the model is the Gaussian graphical
@@ -23,8 +22,9 @@ posterior draw has an exact zero, so a draw-based edge "probability" is not a
 posterior probability of inclusion: ``posterior_scores`` scores each pair by
 the probability of direction of its partial correlation, ``|2 P(rho > 0) -
 1|`` (0 when the posterior puts equal mass on both signs, 1 when every draw
-has the same sign). The cutoff 0.5 selects the pairs whose partial
-correlation has one sign with posterior probability above 0.75.
+has the same sign). About half of the non-edges score above 0.5 by chance,
+so a study's default cutoff for such draws is 0.95: a pair is selected when
+the central 95% credible interval of its partial correlation excludes zero.
 """
 
 from __future__ import annotations
