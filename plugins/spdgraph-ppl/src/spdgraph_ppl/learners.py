@@ -12,7 +12,8 @@ matrix, an array ``(draws, p, p)``. A study runs it from its TOML::
 and scores the draws with :func:`spdgraph.validation.posterior_scores`
 (Brier score, Stein's loss, credible-interval coverage) and, through their
 edge scores, with ROC/PR areas and the selection ``rule = "threshold"``.
-The study passes its learner seed (one per cell and repeat) as ``seed``: the same cell gives the same draws on any worker.
+The study passes its learner seed (one per cell and repeat) as ``seed``:
+the same cell gives the same draws on any worker.
 
 The learners do not see the true graph: the model is the Gaussian graphical
 model on the complete graph, ``K ~ W(b, D)`` (the G-Wishart law of the
