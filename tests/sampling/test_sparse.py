@@ -411,3 +411,38 @@ def test_scoring_takes_a_sparse_truth() -> None:
         b.tpr, b.tdr, b.n_selected, b.true_positives,
     )  # fmt: skip
     assert np.array_equal(a.selected, b.selected)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(), st.integers(0, 1000))
+def test_the_comparison_shortcut_never_skips_an_h_matrix(g: nx.Graph, seed: int) -> None:
+    # weights that prove dominance imply 1^T <M> 1 > 0: the shortcut only skips matrices
+    # no weights could prove (those go to the factorization)
+    from spdgraph.sampling._sparse_certify import (
+        _comparison_form_positive,
+        _gershgorin,
+        comparison_weights,
+    )
+
+    rng = np.random.default_rng(seed)
+    a = nx.to_numpy_array(g, nodelist=range(len(g))) != 0
+    m = np.where(a, rng.normal(size=a.shape), 0.0)
+    m = np.triu(m, 1) + np.triu(m, 1).T + np.diag(rng.uniform(0.5, 3.0, len(g)))
+    csr = scipy.sparse.csr_array(m)
+    w = comparison_weights(csr)
+    if w is not None and _gershgorin(csr, w) is not None:
+        assert _comparison_form_positive(csr)
+
+
+def test_a_matrix_that_is_not_an_h_matrix_skips_the_conjugate_gradients(monkeypatch) -> None:
+    import spdgraph.sampling._sparse_certify as certify
+
+    def refuse(csr):
+        raise AssertionError("comparison_weights ran on a matrix that is not an H-matrix")
+
+    monkeypatch.setattr(certify, "comparison_weights", refuse)
+    # unit diagonal, 0.55 on a triangle and a pendant edge: 1^T <M> 1 = -0.4, yet PD
+    x = 0.55
+    m = np.array([[1, x, x, 0], [x, 1, x, x], [x, x, 1, 0], [0, x, 0, 1]])
+    found = certify.prove_positive_definite(scipy.sparse.csr_array(m), what="m", budget_bytes=None)
+    assert "Cholesky" in found["certificate"]

@@ -24,6 +24,7 @@ import numpy as np
 
 import spdgraph
 from spdgraph_gwishart.scale import _check_number, scale_matrix
+from spdgraph_gwishart.sparse import WORK_PER_ENTRY, gwishart_sparse
 
 if TYPE_CHECKING:
     from spdgraph_gwishart.lenkoski import wishart_bartlett
@@ -328,5 +329,8 @@ def spdgraph_register_generators() -> list[spdgraph.Generator]:
             # peak: benchmarks/bench_memory_guard.py in spdgraph's repository)
             work_per_matrix=0.4,
             work_per_call=8.1,
+            # decomposable graphs with a diagonal D: clique by clique, no fill
+            sparse_function=gwishart_sparse,
+            sparse_work_per_entry=WORK_PER_ENTRY,
         )
     ]
