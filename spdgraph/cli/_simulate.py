@@ -9,7 +9,11 @@ The output's suffix picks the format among the registered ones that hold a
 Dataset (``.nc`` netCDF, ``.zarr``, a plugin's), ``--format NAME`` names one,
 and any other path is a folder of CSV files
 (:func:`spdgraph.simulation.save_simulation`). An existing output is refused
-unless ``--overwrite``, as for every command that writes. Uses the public API only.
+unless ``--overwrite``, as for every command that writes. ``--sparse`` is
+``simulate(..., sparse=True)``: the precision stays sparse (``dd``, ``huge``,
+``gwishart`` on a chordal graph; graphs of a million nodes) and is written as
+coordinate triplets with their digests, so only ``.nc`` and ``.zarr`` outputs
+are accepted (checked before any work). Uses the public API only.
 """
 
 from __future__ import annotations
@@ -30,6 +34,21 @@ from spdgraph.cli._options import (
 __all__: list[str] = []
 
 
+def _check_sparse_output(output: Path, format: str | None) -> None:
+    """``--sparse``: a netCDF or Zarr output (the triplets' formats), before any work."""
+    from spdgraph.errors import InvalidOptionError
+    from spdgraph.io import check_dataset_format
+
+    name = "csv"  # save_simulation: any path without a Dataset format's suffix is a folder
+    if format is not None or output.suffix.lower() in (".nc", ".nc4", ".zarr"):
+        name = check_dataset_format(output, format).name
+    if name not in ("netcdf", "zarr"):
+        raise InvalidOptionError(
+            f"--sparse writes the sparse precision as coordinate triplets, which the {name} "
+            "format cannot hold; name a .nc or .zarr output."
+        )
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph.errors import InvalidOptionError
@@ -38,6 +57,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if args.format == "csv" and output.suffix.lower() in (".nc", ".zarr"):
         raise InvalidOptionError(f"--format csv writes a folder; {args.output!r} names a file.")
+    if args.sparse:
+        _check_sparse_output(output, _output_format(args))
     check_simulation_target(output, args.overwrite, _output_format(args))  # before any work
     graph: Any = args.graph
     try:
@@ -61,6 +82,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         size=args.size,
         related=related,
         seed=args.seed,
+        sparse=args.sparse,
         **options,
     )
     # an existing output was refused without --overwrite before any work (cli.WRITERS)
@@ -121,6 +143,11 @@ def _add_simulate_parser(sub: Any) -> None:
     )
     cmd.add_argument(
         "--option", type=_key_value, action="append", metavar="KEY=VALUE", help="repeatable"
+    )
+    cmd.add_argument(
+        "--sparse",
+        action="store_true",
+        help="sparse precision (dd, huge, gwishart on chordal graphs); .nc or .zarr output",
     )
     _add_format_option(cmd, "the simulation (a format that holds Datasets)")
     cmd.add_argument(

@@ -19,7 +19,7 @@ import xarray as xr
 
 from spdgraph.errors import MissingDependencyError
 from spdgraph.io._format import FileFormat
-from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
+from spdgraph.io._sparse import decode, encode, encode_dataset, is_sparse, is_sparse_file
 from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["NETCDF", "netcdf_engine", "spdgraph_file_formats"]
@@ -125,7 +125,7 @@ def save(da: xr.DataArray, path: Path) -> None:
 def save_dataset(ds: xr.Dataset, path: Path) -> None:
     """Write a whole Dataset (a simulation, a study's results) to ``path``, flushed to disk."""
     try:
-        ds.to_netcdf(path, engine=netcdf_engine())
+        encode_dataset(ds).to_netcdf(path, engine=netcdf_engine())  # sparse: triplets
     except BaseException as exc:
         _release(exc)
         raise

@@ -16,6 +16,7 @@ from typing import Any
 import xarray as xr
 
 from spdgraph.errors import FileError
+from spdgraph.io._sparse import SPARSE_VARIABLES, decode_dataset
 
 __all__ = [
     "is_simulation",
@@ -90,6 +91,15 @@ def simulation_file(path: str | os.PathLike[str]) -> bool:
         return False  # simulation; the array reader then says what is wrong
 
 
+def _holds_simulation(names: set[str]) -> bool:
+    """A simulation's variable names; a sparse one (``precision_index``: its triplets) may
+    omit the dense covariance (``simulate(..., sparse=True)`` above the memory guard)."""
+    needed = set(SIMULATION_VARIABLES)
+    if "precision_index" in names:
+        needed.discard("covariance")
+    return needed <= names
+
+
 def _simulation_file(target: Path) -> bool:
     if target.is_dir():
         names = {p.name for p in target.iterdir()}
@@ -97,7 +107,7 @@ def _simulation_file(target: Path) -> bool:
             return True
         if not ({"zarr.json", ".zgroup"} & names):
             return False
-        return all(v in names for v in SIMULATION_VARIABLES)
+        return _holds_simulation(names)
     if not target.is_file() or not _is_netcdf(target):
         return False
     try:
@@ -106,7 +116,7 @@ def _simulation_file(target: Path) -> bool:
         return False
     try:
         with netCDF4.Dataset(target) as nc:
-            return all(v in nc.variables for v in SIMULATION_VARIABLES)
+            return _holds_simulation(set(nc.variables))
     except (OSError, RuntimeError):  # damaged: the array reader reports it
         return False
 
@@ -213,6 +223,8 @@ def open_simulation(
         if isinstance(exc, FileError):
             raise
         raise FileError(f"cannot read the simulation {os.fspath(path)!r} ({exc}).") from exc
+    if SPARSE_VARIABLES in ds.attrs:  # simulate(..., sparse=True): triplets rebuilt, checked
+        ds = decode_dataset(ds, os.fspath(path))
     if verify and not csv:  # a CSV folder keeps no digests (its attrs are text)
         ds = verify_dataset(ds, os.fspath(path), values=chunks is None, required=True)
     ds.attrs.pop(DIGESTS, None)

@@ -172,11 +172,24 @@ def save_dataset(
     """
     target = as_path(path)
     fmt = check_dataset_format(target, format)
+    _check_sparse_format(ds, fmt)
     check_target(target, fmt, overwrite)
     fmt.requires()
     writer = fmt.save_dataset
     assert writer is not None  # checked
     return guarded_write(target, lambda tmp, abandoned: writer(ds, tmp))
+
+
+def _check_sparse_format(ds: xr.Dataset, fmt: FileFormat) -> None:
+    """Sparse variables are stored as triplets by netCDF and Zarr only: refuse the others."""
+    from spdgraph.io._sparse import has_sparse_variables
+
+    if fmt.name not in ("netcdf", "zarr") and has_sparse_variables(ds):
+        raise FileError(
+            f"this Dataset holds sparse variables, which the {fmt.title} format cannot store "
+            "without densifying; save it as netCDF (.nc) or Zarr (.zarr), which store them "
+            "as coordinate triplets."
+        )
 
 
 def check_dataset_format(path: str | os.PathLike[str], format: str | None = None) -> FileFormat:

@@ -20,7 +20,7 @@ import xarray as xr
 from spdgraph.errors import FileError, MissingDependencyError
 from spdgraph.io._atomic import settle
 from spdgraph.io._format import FileFormat
-from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
+from spdgraph.io._sparse import decode, encode, encode_dataset, is_sparse, is_sparse_file
 from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["ZARR", "spdgraph_file_formats"]
@@ -91,7 +91,7 @@ def save_dataset(ds: xr.Dataset, path: Path) -> None:
     """Write a whole Dataset (a simulation, a study's results) as the Zarr store ``path``."""
     _requires()
     try:
-        ds.to_zarr(path, mode="w-")
+        encode_dataset(ds).to_zarr(path, mode="w-")  # sparse variables: triplets
     except BaseException:
         settle(path)
         raise
