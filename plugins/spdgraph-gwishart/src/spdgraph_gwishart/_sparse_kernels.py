@@ -9,7 +9,10 @@ entries (times a clique size where it says so), never ``p**2``:
   node of zero fill, a simplicial node, always exists; the greedy takes, among
   them, the smallest current degree, then the lowest index), kept in a binary
   heap of ``degree * p + node`` keys; it stops at the first step with no
-  simplicial node (the graph is not chordal).
+  simplicial node (the graph is not chordal). Neighbour lists shrink as nodes
+  are eliminated (dead prefix dropped, a list compacted once half dead), so a
+  star or a tree of a million nodes takes a fraction of a second; a
+  simpliciality check costs at most the pairs of a node's neighbourhood.
 * :func:`later_neighbours`: row ``i`` of the permuted upper triangle (the
   neighbours eliminated after ``i``), sorted: the edges of ``Phi``.
 * :func:`gram_upper`: ``K = Phi^T Phi`` on the diagonal and the edges, each
@@ -29,30 +32,50 @@ __all__ = ["chordal_min_fill_order", "gram_upper", "later_neighbours"]
 
 
 @njit(cache=True, nogil=True)
-def _has_edge(indptr, indices, u, v):  # pragma: no cover - numba
-    lo = indptr[u]
-    hi = indptr[u + 1]
+def _has_edge(first, last, adj, u, v):  # pragma: no cover - numba
+    lo = first[u]
+    hi = last[u]
     while lo < hi:
         mid = (lo + hi) // 2
-        if indices[mid] < v:
+        if adj[mid] < v:
             lo = mid + 1
         else:
             hi = mid
-    return lo < indptr[u + 1] and indices[lo] == v
+    return lo < last[u] and adj[lo] == v
 
 
 @njit(cache=True, nogil=True)
-def _simplicial(indptr, indices, alive, v):  # pragma: no cover - numba
-    """Whether node ``v``'s alive neighbours form a clique (its fill-in is zero)."""
-    for s in range(indptr[v], indptr[v + 1]):
-        a = indices[s]
+def _simplicial(first, last, adj, dead, alive, v):  # pragma: no cover - numba
+    """Whether node ``v``'s alive neighbours form a clique (its fill-in is zero).
+
+    Node ``v``'s list is ``adj[first[v]:last[v]]`` (sorted; alive neighbours and
+    some dead ones); its dead prefix is dropped first, so a hub whose neighbours
+    die in index order is checked in constant time.
+    """
+    while first[v] < last[v] and not alive[adj[first[v]]]:
+        first[v] += 1
+        dead[v] -= 1
+    for s in range(first[v], last[v]):
+        a = adj[s]
         if not alive[a]:
             continue
-        for t in range(s + 1, indptr[v + 1]):
-            c = indices[t]
-            if alive[c] and not _has_edge(indptr, indices, a, c):
+        for t in range(s + 1, last[v]):
+            c = adj[t]
+            if alive[c] and not _has_edge(first, last, adj, a, c):
                 return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def _compact(first, last, adj, dead, alive, x):  # pragma: no cover - numba
+    """Drop node ``x``'s dead neighbours from its list (kept sorted)."""
+    k = first[x]
+    for s in range(first[x], last[x]):
+        if alive[adj[s]]:
+            adj[k] = adj[s]
+            k += 1
+    last[x] = k
+    dead[x] = 0
 
 
 @njit(cache=True, nogil=True)
@@ -99,10 +122,16 @@ def chordal_min_fill_order(indptr, indices):  # pragma: no cover - numba
     simplicial = np.zeros(p, dtype=np.bool_)
     degree = np.empty(p, dtype=np.int64)
     heap = np.empty(p + indices.size + 1, dtype=np.int64)
+    # each node's neighbour list, shrunk as its neighbours are eliminated: a list is
+    # compacted once it holds more dead entries than alive ones (amortized: O(edges))
+    first = indptr[:-1].copy()
+    last = indptr[1:].copy()
+    adj = indices.copy()
+    dead = np.zeros(p, dtype=np.int64)
     size = 0
     for v in range(p):
         degree[v] = indptr[v + 1] - indptr[v]
-        if _simplicial(indptr, indices, alive, v):
+        if _simplicial(first, last, adj, dead, alive, v):
             simplicial[v] = True
             size = _push(heap, size, degree[v] * p + v)
     order = np.empty(p, dtype=np.int64)
@@ -118,13 +147,16 @@ def chordal_min_fill_order(indptr, indices):  # pragma: no cover - numba
             return order, step
         order[step] = v
         alive[v] = False
-        for s in range(indptr[v], indptr[v + 1]):
-            x = indices[s]
+        for s in range(first[v], last[v]):
+            x = adj[s]
             if not alive[x]:
                 continue
             degree[x] -= 1
+            dead[x] += 1
+            if dead[x] > degree[x]:
+                _compact(first, last, adj, dead, alive, x)
             if not simplicial[x]:
-                if not _simplicial(indptr, indices, alive, x):
+                if not _simplicial(first, last, adj, dead, alive, x):
                     continue
                 simplicial[x] = True
             size = _push(heap, size, degree[x] * p + x)
