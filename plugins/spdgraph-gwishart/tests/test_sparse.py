@@ -32,9 +32,11 @@ def chordal_graphs(draw: st.DrawFn) -> nx.Graph:
     p = draw(st.integers(1, 16))
     seed = draw(st.integers(0, 2**16))
     rng = np.random.default_rng(seed)
-    family = draw(st.sampled_from(["band", "tree", "game"]))
+    family = draw(st.sampled_from(["band", "tree", "star", "game"]))
     if family == "band":
         g = _band(p, draw(st.integers(0, 4)))
+    elif family == "star":
+        g = nx.star_graph(p - 1) if p > 1 else nx.empty_graph(p)
     elif family == "tree":
         g = nx.empty_graph(p)
         g.add_edges_from((i, int(rng.integers(i))) for i in range(1, p))
@@ -83,6 +85,16 @@ def test_a_diagonal_scale_agrees_to_rounding(g: nx.Graph, seed: int) -> None:
     expected = gwishart(dense_adjacency, rng=np.random.default_rng(seed), entries=None, D=scale)
     k = gwishart_sparse(_csr(g), rng=np.random.default_rng(seed), entries=None, D=scale)
     assert np.allclose(k.toarray(), expected, rtol=1e-12, atol=0.0)
+
+
+def test_a_sparse_diagonal_scale_is_the_dense_diagonal_scale() -> None:
+    g = _csr(_band(12, 2))
+    values = np.linspace(0.5, 3.0, 12)
+    from_sparse = gwishart_sparse(
+        g, rng=np.random.default_rng(1), entries=None, D=scipy.sparse.diags_array(values)
+    )
+    from_dense = gwishart_sparse(g, rng=np.random.default_rng(1), entries=None, D=np.diag(values))
+    assert (from_sparse != from_dense).nnz == 0
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -45,6 +45,8 @@ WORK_PER_ENTRY = 64.0
 
 def _diagonal_scale(D: object, p: int) -> np.ndarray:
     """``D``'s diagonal (length p), refusing a scale that is not diagonal."""
+    import scipy.sparse
+
     if D is None:
         return np.ones(p)
     if isinstance(D, numbers.Real) and not isinstance(D, bool):
@@ -52,7 +54,12 @@ def _diagonal_scale(D: object, p: int) -> np.ndarray:
         c = _check_number(D, "D (a scalar means D * I)", lower=lo, upper=hi, strict=False)
         return np.full(p, c)
     d = None
-    if isinstance(D, np.ndarray) and D.dtype.kind in "fiu" and D.shape == (p, p):
+    given: Any = D
+    if scipy.sparse.issparse(given) and given.shape == (p, p) and given.dtype.kind in "fiu":
+        coo = scipy.sparse.coo_array(given)
+        if not np.any(coo.data[coo.row != coo.col]):
+            d = np.asarray(coo.diagonal(), dtype=np.float64)
+    elif isinstance(D, np.ndarray) and D.dtype.kind in "fiu" and D.shape == (p, p):
         off_diagonal = D.copy()
         np.fill_diagonal(off_diagonal, 0)
         if not np.any(off_diagonal):
@@ -60,7 +67,8 @@ def _diagonal_scale(D: object, p: int) -> np.ndarray:
     if d is None:
         raise spdgraph.InvalidOptionError(
             "gwishart with sparse=True needs a diagonal scale D: None (identity), a positive "
-            f"number c (c I) or a diagonal {p} x {p} numpy array. A general D couples each "
+            f"number c (c I) or a diagonal {p} x {p} numpy or scipy.sparse array (for a "
+            "large graph: scipy.sparse.diags_array(values)). A general D couples each "
             "row to dense blocks of D (their Schur complements and inverses), which the "
             "sparse path does not hold; pass sparse=False for a general D."
         )
