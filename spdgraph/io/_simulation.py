@@ -16,7 +16,7 @@ from typing import Any
 import xarray as xr
 
 from spdgraph.errors import FileError
-from spdgraph.io._sparse import SPARSE_VARIABLES, decode_dataset
+from spdgraph.io._sparse_datasets import SPARSE_VARIABLES, decode_dataset
 
 __all__ = [
     "is_simulation",

@@ -182,7 +182,7 @@ def save_dataset(
 
 def _check_sparse_format(ds: xr.Dataset, fmt: FileFormat) -> None:
     """Sparse variables are stored as triplets by netCDF and Zarr only: refuse the others."""
-    from spdgraph.io._sparse import has_sparse_variables
+    from spdgraph.io._sparse_datasets import has_sparse_variables
 
     if fmt.name not in ("netcdf", "zarr") and has_sparse_variables(ds):
         raise FileError(

@@ -20,7 +20,8 @@ import xarray as xr
 from spdgraph.errors import FileError, MissingDependencyError
 from spdgraph.io._atomic import settle
 from spdgraph.io._format import FileFormat
-from spdgraph.io._sparse import decode, encode, encode_dataset, is_sparse, is_sparse_file
+from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
+from spdgraph.io._sparse_datasets import encode_dataset
 from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["ZARR", "spdgraph_file_formats"]

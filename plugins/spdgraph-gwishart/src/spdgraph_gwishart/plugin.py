@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import spdgraph
-from spdgraph_gwishart.scale import _check_number, scale_matrix
+from spdgraph_gwishart.scale import MAX_B, _check_number, scale_matrix
 from spdgraph_gwishart.sparse import WORK_PER_ENTRY, gwishart_sparse
 
 if TYPE_CHECKING:
@@ -46,8 +46,6 @@ __all__ = [
 #: The samplers ``algorithm`` chooses from.
 ALGORITHMS = ("auto", "chordal", "exact", "mcmc", "lenkoski")
 
-#: Largest degrees of freedom: a draw's entries scale like b / D.
-MAX_B = 1e12
 
 #: Options of ``method="gwishart"`` and their defaults.
 DEFAULTS: dict[str, Any] = {

@@ -10,6 +10,8 @@ import spdgraph
 
 __all__ = ["scale_matrix"]
 
+#: Largest degrees of freedom: a draw's entries scale like b / D.
+MAX_B = 1e12
 #: Entries of D, and its eigenvalues relative to its diagonal, that give finite draws.
 _D_RANGE = (1e-100, 1e100)
 _D_MIN_SCALED_EIGENVALUE = 1e-12

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 import spdgraph
-from spdgraph_gwishart.scale import _D_RANGE, _check_number
+from spdgraph_gwishart.scale import _D_RANGE, MAX_B, _check_number
 
 __all__ = ["gwishart_sparse"]
 
@@ -159,7 +159,6 @@ def gwishart_sparse(
     import scipy.sparse
 
     from spdgraph_gwishart._sparse_kernels import gram_upper, later_neighbours
-    from spdgraph_gwishart.plugin import MAX_B
 
     if algorithm not in ("auto", "exact"):
         raise spdgraph.InvalidOptionError(
