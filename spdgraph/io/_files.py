@@ -99,6 +99,14 @@ def save(
     True
     """
     if isinstance(da, xr.Dataset):  # a simulation, a study's results
+        from spdgraph.io._simulation import is_simulation
+
+        if is_simulation(da):  # with its digests, as save_simulation writes it
+            from spdgraph.io._digests import dataset_with_digests
+            from spdgraph.io._writer import check_dataset_format
+
+            if check_dataset_format(as_path(path), format).name != "csv":
+                da = dataset_with_digests(da)
         return save_dataset(da, path, overwrite=overwrite, format=format)
     return write_array(da, path, overwrite=overwrite, format=format)
 

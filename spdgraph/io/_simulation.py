@@ -16,6 +16,7 @@ from typing import Any
 import xarray as xr
 
 from spdgraph.errors import FileError
+from spdgraph.io._sparse import is_sparse
 from spdgraph.io._sparse_datasets import SPARSE_VARIABLES, decode_dataset
 
 __all__ = [
@@ -34,8 +35,14 @@ _HDF5 = b"\x89HDF\r\n\x1a\n"
 
 
 def is_simulation(obj: object) -> bool:
-    """Whether ``obj`` is a Dataset as :func:`spdgraph.simulate` returns it."""
-    return isinstance(obj, xr.Dataset) and all(v in obj.variables for v in SIMULATION_VARIABLES)
+    """Whether ``obj`` is a Dataset as :func:`spdgraph.simulate` returns it (a sparse one
+    may omit the dense covariance)."""
+    if not isinstance(obj, xr.Dataset):
+        return False
+    names = set(map(str, obj.variables))
+    if "precision" in obj.variables and is_sparse(obj.variables["precision"].data):
+        names.add("precision_index")  # as in its file: the triplets stand for the values
+    return _holds_simulation(names)
 
 
 def as_simulation(ds: xr.Dataset) -> xr.Dataset:

@@ -125,3 +125,17 @@ def test_cli_simulate_sparse_refuses_a_csv_folder_before_work(tmp_path, capsys) 
     )  # fmt: skip
     assert code != 0 and ".nc or .zarr" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("sparse_result", [False, True])
+def test_spdgraph_save_of_a_simulation_carries_its_digests(tmp_path, sparse_result) -> None:
+    pytest.importorskip("netCDF4")
+    sim = spdgraph.simulate("band", p=12, n=6, method="dd", sparse=sparse_result, seed=3)
+    path = spdgraph.save(sim, tmp_path / "sim.nc")  # as save_simulation: digests stamped
+    back = spdgraph.open(path)  # verified (a file without digests is refused)
+    assert back["data"].values.tobytes() == sim["data"].values.tobytes()
+    netcdf4 = pytest.importorskip("netCDF4")
+    with netcdf4.Dataset(path, "a") as nc:
+        nc.variables["data"][0, 0] = 99.0
+    with pytest.raises(FileError, match="'data'"):
+        spdgraph.open(path)
