@@ -113,16 +113,6 @@ class GeneratorOutputError(PluginError):
     """
 
 
-class UncertifiedMatrixError(GeneratorOutputError):
-    """A generated matrix failed the positive-definiteness certificate.
-
-    Cholesky failed, a diagonal entry is not positive and normal, or the scaled
-    condition number is above the bound spdgraph certifies: a property of the
-    drawn matrix, not a bug of the generator, so ``sample(uncertified="redraw")``
-    (the default) draws that matrix again from its own redraw stream.
-    """
-
-
 class StudyLockedError(SpdgraphError, RuntimeError):
     """Another ``spdgraph study run`` uses the study's folder (it holds the folder's lock).
 
@@ -151,6 +141,19 @@ class NumericalError(SpdgraphError, ArithmeticError):
 
     Raised, for example, when partial orthogonalization leaves a residual on a
     non-edge that is larger than rounding level instead of silently zeroing it.
+    """
+
+
+class UncertifiedMatrixError(GeneratorOutputError, NumericalError):
+    """A generated matrix failed the positive-definiteness certificate.
+
+    Cholesky failed, a diagonal entry is not positive and normal, or the scaled
+    condition number is above the bound spdgraph certifies: a property of the
+    drawn matrix, not a bug of the generator, so ``sample(uncertified="redraw")``
+    (the default) draws that matrix again from its own redraw stream. Out of
+    redraws, ``sample`` raises it with the last failure's text (and fix); it is
+    also a :class:`NumericalError`, so code that caught the numerical failure
+    before catches it still.
     """
 
 

@@ -28,9 +28,12 @@ def test_a_near_miss_gets_a_suggestion(typo, meant):
     assert "Did you mean" not in str(err.value) and "known methods" in str(err.value)
 
 
-def test_gwishart_declares_its_intended_kind():
+def test_gwishart_declares_its_intended_kind(monkeypatch):
     pytest.importorskip("spdgraph_gwishart")
     from spdgraph.plugins import find_generator
+    from spdgraph.sampling import _request
+
+    monkeypatch.setattr(_request, "_KIND_NOTES_SHOWN", set())  # the note warns once a process
 
     spec, _ = find_generator("gwishart")
     assert spec.intended_kind == "precision"
