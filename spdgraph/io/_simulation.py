@@ -15,7 +15,7 @@ from typing import Any
 
 import xarray as xr
 
-from spdgraph.errors import FileError
+from spdgraph.errors import FileError, InvalidOptionError, written
 from spdgraph.io._sparse import is_sparse
 from spdgraph.io._sparse_datasets import SPARSE_VARIABLES, decode_dataset
 
@@ -222,6 +222,17 @@ def open_simulation(
     if chunks is not None:
         from spdgraph._machine import require_dask
 
+        whole = isinstance(chunks, int) and not isinstance(chunks, bool) and chunks >= 1
+        if not whole and not (
+            isinstance(chunks, dict)
+            and all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in chunks.values()
+            )
+        ):
+            raise InvalidOptionError(
+                f"chunks must be a positive integer or a dict of dim -> positive integer, got "
+                f"{written(chunks)}; e.g. open_simulation(path, chunks=10)."
+            )
         require_dask("open_simulation(..., chunks=...)")
     csv = target.is_dir() and (target / "attributes.csv").exists()
     try:
@@ -247,9 +258,9 @@ def _read_stored(target: Path, chunks: int | dict[str, int] | None) -> xr.Datase
         with xr.open_dataset(target, **options) as opened:
             return opened.load()
     ds = xr.open_dataset(target, chunks={}, **options)
-    wanted = (
-        {"sample": chunks, "obs": chunks, "group": chunks}
-        if isinstance(chunks, int) and not isinstance(chunks, bool)
-        else dict(chunks)
+    wanted: dict[str, int] = (
+        dict(chunks)
+        if isinstance(chunks, dict)
+        else {"sample": int(chunks), "obs": int(chunks), "group": int(chunks)}
     )
     return ds.chunk({d: n for d, n in wanted.items() if d in ds.dims})

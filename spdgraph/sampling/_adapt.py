@@ -291,7 +291,7 @@ def label_array(labels: Sequence[Hashable]) -> np.ndarray:
         return np.asarray(labels, dtype=np.int64)
     if all(isinstance(x, str) for x in labels):
         for x in labels:
-            if x.endswith("\0"):  # numpy's str arrays drop trailing NULs: "a\0" -> "a"
+            if str(x).endswith("\0"):  # numpy's str arrays drop trailing NULs: "a\0" -> "a"
                 raise GraphError(
                     f"node label {x!r} ends with a NUL character, which numpy's string arrays "
                     "drop (the label would silently change); relabel the nodes first."
