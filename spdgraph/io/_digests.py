@@ -33,6 +33,7 @@ __all__ = [
     "block_digests",
     "check_labels",
     "dataset_with_digests",
+    "read_block_digests",
     "stamp",
     "stamp_dataset",
     "verified_blocks",
@@ -159,8 +160,31 @@ def block_digests(values: Any) -> dict[str, Any] | None:
     return {"rows": rows, "sha": sha}
 
 
+def read_block_digests(da: xr.DataArray) -> dict[str, Any] | None:
+    """:func:`block_digests` of ``da``'s values read one block at a time (never all at once).
+
+    ``da`` is a freshly written array whose values are still on disk (or dask):
+    each block of :func:`block_rows` first-dim rows is read, digested and let go,
+    so the memory used is one block whatever the array's size.
+    """
+    if da.ndim == 0 or da.dtype.kind not in "biuf":
+        return None
+    rows = block_rows(tuple(da.shape), da.dtype.itemsize)
+    first = da.dims[0]
+    sha = [
+        _block_digest(np.asarray(da.isel({first: slice(i, i + rows)}).values))
+        for i in range(0, da.shape[0], rows)
+    ]
+    return {"rows": rows, "sha": sha}
+
+
 def stamp(da: xr.DataArray, attrs: Mapping[Any, Any]) -> dict[str, Any]:
-    """The digests of ``da``'s coordinates, values (when in memory) and ``attrs``."""
+    """The digests of ``da``'s coordinates, values (when in memory) and ``attrs``.
+
+    A dask-backed ``da`` gets no values digest here: its block digests are
+    computed from what was written, one block at a time, and added to the
+    written file before it is renamed into place (:func:`read_block_digests`).
+    """
     digests: dict[str, Any] = {
         f"coord {name}": _digest(plain_values(da.coords[name])) for name in da.coords
     }
@@ -236,6 +260,22 @@ def verified_blocks(data: Any, blocks: Any, path: str, what: str) -> Any:
     return checked.rechunk(wanted)
 
 
+def _check_blocks_now(values: Any, blocks: Any, path: str, what: str) -> None:
+    """Check in-memory ``values`` against their block digests (an eager open of a lazy save)."""
+    try:
+        rows = int(blocks["rows"])
+        sha = [str(x) for x in blocks["sha"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FileError(f"{path!r}: the block digests of {what} are damaged.") from exc
+    array = np.asarray(values)
+    if rows < 1 or array.ndim == 0 or len(sha) != -(-array.shape[0] // rows):
+        raise _changed(path, what + " (its shape)")
+    for index, start in enumerate(range(0, array.shape[0], rows)):
+        block = array[start : start + rows]
+        if _block_digest(block) != sha[index]:
+            raise _changed(path, f"{what}, rows {start} to {start + len(block) - 1}")
+
+
 def verify(da: xr.DataArray, path: str, *, values: bool, required: bool = False) -> xr.DataArray:
     """Check ``da`` (as opened, attrs restored) against the digests stored in it.
 
@@ -252,6 +292,10 @@ def verify(da: xr.DataArray, path: str, *, values: bool, required: bool = False)
         kind, _, name = key.partition(" ")
         if kind == "blocks" and not values and da.chunks is not None and name == str(da.name):
             da = da.copy(data=verified_blocks(da.data, expected, path, f"variable {name!r}"))
+            continue
+        if kind == "blocks" and values and f"values {name}" not in digests:
+            # written lazily: its values are digested in blocks only; check them all now
+            _check_blocks_now(plain_values(da), expected, path, f"variable {name!r}")
             continue
         if key == ATTRS:
             actual = _attrs_digest(da.attrs)

@@ -22,6 +22,7 @@ when used.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import threading
@@ -36,11 +37,13 @@ from spdgraph._machine import require_dask
 from spdgraph.errors import FileError, TooLargeError
 from spdgraph.io._atomic import compute_unless, in_slabs
 from spdgraph.io._content import prepare, restore
-from spdgraph.io._digests import DIGESTS
+from spdgraph.io._digests import DIGESTS, read_block_digests
 from spdgraph.io._digests import verify as check_digests
 from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 from spdgraph.io._paths import as_path
+from spdgraph.io._sparse import is_sparse
+from spdgraph.io._zarr import UNNAMED
 from spdgraph.io._writer import check_writable, guarded_write, save_dataset
 
 __all__ = ["open", "read_array", "save", "write_array"]
@@ -148,10 +151,36 @@ def write_array(
                 compute(fmt.save_delayed(source, tmp))
             else:  # computed slab by slab: an interrupt stops it between two
                 compute_unless(fmt.save_delayed(source, tmp), abandoned)
+        if lazy and not abandoned.is_set():
+            _stamp_written_values(fmt, tmp, prepared)
         if not abandoned.is_set():
             _read_back(fmt, tmp, path)
 
     return guarded_write(path, write)
+
+
+def _stamp_written_values(fmt: FileFormat, tmp: Path, prepared: xr.DataArray) -> None:
+    """Add the block digests of a lazily written array's values to the written temporary.
+
+    The values were never all in memory, so they are digested from what was
+    written, read back one block (:data:`~spdgraph.io._digests.BLOCK_BYTES`) at a
+    time, and the digests attribute of the temporary is rewritten before it is
+    renamed into place: an edited value then fails an eager or a lazy open.
+    A format without ``set_attrs`` (a plugin's) keeps digests of labels and attrs.
+    """
+    if fmt.set_attrs is None or is_sparse(prepared.data):
+        return
+    da = fmt.open(tmp)
+    try:
+        blocks = read_block_digests(da)
+    finally:
+        da.close()
+    if blocks is None:
+        return
+    name = UNNAMED if prepared.name is None else str(prepared.name)
+    digests = json.loads(str(prepared.attrs[DIGESTS]))
+    digests[f"blocks {name}"] = blocks
+    fmt.set_attrs(tmp, name, {DIGESTS: json.dumps(digests)})
 
 
 def _read_back(fmt: FileFormat, tmp: Path, path: Path) -> None:

@@ -13,6 +13,7 @@ import gc
 import os
 import traceback
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import xarray as xr
@@ -141,6 +142,21 @@ def save_delayed(da: xr.DataArray, path: Path) -> Any:
     return dask.delayed(lambda _: _fsync(path))(delayed)
 
 
+def set_attrs(path: Path, name: str, attrs: Mapping[str, str]) -> None:
+    """Add ``attrs`` to the variable ``name`` of the netCDF file ``path``, flushed to disk."""
+    if netcdf_engine() == "netcdf4":
+        import netCDF4
+
+        with netCDF4.Dataset(path, "a") as nc:
+            nc.variables[name].setncatts(dict(attrs))
+    else:
+        import h5netcdf
+
+        with h5netcdf.File(path, "a") as nc:
+            nc.variables[name].attrs.update(dict(attrs))
+    _fsync(path)
+
+
 def open(path: Path) -> xr.DataArray:
     """The one DataArray of the netCDF file ``path`` (values left on disk)."""
     ds = xr.open_dataset(path, engine=netcdf_engine())
@@ -188,6 +204,7 @@ NETCDF = FileFormat(
     requires=_requires,
     header=header,
     save_dataset=save_dataset,
+    set_attrs=set_attrs,
 )
 
 

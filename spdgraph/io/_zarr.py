@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import xarray as xr
@@ -106,6 +107,13 @@ def save_delayed(da: xr.DataArray, path: Path) -> Any:
     )
 
 
+def set_attrs(path: Path, name: str, attrs: Mapping[str, str]) -> None:
+    """Add ``attrs`` to the array ``name`` of the Zarr store ``path``."""
+    import zarr
+
+    zarr.open_group(path, mode="r+")[name].attrs.update(dict(attrs))
+
+
 def check_chunks(path: Path) -> None:
     """Every chunk of every array of a store spdgraph wrote is there (none deleted or lost).
 
@@ -162,6 +170,7 @@ ZARR = FileFormat(
     save_delayed=save_delayed,
     requires=_requires,
     save_dataset=save_dataset,
+    set_attrs=set_attrs,
 )
 
 

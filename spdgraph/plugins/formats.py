@@ -91,6 +91,13 @@ class FileFormat:
         study's results table) completely to ``path``, a fresh temporary name
         as for ``save``. Without it the format holds single arrays only, and
         ``simulate`` and a study refuse it by name.
+    set_attrs
+        Optional ``set_attrs(path, name, attrs)`` adding string ``attrs`` to
+        the variable ``name`` (the array's name, or xarray's
+        ``__xarray_dataarray_variable__``) of the file ``path`` that
+        ``save_delayed`` wrote (still the temporary). The core uses it to store the digests of a lazily written
+        array's values, computed from the written file block by block; without
+        it such an array is stored with digests of its labels and attrs only.
 
     Examples
     --------
@@ -112,6 +119,7 @@ class FileFormat:
     requires: Callable[[], None] = _nothing
     header: Callable[[Path], Mapping[str, tuple[tuple[int, ...], int]]] | None = None
     save_dataset: Callable[[xr.Dataset, Path], Any] | None = None
+    set_attrs: Callable[[Path, str, Mapping[str, str]], None] | None = None
 
     @property
     def title(self) -> str:
