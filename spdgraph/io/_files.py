@@ -43,8 +43,8 @@ from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 from spdgraph.io._paths import as_path
 from spdgraph.io._sparse import is_sparse
-from spdgraph.io._zarr import UNNAMED
 from spdgraph.io._writer import check_writable, guarded_write, save_dataset
+from spdgraph.io._zarr import UNNAMED
 
 __all__ = ["open", "read_array", "save", "write_array"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import gc
 import os
 import traceback
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 import xarray as xr

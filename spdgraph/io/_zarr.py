@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import warnings
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import xarray as xr

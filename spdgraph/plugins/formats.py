@@ -95,9 +95,10 @@ class FileFormat:
         Optional ``set_attrs(path, name, attrs)`` adding string ``attrs`` to
         the variable ``name`` (the array's name, or xarray's
         ``__xarray_dataarray_variable__``) of the file ``path`` that
-        ``save_delayed`` wrote (still the temporary). The core uses it to store the digests of a lazily written
-        array's values, computed from the written file block by block; without
-        it such an array is stored with digests of its labels and attrs only.
+        ``save_delayed`` wrote (still the temporary). The core uses it to
+        store the digests of a lazily written array's values, computed from
+        the written file block by block; without it such an array is stored
+        with digests of its labels and attrs only.
 
     Examples
     --------
