@@ -159,3 +159,20 @@ def test_a_lazy_save_holds_one_block_at_a_time(tmp_path, suffix, monkeypatch):
         tracemalloc.stop()
     assert peak < big.nbytes / 3, (peak, big.nbytes)
     assert len(_stored_digests(tmp_path / f"m{suffix}")["blocks covariance"]["sha"]) > 20
+
+
+def test_the_value_digests_are_stored_with_h5netcdf_too(tmp_path, lazy, monkeypatch):
+    """The other netCDF engine (when netCDF4 is absent) stores and checks them alike."""
+    pytest.importorskip("h5netcdf")
+    pytest.importorskip("h5py")
+    import spdgraph.io._netcdf as netcdf
+
+    monkeypatch.setattr(netcdf, "netcdf_engine", lambda: "h5netcdf")
+    path = tmp_path / "m.nc"
+    spdgraph.save(lazy, path)
+    np.testing.assert_array_equal(spdgraph.open(path, chunks=50).values, lazy.values)
+    import h5py
+
+    with h5py.File(path, "r") as handle:
+        stored = json.loads(handle["covariance"].attrs[DIGESTS])
+    assert stored["blocks covariance"] == block_digests(lazy.values)
