@@ -170,11 +170,17 @@ def _stamp_written_values(fmt: FileFormat, tmp: Path, prepared: xr.DataArray) ->
     """
     if fmt.set_attrs is None or is_sparse(prepared.data):
         return
-    da = fmt.open(tmp)
     try:
-        blocks = read_block_digests(da)
-    finally:
-        da.close()
+        da = fmt.open(tmp)
+        try:
+            blocks = read_block_digests(da)
+        finally:
+            da.close()
+    except (ValueError, KeyError) as exc:  # OSError, RuntimeError: named by the door
+        raise FileError(
+            f"cannot write {os.fspath(tmp)!r}: what was written does not read back "
+            f"({exc}); the disk may be full. Nothing was written."
+        ) from exc
     if blocks is None:
         return
     name = UNNAMED if prepared.name is None else str(prepared.name)

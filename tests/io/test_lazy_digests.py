@@ -176,3 +176,31 @@ def test_the_value_digests_are_stored_with_h5netcdf_too(tmp_path, lazy, monkeypa
     with h5py.File(path, "r") as handle:
         stored = json.loads(handle["covariance"].attrs[DIGESTS])
     assert stored["blocks covariance"] == block_digests(lazy.values)
+
+
+@pytest.mark.parametrize("suffix", [".nc", ".zarr"])
+def test_a_failure_while_storing_the_digests_leaves_the_old_file(tmp_path, lazy, suffix):
+    """A full disk when the digests are added: FileError naming the path, old file whole."""
+    _requires(suffix)
+    import dataclasses
+    import errno
+
+    path = tmp_path / f"m{suffix}"
+    old = spdgraph.sample(nx.path_graph(4), seed=0)
+    spdgraph.save(old, path)
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    checked = files.check_writable
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            files,
+            "check_writable",
+            lambda *a, **k: dataclasses.replace(checked(*a, **k), set_attrs=full),
+        )
+        with pytest.raises(spdgraph.FileError, match=r"no space left on the device") as info:
+            spdgraph.save(lazy, path)
+    assert str(path) in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+    np.testing.assert_array_equal(spdgraph.open(path).values, old.values)
