@@ -15,6 +15,8 @@ import tracemalloc
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import spdgraph
 import spdgraph.io._files as files
@@ -204,3 +206,22 @@ def test_a_failure_while_storing_the_digests_leaves_the_old_file(tmp_path, lazy,
     assert str(path) in str(info.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
     np.testing.assert_array_equal(spdgraph.open(path).values, old.values)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    size=st.integers(1, 90),
+    chunks=st.integers(1, 40),
+    nodes=st.integers(2, 9),
+    suffix=st.sampled_from([".nc", ".zarr"]),
+)
+def test_stored_block_digests_match_the_in_memory_reference(tmp_path, size, chunks, nodes, suffix):
+    """Any size, chunking and graph: the digests read back equal those of the values."""
+    _requires(suffix)
+    lazy = spdgraph.sample(nx.path_graph(nodes), size=size, seed=size, chunks=chunks)
+    path = tmp_path / f"h{size}-{chunks}-{nodes}{suffix}"
+    spdgraph.save(lazy, path, overwrite=True)
+    assert _stored_digests(path)["blocks covariance"] == block_digests(lazy.values)
+    np.testing.assert_array_equal(spdgraph.open(path).values, lazy.values)
