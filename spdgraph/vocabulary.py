@@ -13,7 +13,9 @@ with the same message:
   ``"scale-free"``...), matched with case, ``-``, ``_``, spaces and parentheses
   ignored (:data:`FAMILY_ALIASES` is the one table);
 - :func:`check_count`: an integer (not a bool, not a float) in a range;
-- :func:`check_probability`: a real number in [0, 1].
+- :func:`check_probability`: a real number in [0, 1];
+- :func:`import_path`: ``"package.module:name"``, the spelling of a learner, a
+  metric or any object a study names by its import path.
 
 Generator method names have one resolver too,
 :func:`spdgraph.plugins.find_generator` (case-insensitive), which every entry
@@ -23,8 +25,10 @@ spdgraph but :mod:`spdgraph.errors`.
 
 from __future__ import annotations
 
+import importlib
 import numbers
 from collections.abc import Mapping
+from typing import Any
 
 from spdgraph.errors import InvalidOptionError, TooLargeError, written
 
@@ -39,6 +43,7 @@ __all__ = [
     "check_count",
     "check_probability",
     "family_key",
+    "import_path",
 ]
 
 #: The two kinds of matrix spdgraph samples.
@@ -184,3 +189,31 @@ def check_probability(value: object, name: str) -> float:
         if 0.0 <= q <= 1.0:
             return q
     raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
+
+
+def import_path(spec: str, what: str = "") -> Any:
+    """The object ``"package.module:name"`` names (``name`` may be dotted: ``Class.method``).
+
+    ``what`` names the kind of object in the messages (``"metric"``, ...). A
+    spec without both a module and a name, a module that does not import and a
+    missing attribute are :class:`~spdgraph.errors.InvalidOptionError`.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import import_path
+    >>> import_path("math:sqrt")(9.0)
+    3.0
+    """
+    named = f"{what} " if what else ""
+    module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if not (sep and module and attr):
+        raise InvalidOptionError(f"expected 'package.module:name', got {written(spec)}.")
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise InvalidOptionError(
+            f"cannot import {named}{spec!r} ({exc}); is the module installed / on PYTHONPATH?"
+        ) from None
+    return obj

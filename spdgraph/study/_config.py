@@ -36,7 +36,6 @@ The schema (``docs/study.md``)::
 from __future__ import annotations
 
 import hashlib
-import importlib
 import itertools
 import json
 import os
@@ -46,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from spdgraph.errors import InvalidOptionError, written
-from spdgraph.vocabulary import canonical_family, canonical_kind, check_count
+from spdgraph.vocabulary import canonical_family, canonical_kind, check_count, import_path
 
 __all__ = ["Study", "import_object", "load_study"]
 
@@ -63,18 +62,7 @@ FIT_TIME = "seconds"
 
 def import_object(spec: str) -> Any:
     """``"package.module:attribute"`` -> the object (a learner class or function)."""
-    module, sep, attr = spec.partition(":")
-    if not sep or not module or not attr:
-        raise InvalidOptionError(f"expected 'package.module:name', got {spec!r}.")
-    try:
-        obj: Any = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise InvalidOptionError(
-            f"cannot import {spec!r} ({exc}); is the module installed / on PYTHONPATH?"
-        ) from None
-    return obj
+    return import_path(spec)
 
 
 def _check_learner(entry: object, k: int) -> dict[str, Any]:

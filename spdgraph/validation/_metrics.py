@@ -13,7 +13,6 @@ A custom metric is tabled and plotted under the function's ``__name__``.
 
 from __future__ import annotations
 
-import importlib
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.validation._curves import METRICS
+from spdgraph.vocabulary import import_path
 
 __all__ = ["HIGHER_IS_BETTER", "Metric", "resolve_metric"]
 
@@ -71,15 +71,7 @@ def _adjacency(matrix: np.ndarray) -> np.ndarray:
 
 
 def _import(spec: str) -> Callable[..., object]:
-    module, _, attr = spec.partition(":")
-    try:
-        obj: object = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise InvalidOptionError(
-            f"cannot import metric {spec!r} ({exc}); is the module installed / on PYTHONPATH?"
-        ) from None
+    obj = import_path(spec, "metric")
     if not callable(obj):
         raise InvalidOptionError(f"metric {spec!r} is not a function; got {written(obj)}.")
     return obj
