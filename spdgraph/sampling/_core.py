@@ -73,6 +73,7 @@ def sample(
     max_redraws: int = 20,
     complete: bool = False,
     sparse: bool = False,
+    certificate: str = "any",
     **method_options: Any,
 ) -> xr.DataArray:
     """Sample SPD matrices whose off-diagonal zeros are exactly the non-edges of a graph.
@@ -181,6 +182,23 @@ def sample(
         diagonal, values other than 1, e.g. ``np.cov(X)``) as the complete
         graph it encodes. By default such an array is refused with a
         ``GraphError`` saying to threshold it: it is rarely meant as a graph.
+    sparse
+        ``True``: build the matrix without any dense ``p x p`` intermediate and
+        return it backed by a PyData ``sparse.COO`` array (same dims,
+        coordinates and attrs), for generators that declare a sparse
+        construction (``dd``, ``huge`` with ``unit_variance=False``,
+        ``gwishart`` on chordal graphs, third parties'
+        ``GeneratorSpec.sparse_function``); see ``docs/large_graphs.md``.
+    certificate
+        How positive definiteness of a sparse result may be proven:
+        ``"any"`` (default) tries diagonal dominance, then a sparse Cholesky
+        factorization, and where neither is within reach (the factor would not
+        fit, or cvxopt is missing) a randomized proof whose chance of passing a
+        matrix that is not positive definite is at most 1e-12, recorded in
+        ``attrs["certificate"]`` and ``attrs["certificate_failure_probability"]``;
+        ``"deterministic"`` refuses the randomized proof (a ``TooLargeError``
+        or ``MissingDependencyError`` instead). Dense results are always proven
+        by a Cholesky factorization.
     **method_options
         Options of the chosen method (e.g. ``residual_tolerance`` for
         ``"po"``); unknown names are an error.
@@ -197,7 +215,8 @@ def sample(
         ``condition_number`` (floats; lists along ``sample`` for a stack).
         Without a target the spectrum is not computed (it would cost more than
         the sampling): :func:`spdgraph.diagnostics` computes it when asked.
-        Positive definiteness is always proved by a Cholesky factorization.
+        Positive definiteness is always proven (``attrs["certificate"]`` names
+        the proof of a sparse result).
 
     Raises
     ------
@@ -244,7 +263,14 @@ def sample(
         max_redraws=max_redraws,
         method_options=method_options,
         complete=complete,
+        certificate=certificate,
     )
+    if certificate not in CERTIFICATES:
+        raise InvalidOptionError(
+            f"certificate must be one of {', '.join(map(repr, CERTIFICATES))}, got "
+            f"{written(certificate)}: 'deterministic' refuses the randomized proof of "
+            "positive definiteness that sparse=True may fall back on."
+        )
     if not isinstance(sparse, bool | np.bool_):
         raise InvalidOptionError(f"sparse must be True or False, got {written(sparse)}.")
     if sparse:
@@ -260,6 +286,10 @@ def sample(
 
         return sample_groups(graph, call, _run)
     return _run(build_request(graph, call))
+
+
+#: The values of ``sample(certificate=...)``.
+CERTIFICATES = ("any", "deterministic")
 
 
 def _run(request: SampleRequest) -> xr.DataArray:

@@ -48,6 +48,7 @@ class SampleCall:
     max_redraws: object = 20
     method_options: Mapping[str, Any] = field(default_factory=dict)
     complete: object = False
+    certificate: object = "any"
 
 
 @dataclass(frozen=True)

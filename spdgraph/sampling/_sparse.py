@@ -161,7 +161,7 @@ def sample_sparse(graph: object, call: SampleCall) -> xr.DataArray:
         matrix, certificate, r = _certified(
             sgraph, gen, who, k, streams[k], root, sampler, arguments,
             normalize=normalize, uncertified=uncertified, max_redraws=max_redraws,
-            budget=budget,
+            budget=budget, randomized=call.certificate != "deterministic",
         )  # fmt: skip
         matrices.append(matrix)
         certificates.append(certificate)
@@ -186,13 +186,17 @@ def _certified(
     uncertified: str,
     max_redraws: int,
     budget: int | None,
+    randomized: bool = True,
 ) -> tuple[Any, dict[str, Any], int]:
     """Matrix ``k``, proven positive definite (redrawn when asked); its certificate."""
     error: Exception | None = None
     for r in range(max_redraws + 1 if uncertified == "redraw" else 1):
         stream = rng if r == 0 else redraw_stream(root, k, r)
         try:
-            return (*_made(sgraph, gen, who, k, stream, sampler, arguments, normalize, budget), r)
+            made = _made(
+                sgraph, gen, who, k, stream, sampler, arguments, normalize, budget, randomized
+            )
+            return (*made, r)
         except (UncertifiedMatrixError, NumericalError) as exc:
             error = exc
     assert error is not None
@@ -215,6 +219,7 @@ def _made(
     arguments: dict[str, Any],
     normalize: bool,
     budget: int | None,
+    randomized: bool = True,
 ) -> tuple[Any, dict[str, Any]]:
     from spdgraph.errors import PluginError, SpdgraphError
     from spdgraph.sampling._sparse_certify import check_structure, prove_positive_definite
@@ -242,8 +247,9 @@ def _made(
     else:
         csr.data += 0.0  # -0.0 -> +0.0, as the dense path
     certificate = prove_positive_definite(
-        csr, weights=weights, what=f"matrix {k} of {who}", budget_bytes=budget
-    )
+        csr, weights=weights, what=f"matrix {k} of {who}", budget_bytes=budget,
+        randomized=randomized,
+    )  # fmt: skip
     return csr, {**certificate, **{f"note_{key}": value for key, value in notes.items()}}
 
 
@@ -267,6 +273,9 @@ def _certificate_attrs(certificates: list[dict[str, Any]], *, stacked: bool) -> 
     for key in sorted({key for c in certificates for key in c if key.startswith("note_")}):
         values = [c.get(key) for c in certificates]
         attrs[key[len("note_") :]] = values if stacked else values[0]
+    failures = [float(c.get("certificate_failure_probability", 0.0)) for c in certificates]
+    if any(failures):  # a randomized proof: its chance of error, per matrix
+        attrs["certificate_failure_probability"] = failures if stacked else failures[0]
     bounds = [float(c.get("condition_bound", np.nan)) for c in certificates]
     if not all(np.isnan(bounds)):
         attrs["condition_bound"] = bounds if stacked else bounds[0]

@@ -20,7 +20,12 @@ positive definiteness, never assumes it:
    only when ``1^T <M> 1 > 0`` (otherwise ``M`` is not an H-matrix);
 2. otherwise a sparse Cholesky factorization (CHOLMOD, :mod:`spdgraph._kernels.sparse_cholesky`)
    in a fill-reducing order, its fill predicted first and refused when it would
-   not fit.
+   not fit;
+3. otherwise (the factor would not fit, or cvxopt is missing), unless the caller
+   asks for a deterministic proof: the randomized power bound of
+   :mod:`spdgraph.sampling._randomized_certify`, a Monte Carlo proof whose chance
+   of passing a matrix that is not positive definite is at most 1e-12 (recorded
+   as such).
 
 The condition bound of step 1 must be at most
 :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION` (1e12), as the dense
@@ -154,11 +159,14 @@ def prove_positive_definite(
     weights: Sequence[np.ndarray] = (),
     what: str,
     budget_bytes: int | None,
+    randomized: bool = True,
 ) -> dict[str, Any]:
     """Prove ``csr`` positive definite; the certificate's attrs, or raise.
 
-    Returns ``{"certificate": ..., "condition_bound": ...}`` (the bound only
-    for a dominance certificate). Raises
+    Returns ``{"certificate": ..., "condition_bound": ...}`` (the bound for a
+    dominance or a randomized certificate; the randomized one adds
+    ``certificate_failure_probability``). ``randomized=False`` refuses the
+    randomized proof (step 3): the errors of step 2 are raised instead. Raises
     :class:`~spdgraph.errors.UncertifiedMatrixError` when the sparse Cholesky
     factorization fails (not positive definite) or the condition bound is above
     1e12, :class:`~spdgraph.errors.TooLargeError` when no dominance certificate
@@ -177,8 +185,20 @@ def prove_positive_definite(
         if bound is not None:
             return _dominance(bound, what)
     from spdgraph._kernels.sparse_cholesky import SparseFactor, plan_factor
+    from spdgraph.errors import MissingDependencyError, TooLargeError
 
-    plan = plan_factor(csr, budget_bytes=budget_bytes, what=what)
+    try:
+        plan = plan_factor(csr, budget_bytes=budget_bytes, what=what)
+    except (TooLargeError, MissingDependencyError) as exc:
+        if not randomized:
+            raise type(exc)(
+                f"{exc} (no deterministic proof of positive definiteness is within reach: "
+                "without certificate='deterministic' a randomized proof is used, whose "
+                "chance of error is at most 1e-12)"
+            ) from exc
+        from spdgraph.sampling._randomized_certify import randomized_certificate
+
+        return randomized_certificate(csr, what=what)
     try:
         SparseFactor(csr, plan, what=what)
     except NumericalError as exc:
