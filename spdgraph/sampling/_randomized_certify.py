@@ -231,8 +231,9 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
         radius_bound = max(radius_bound, math.exp(high) * (1.0 + 1e-12))
     smallest = (sigma - radius_bound) * (1.0 - 4 * _U)
     largest_bound = min(upper, (sigma + radius_bound) * (1.0 + 4 * _U))
+    name = f"randomized power iteration (failure probability {FAILURE_PROBABILITY:.0e})"
     return {
-        "certificate": f"randomized power iteration (failure probability {FAILURE_PROBABILITY:.0e})",
+        "certificate": name,
         "certificate_failure_probability": FAILURE_PROBABILITY,
         "condition_bound": largest_bound / smallest * (1.0 + 8 * _U),
         "certificate_steps": steps,

@@ -92,7 +92,7 @@ def test_a_positive_definite_matrix_passes_with_a_true_condition_bound(g, v, mar
 def test_a_matrix_that_is_not_positive_definite_is_never_passed(g, v, margin) -> None:
     m = _shifted_adjacency(g, v, margin)
     assert np.linalg.eigvalsh(m)[0] <= 1e-12
-    with pytest.raises(UncertifiedMatrixError, match="not (proven )?positive definite"):
+    with pytest.raises(UncertifiedMatrixError, match=r"not (proven )?positive definite"):
         randomized.randomized_certificate(_csr(m), what="m")
 
 
