@@ -149,7 +149,7 @@ def test_prove_positive_definite_falls_back_on_it_only_past_the_factorization(
 
 
 def test_sample_records_the_randomized_proof_and_can_refuse_it(monkeypatch) -> None:
-    g = nx.random_regular_graph(4, 60, seed=2)
+    g = nx.random_regular_graph(6, 60, seed=2)
     _force_no_factor(monkeypatch)
     da = spdgraph.sample(g, "huge", sparse=True, kind="precision", unit_variance=False)
     assert da.attrs["certificate"].startswith("randomized power iteration")
@@ -167,7 +167,7 @@ def test_sample_records_the_randomized_proof_and_can_refuse_it(monkeypatch) -> N
 
 def test_without_cvxopt_the_core_still_proves_a_non_dominant_matrix(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "cvxopt", None)
-    g = nx.random_regular_graph(4, 60, seed=2)
+    g = nx.random_regular_graph(6, 60, seed=2)
     da = spdgraph.sample(g, "huge", sparse=True, kind="precision", unit_variance=False)
     assert da.attrs["certificate"].startswith("randomized power iteration")
     from spdgraph.errors import MissingDependencyError
@@ -180,6 +180,6 @@ def test_without_cvxopt_the_core_still_proves_a_non_dominant_matrix(monkeypatch)
 def test_simulate_passes_the_choice_on(monkeypatch) -> None:
     _force_no_factor(monkeypatch)
     with pytest.raises(TooLargeError, match="certificate='deterministic'"):
-        spdgraph.simulate(nx.random_regular_graph(4, 40, seed=1), 5, method="huge",
+        spdgraph.simulate(nx.random_regular_graph(6, 40, seed=1), 5, method="huge",
                           kind="precision", unit_variance=False, sparse=True,
                           certificate="deterministic")  # fmt: skip
