@@ -63,6 +63,7 @@ _SAMPLE_GENERIC: dict[str, Any] = {
     "uncertified": "redraw",
     "max_redraws": 20,
     "complete": False,
+    "certificate": "any",
 }
 
 

@@ -183,3 +183,20 @@ def test_simulate_passes_the_choice_on(monkeypatch) -> None:
         spdgraph.simulate(nx.random_regular_graph(6, 40, seed=1), 5, method="huge",
                           kind="precision", unit_variance=False, sparse=True,
                           certificate="deterministic")  # fmt: skip
+
+
+def test_the_command_line_takes_the_choice(tmp_path, capsys, monkeypatch) -> None:
+    pytest.importorskip("netCDF4")
+    from spdgraph import cli
+
+    nx.write_edgelist(nx.random_regular_graph(6, 40, seed=1), tmp_path / "g.txt", data=False)
+    _force_no_factor(monkeypatch)
+    common = ["sample", str(tmp_path / "g.txt"), "-m", "huge", "--kind", "precision",
+              "--sparse", "--option", "unit_variance=False"]  # fmt: skip
+    code = cli.main([*common, "--certificate", "deterministic", "-o", str(tmp_path / "a.nc")])
+    assert code != 0 and "certificate='deterministic'" in capsys.readouterr().err
+    assert not (tmp_path / "a.nc").exists()
+    assert cli.main([*common, "-o", str(tmp_path / "b.nc")]) == 0
+    back = spdgraph.open(tmp_path / "b.nc")
+    assert back.attrs["certificate"].startswith("randomized power iteration")
+    assert back.attrs["certificate_failure_probability"] == pytest.approx(1e-12)
