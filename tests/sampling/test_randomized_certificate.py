@@ -200,3 +200,20 @@ def test_the_command_line_takes_the_choice(tmp_path, capsys, monkeypatch) -> Non
     back = spdgraph.open(tmp_path / "b.nc")
     assert back.attrs["certificate"].startswith("randomized power iteration")
     assert back.attrs["certificate_failure_probability"] == pytest.approx(1e-12)
+
+
+def test_huge_s_matrix_skips_the_comparison_system(monkeypatch) -> None:
+    """Its diagonal is below the Perron root: the power-iterate quotient sees it at once."""
+    import spdgraph.sampling._sparse_certify as certify
+
+    def refuse(csr):
+        raise AssertionError("comparison_weights ran on a matrix that is not an H-matrix")
+
+    monkeypatch.setattr(certify, "comparison_weights", refuse)
+    a = nx.to_numpy_array(nx.gnp_random_graph(300, 5 / 300, seed=0)) * 0.3
+    m = _csr(a + (0.2 - np.linalg.eigvalsh(a)[0]) * np.eye(300))  # huge's rule, v = 0.3
+    ones = np.ones(300)
+    assert ones @ (abs(m) @ ones) < 2 * (m.diagonal() @ ones)  # 1^T <M> 1 > 0: not enough
+    assert not certify._comparison_form_positive(m)
+    found = certify.prove_positive_definite(m, what="m", budget_bytes=None)
+    assert found["certificate"].startswith("sparse Cholesky")
