@@ -27,14 +27,14 @@ from spdgraph.errors import TooLargeError
 
 pytest.importorskip("cvxopt")
 
-from spdgraph._kernels.coarsen import (  # noqa: E402  (numba: after the skip)
+from spdgraph._kernels.coarsen import (
     aggregate_level,
     contract_level,
     contracted_pattern,
     lower_triplets_by_column,
     permuted_pattern,
 )
-from spdgraph._kernels.sparse_cholesky import (  # noqa: E402
+from spdgraph._kernels.sparse_cholesky import (
     BYTES_PER_FACTOR_ENTRY,
     plan_factor,
     predict_fill,
