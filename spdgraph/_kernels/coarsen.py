@@ -45,12 +45,12 @@ def contract_level(indptr, indices, visit_order, most_pairs):  # pragma: no cove
     nodes not matched stay alone. A node without neighbours is deleted (-1).
     """
     p = indptr.size - 1
-    degree = np.zeros(p, dtype=np.int64)
+    degree = np.zeros(p, dtype=np.int32)
     for v in range(p):
         for k in range(indptr[v], indptr[v + 1]):
             if indices[k] != v:
                 degree[v] += 1
-    group = np.full(p, -1, dtype=np.int64)
+    group = np.full(p, -1, dtype=np.int32)
     groups = 0
     stopped = False
     for v in visit_order:
@@ -76,7 +76,7 @@ def contract_level(indptr, indices, visit_order, most_pairs):  # pragma: no cove
                 group[v] = groups
                 groups += 1
         return group, groups
-    joined = np.full(p, -1, dtype=np.int64)
+    joined = np.full(p, -1, dtype=np.int32)
     for v in visit_order:
         if group[v] != -1 or degree[v] == 0:
             continue
@@ -105,12 +105,12 @@ def aggregate_level(indptr, indices, visit_order, largest):  # pragma: no cover 
     node without neighbours is deleted (-1). Every group is connected.
     """
     p = indptr.size - 1
-    degree = np.zeros(p, dtype=np.int64)
+    degree = np.zeros(p, dtype=np.int32)
     for v in range(p):
         for k in range(indptr[v], indptr[v + 1]):
             if indices[k] != v:
                 degree[v] += 1
-    group = np.full(p, -1, dtype=np.int64)
+    group = np.full(p, -1, dtype=np.int32)
     groups = 0
     for v in visit_order:
         if group[v] != -1 or degree[v] == 0:
@@ -126,7 +126,7 @@ def aggregate_level(indptr, indices, visit_order, largest):  # pragma: no cover 
         if size > 1:
             group[v] = groups
             groups += 1
-    joined = np.full(p, -1, dtype=np.int64)
+    joined = np.full(p, -1, dtype=np.int32)
     for v in visit_order:
         if group[v] != -1 or degree[v] == 0:
             continue
@@ -155,16 +155,16 @@ def contracted_pattern(indptr, indices, group, groups):  # pragma: no cover - co
             start[group[v] + 1] += 1
     for c in range(groups):
         start[c + 1] += start[c]
-    members = np.empty(start[groups], dtype=np.int64)
+    members = np.empty(start[groups], dtype=np.int32)
     fill = start[:-1].copy()
     for v in range(p):
         c = group[v]
         if c >= 0:
             members[fill[c]] = v
             fill[c] += 1
-    mark = np.full(groups, -1, dtype=np.int64)
+    mark = np.full(groups, -1, dtype=np.int32)
     out_ptr = np.zeros(groups + 1, dtype=np.int64)
-    out_idx = np.empty(indices.size, dtype=np.int64)  # never more than the fine entries
+    out_idx = np.empty(indices.size, dtype=np.int32)  # never more than the fine entries
     n = 0
     for c in range(groups):
         mark[c] = c

@@ -11,7 +11,7 @@ The sparse path factorizes a symmetric positive definite ``K`` as
    (:class:`~spdgraph.errors.TooLargeError` with the predicted fill), before any
    numeric work. AMD's own time grows with the fill (about a minute for an
    Erdős–Rényi graph of a million nodes), so a large pattern is first contracted
-   to a minor of a few thousand nodes (:func:`predict_fill`): the minor's factor
+   to a minor of 12,000 nodes (:func:`predict_fill`): the minor's factor
    is a lower estimate of the full one, and one already far beyond the limits
    is refused in a fraction of a second.
 2. :class:`SparseFactor` factorizes in that order; a matrix that is not
@@ -193,9 +193,9 @@ def predict_fill(
         elif size > target:  # halving, the last level stopped at the target
             group, groups = contract_level(current_ptr, current_idx, visit, size - target)
         else:  # small already: only the isolated nodes (and the diagonal) go
-            group = np.full(size, -1, dtype=np.int64)
+            group = np.full(size, -1, dtype=np.int32)
             keep = np.diff(current_ptr) > 0
-            group[keep] = np.arange(int(keep.sum()), dtype=np.int64)
+            group[keep] = np.arange(int(keep.sum()), dtype=np.int32)
             groups = int(keep.sum())
         current_ptr, current_idx = contracted_pattern(current_ptr, current_idx, group, groups)
         size = int(groups)
