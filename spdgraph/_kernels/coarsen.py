@@ -34,6 +34,43 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
+def _degrees(indptr, indices):  # pragma: no cover - compiled
+    """Each node's neighbours (a stored diagonal not counted)."""
+    p = indptr.size - 1
+    degree = np.zeros(p, dtype=np.int32)
+    for v in range(p):
+        for k in range(indptr[v], indptr[v + 1]):
+            if indices[k] != v:
+                degree[v] += 1
+    return degree
+
+
+@njit(cache=True, nogil=True)
+def _join_leftovers(indptr, indices, visit_order, degree, group):  # pragma: no cover - compiled
+    """Each node still free (all its neighbours taken) joins its lightest neighbour's group.
+
+    Decided on the groups as they stand, then applied (a leftover never joins
+    another leftover). Nodes without neighbours stay deleted (-1).
+    """
+    p = indptr.size - 1
+    joined = np.full(p, -1, dtype=np.int32)
+    for v in visit_order:
+        if group[v] != -1 or degree[v] == 0:
+            continue
+        best = -1
+        best_degree = p + 1
+        for k in range(indptr[v], indptr[v + 1]):
+            u = indices[k]
+            if u != v and degree[u] < best_degree:
+                best = u
+                best_degree = degree[u]
+        joined[v] = group[best]
+    for v in range(p):
+        if joined[v] != -1:
+            group[v] = joined[v]
+
+
+@njit(cache=True, nogil=True)
 def contract_level(indptr, indices, visit_order, most_pairs):  # pragma: no cover - compiled
     """``(group, groups)``: a matching contracted, at most ``most_pairs`` pairs.
 
@@ -45,11 +82,7 @@ def contract_level(indptr, indices, visit_order, most_pairs):  # pragma: no cove
     nodes not matched stay alone. A node without neighbours is deleted (-1).
     """
     p = indptr.size - 1
-    degree = np.zeros(p, dtype=np.int32)
-    for v in range(p):
-        for k in range(indptr[v], indptr[v + 1]):
-            if indices[k] != v:
-                degree[v] += 1
+    degree = _degrees(indptr, indices)
     group = np.full(p, -1, dtype=np.int32)
     groups = 0
     stopped = False
@@ -76,21 +109,7 @@ def contract_level(indptr, indices, visit_order, most_pairs):  # pragma: no cove
                 group[v] = groups
                 groups += 1
         return group, groups
-    joined = np.full(p, -1, dtype=np.int32)
-    for v in visit_order:
-        if group[v] != -1 or degree[v] == 0:
-            continue
-        best = -1
-        best_degree = p + 1
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if u != v and degree[u] < best_degree:
-                best = u
-                best_degree = degree[u]
-        joined[v] = group[best]
-    for v in range(p):
-        if joined[v] != -1:
-            group[v] = joined[v]
+    _join_leftovers(indptr, indices, visit_order, degree, group)
     return group, groups
 
 
@@ -105,11 +124,7 @@ def aggregate_level(indptr, indices, visit_order, largest):  # pragma: no cover 
     node without neighbours is deleted (-1). Every group is connected.
     """
     p = indptr.size - 1
-    degree = np.zeros(p, dtype=np.int32)
-    for v in range(p):
-        for k in range(indptr[v], indptr[v + 1]):
-            if indices[k] != v:
-                degree[v] += 1
+    degree = _degrees(indptr, indices)
     group = np.full(p, -1, dtype=np.int32)
     groups = 0
     for v in visit_order:
@@ -126,21 +141,7 @@ def aggregate_level(indptr, indices, visit_order, largest):  # pragma: no cover 
         if size > 1:
             group[v] = groups
             groups += 1
-    joined = np.full(p, -1, dtype=np.int32)
-    for v in visit_order:
-        if group[v] != -1 or degree[v] == 0:
-            continue
-        best = -1
-        best_degree = p + 1
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if u != v and degree[u] < best_degree:
-                best = u
-                best_degree = degree[u]
-        joined[v] = group[best]
-    for v in range(p):
-        if joined[v] != -1:
-            group[v] = joined[v]
+    _join_leftovers(indptr, indices, visit_order, degree, group)
     return group, groups
 
 
