@@ -60,22 +60,3 @@ def scale_and_norm(y, exponents, out):  # pragma: no cover - compiled
             total += value * value
         norms[c] = np.sqrt(total)
     return norms
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def row_bounds(indptr, indices, data):  # pragma: no cover - compiled
-    """Per row: ``m_ii``, ``sum_{j != i} |m_ij|`` and the stored count (for Gershgorin)."""
-    p = indptr.size - 1
-    diagonal = np.zeros(p)
-    radius = np.zeros(p)
-    counts = np.zeros(p, dtype=np.int64)
-    for i in range(p):
-        t = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            if indices[k] == i:
-                diagonal[i] = data[k]
-            else:
-                t += abs(data[k])
-        radius[i] = t
-        counts[i] = indptr[i + 1] - indptr[i]
-    return diagonal, radius, counts

@@ -154,13 +154,16 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
     >>> out["certificate_failure_probability"], out["condition_bound"] < 30
     (1e-12, True)
     """
-    from spdgraph._kernels.power_certificate import row_bounds, scale_and_norm, shifted_product
+    from spdgraph._kernels.power_certificate import scale_and_norm, shifted_product
+    from spdgraph._kernels.sparse import row_abs_sums
 
     p = csr.shape[0]
     indptr = csr.indptr.astype(np.int64)
     indices = csr.indices.astype(np.int64)
     data = np.ascontiguousarray(csr.data, dtype=np.float64)
-    diagonal, radius, counts = row_bounds(indptr, indices, data)
+    diagonal = csr.diagonal()
+    radius = row_abs_sums(indptr, indices, data)  # off-diagonal |m_ij|, left to right
+    counts = np.diff(indptr)
     widest = int(counts.max()) if p else 0
     sums = 1.0 + _gamma(widest + 2)  # a sum of non-negative terms, rounded
     upper = float(np.max(diagonal + radius * sums)) * (1.0 + 4 * _U)
