@@ -414,3 +414,11 @@ class SparseFactor:
         cholmod.solve(self._factor, b, sys=5)  # L^T y = z
         cholmod.solve(self._factor, b, sys=8)  # x = P^T y
         return np.asarray(b)
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """``K^-1 b`` for a ``(p,)`` or ``(p, m)`` array ``b`` (a new array of its shape)."""
+        cvxopt, cholmod, _ = require_cholmod()
+        shape = np.shape(b)
+        x = cvxopt.matrix(np.asfortranarray(np.reshape(b, (self.p, -1)), dtype=np.float64))
+        cholmod.solve(self._factor, x, sys=0)  # P^T L^-T L^-1 P b
+        return np.asarray(x).reshape(shape)

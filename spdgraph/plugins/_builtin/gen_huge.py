@@ -11,6 +11,7 @@ nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -108,45 +109,248 @@ def generate_huge_batch(
 
 
 #: Below this many nodes the sparse path takes the smallest eigenvalue from the dense
-#: eigensolver (the dense path's own bits); from it on, from ARPACK (``eigsh``).
+#: eigensolver (the dense path's own bits); from it on, from shift-invert Lanczos.
 DENSE_EIGENVALUE_NODES = 500
-
-
-#: LOBPCG's iterations for ``lambda_min`` beyond :data:`DENSE_EIGENVALUE_NODES` nodes.
+#: LOBPCG's iterations for the first estimate of ``lambda_min`` (and for the fallback).
 EIGENVALUE_ITERATIONS = 100
+#: The accuracy shift-invert Lanczos asks of ``lambda_min``, relative to ``|lambda_min|``.
+EIGENVALUE_TOLERANCE = 1e-14
+#: Shifted factorizations tried at most (successes and failures together).
+MAX_SHIFTS = 24
+#: The residual asked of an intermediate Lanczos run, relative to its Ritz value, and
+#: the next shift's distance below the new estimate, as a share of the bracket.
+_STAGE_TOLERANCE = 1e-5
+_STAGE_STEP = 1e-3
 
 
-def smallest_adjacency_eigenvalue(weighted: Any) -> tuple[float, str]:
+@dataclass(frozen=True)
+class SmallestEigenvalue:
+    """``lambda_min`` of ``v A``, how it was computed and what is proven about it.
+
+    ``lower_bound`` is a proven lower bound (from a completed Cholesky
+    factorization of ``v A - s I``, rounding accounted), or None when no solver
+    proved one (LOBPCG's value is only an upper bound, and the dense solver's is
+    within its backward error, ``p eps ||v A||``, of the true value).
+    """
+
+    value: float
+    method: str
+    lower_bound: float | None = None
+
+    def notes(self) -> dict[str, Any]:
+        """The notes recorded in the result's attrs."""
+        notes: dict[str, Any] = {"lambda_min": self.value, "lambda_min_method": self.method}
+        if self.lower_bound is not None:
+            notes["lambda_min_lower_bound"] = self.lower_bound
+        return notes
+
+
+def smallest_adjacency_eigenvalue(
+    weighted: Any, *, budget_bytes: int | None = None
+) -> SmallestEigenvalue:
     """``lambda_min`` of a sparse symmetric matrix with a zero diagonal (``v A``), and how.
 
-    Dense ``eigvalsh`` below :data:`DENSE_EIGENVALUE_NODES` nodes (the dense
-    path's value, bit for bit), else LOBPCG from a fixed start (the same value
-    every run) for at most :data:`EIGENVALUE_ITERATIONS` iterations, to the
-    relative residual 1e-10. Where the bottom of the spectrum is clustered (a
-    band or a lattice: gaps of order ``1 / p**2``) no iterative solver separates
-    it in bounded work: the Ritz value returned then lies slightly above
-    ``lambda_min`` (relative error about 1e-5 on ``band(10**5, 2)``), so huge's
-    diagonal is slightly smaller than the dense path's. The second value returned
-    says which solver ran (recorded in ``attrs["lambda_min_method"]``). Positive
-    definiteness is proven afterwards by the core, never taken from this value.
-    """
-    import warnings
+    - Below :data:`DENSE_EIGENVALUE_NODES` nodes: the dense ``eigvalsh`` (the
+      dense path's value, bit for bit).
+    - Otherwise shift-invert Lanczos (:func:`shift_invert_smallest`): a first
+      estimate ``theta`` from LOBPCG, then shifts ``s`` below it, each ``v A - s I``
+      factorized by CHOLMOD (the factorization fails when ``s`` is above
+      ``lambda_min``: the shift is lowered) and the largest eigenvalue ``mu`` of
+      ``(v A - s I)^-1`` found by ARPACK, ``lambda_min = s + 1 / mu``; the shift
+      moves up towards ``lambda_min`` until the value is within
+      :data:`EIGENVALUE_TOLERANCE` relative. The last completed factorization
+      proves ``lambda_min > s - eta`` (``eta`` its rounding bound): returned as
+      ``lower_bound``.
+    - Where cvxopt is not installed (the ``large`` extra), or the factor of
+      ``v A - s I`` would not fit in ``budget_bytes`` (an Erdős–Rényi graph of a
+      hundred thousand nodes fills in), LOBPCG alone, from a fixed start, for at
+      most :data:`EIGENVALUE_ITERATIONS` iterations: a Ritz value, slightly above
+      ``lambda_min`` where the bottom of the spectrum is clustered (about 1e-5
+      relative on a band), said so in ``method``.
 
+    Positive definiteness of huge's matrix is proven afterwards by the core,
+    never taken from this value.
+
+    Examples
+    --------
+    >>> import scipy.sparse
+    >>> cycle = scipy.sparse.csr_array(scipy.sparse.eye(600, k=1) + scipy.sparse.eye(600, k=599))
+    >>> found = smallest_adjacency_eigenvalue(0.3 * (cycle + cycle.T))
+    >>> abs(found.value + 0.6) < 1e-14  # lambda_min(A) = -2 on an even cycle
+    True
+    >>> found.lower_bound < -0.6 < found.lower_bound + 1e-6
+    True
+    """
     import scipy.sparse.linalg
+
+    from spdgraph.errors import MissingDependencyError, TooLargeError
 
     p = weighted.shape[0]
     if weighted.nnz == 0 or p == 0:
-        return 0.0, "exact (no edge)"
+        return SmallestEigenvalue(0.0, "exact (no edge)", 0.0)
     with one_blas_thread():
         if p < DENSE_EIGENVALUE_NODES:
-            return float(np.linalg.eigvalsh(weighted.toarray())[0]), "dense eigvalsh"
-        start = np.random.default_rng(0).standard_normal((p, 1))
-        with warnings.catch_warnings():  # not converged: reported in the method string
-            warnings.simplefilter("ignore")
-            values, _ = scipy.sparse.linalg.lobpcg(
-                weighted, start, largest=False, tol=1e-10, maxiter=EIGENVALUE_ITERATIONS
+            value = float(np.linalg.eigvalsh(weighted.toarray())[0])
+            return SmallestEigenvalue(value, "dense eigvalsh")
+        theta = _lobpcg_smallest(weighted, scipy.sparse.linalg)
+        lobpcg = f"LOBPCG, at most {EIGENVALUE_ITERATIONS} iterations (an upper bound)"
+        try:
+            return shift_invert_smallest(weighted, theta, budget_bytes=budget_bytes)
+        except MissingDependencyError:
+            return SmallestEigenvalue(
+                theta, f'{lobpcg}; shift-invert needs cvxopt: pip install "spdgraph[large]"'
             )
-    return float(values[0]), f"LOBPCG, at most {EIGENVALUE_ITERATIONS} iterations (an upper bound)"
+        except TooLargeError:
+            return SmallestEigenvalue(
+                theta, f"{lobpcg}; the factor of v A - s I for shift-invert would not fit"
+            )
+
+
+def _lobpcg_smallest(weighted: Any, linalg: Any) -> float:
+    import warnings
+
+    start = np.random.default_rng(0).standard_normal((weighted.shape[0], 1))
+    with warnings.catch_warnings():  # not converged: an upper bound all the same
+        warnings.simplefilter("ignore")
+        values, _ = linalg.lobpcg(
+            weighted, start, largest=False, tol=1e-10, maxiter=EIGENVALUE_ITERATIONS
+        )
+    return float(values[0])
+
+
+def shift_invert_smallest(
+    weighted: Any, estimate: float, *, budget_bytes: int | None = None
+) -> SmallestEigenvalue:
+    """``lambda_min(weighted)`` by shift-invert Lanczos from an upper ``estimate``, proven below.
+
+    Keeps a bracket ``lo < lambda_min <= hi``: ``lo`` the highest shift whose
+    Cholesky factorization of ``weighted - lo I`` completed, ``hi`` the least
+    upper estimate (``estimate``, Ritz values ``s + 1 / mu``, shifts whose
+    factorization failed). Each completed factorization runs ARPACK on
+    ``(weighted - s I)^-1`` for its largest eigenvalue ``mu`` to the relative
+    residual ``tol``, which puts ``s + 1 / mu`` within about ``tol (hi - lo)`` of
+    ``lambda_min``: a loose ``tol`` while the bracket is wide (Lanczos then
+    converges in few steps even on a clustered spectrum), the next shift just
+    below the new estimate, until ``tol`` = :data:`EIGENVALUE_TOLERANCE`
+    ``|lambda_min| / (hi - lo)`` is cheap too. The rounding of the last completed
+    factorization is bounded (:func:`cholesky_shift_lower_bound`) for a proven
+    ``lower_bound``.
+
+    Raises
+    ------
+    MissingDependencyError
+        cvxopt (the ``large`` extra) is not installed.
+    TooLargeError
+        The factor of ``weighted - s I`` would not fit in ``budget_bytes``.
+    """
+    import scipy.sparse
+    import scipy.sparse.linalg
+
+    from spdgraph._kernels.sparse_cholesky import SparseFactor, plan_factor
+    from spdgraph.errors import NumericalError
+
+    p = weighted.shape[0]
+    identity = scipy.sparse.eye_array(p, format="csr")
+    scale = abs(estimate)  # > 0: lambda_min(v A) <= -|v| on a graph with an edge
+    target = EIGENVALUE_TOLERANCE * scale
+    hi, lo = float(estimate), -np.inf
+    step = 1e-3 * scale  # below the estimate, until a factorization completes
+    plan = None
+    last: Any = None
+    shifts = failures = 0
+    value, converged = hi, False
+    start = np.random.default_rng(0).standard_normal(p)
+    while shifts < MAX_SHIFTS:
+        if lo == -np.inf:
+            shift = hi - step
+        else:
+            shift = hi - max(_STAGE_STEP * (hi - lo), target)
+            if not lo < shift < hi:
+                break  # the bracket is as narrow as the arithmetic allows
+        shifted = scipy.sparse.csr_array(weighted - shift * identity)
+        if plan is None:  # the pattern is the same for every shift
+            plan = plan_factor(shifted, budget_bytes=budget_bytes, what="v A - s I")
+        shifts += 1
+        try:
+            factor = SparseFactor(shifted, plan, what="v A - s I")
+        except NumericalError:  # lambda_min <= shift, up to rounding
+            failures += 1
+            hi = shift
+            if lo == -np.inf:
+                step *= 8.0
+            continue
+        lo, last = shift, factor
+        needed = target / max(hi - lo, target)
+        final = needed >= _STAGE_TOLERANCE
+        tolerance = min(needed, 1e-2) if final else _STAGE_TOLERANCE
+        mu = _largest_inverse_eigenvalue(factor, p, tolerance, start, scipy.sparse.linalg)
+        if mu is None or not mu > 0:
+            break
+        value = min(value, lo + 1.0 / mu)
+        hi = min(hi, value)
+        if final:
+            converged = True
+            break
+    if last is None:
+        raise NumericalError(
+            f"no shift below the estimate {estimate!r} of lambda_min gave a positive definite "
+            f"v A - s I in {MAX_SHIFTS} factorizations (a bug: please report it)."
+        )
+    bound = cholesky_shift_lower_bound(last, lo)
+    method = (
+        f"shift-invert Lanczos (ARPACK on (v A - s I)^-1, CHOLMOD; {shifts} shifts, "
+        f"{failures} not positive definite), "
+        + (f"to {EIGENVALUE_TOLERANCE:.0e} relative" if converged else "not converged")
+    )
+    return SmallestEigenvalue(float(value), method, bound)
+
+
+def _largest_inverse_eigenvalue(
+    factor: Any, p: int, tolerance: float, start: np.ndarray, linalg: Any
+) -> float | None:
+    """The largest eigenvalue of ``K^-1`` (``K`` the factorized matrix), or None."""
+    operator = linalg.LinearOperator((p, p), matvec=factor.solve, dtype=np.float64)
+    try:
+        values = linalg.eigsh(
+            operator, k=1, which="LA", tol=tolerance, v0=start, ncv=min(p - 1, 24),
+            maxiter=max(1000, p // 10), return_eigenvectors=False,
+        )  # fmt: skip
+    except linalg.ArpackNoConvergence as exc:
+        values = exc.eigenvalues
+    return float(np.max(values)) if len(values) else None
+
+
+def cholesky_shift_lower_bound(factor: Any, shift: float) -> float:
+    """A proven lower bound on ``lambda_min(K + shift I)`` from a completed factorization of ``K``.
+
+    A floating-point Cholesky factorization that completes gives ``L`` with
+    ``L L^T = K + dK`` exactly, ``|dK| <= gamma_{c+1} |L| |L^T|`` entrywise
+    (Demmel 1989; Higham, *Accuracy and Stability*, Thm 10.5), ``c`` the most
+    entries in a row of ``L`` (the terms of any of its inner products, in any
+    order of summation), ``gamma_k = k u / (1 - k u)``. ``K + dK`` is positive
+    definite, so ``lambda_min(K) > -||dK||_2 >= -gamma_{c+1} ||L||_1 ||L||_inf``
+    (``|| |L| |L|^T ||_2 = ||L||_2^2 <= ||L||_1 ||L||_inf``). The norms are summed
+    in floating point and inflated by their own rounding bound; the difference is
+    rounded down. ``K`` must hold ``v A - s I`` exactly (its entries ``v`` and
+    ``-s`` are exact in floating point).
+    """
+    from spdgraph._kernels.sparse_cholesky import require_cholmod
+
+    _, cholmod, _ = require_cholmod()
+    lower = cholmod.getfactor(factor._factor)  # P K P^T = L L^T, L in compressed columns
+    colptr, rows, values = (np.asarray(part).ravel() for part in lower.CCS)
+    magnitudes = np.abs(values)
+    p = factor.p
+    column_sums = np.add.reduceat(magnitudes, colptr[:-1]) if magnitudes.size else np.zeros(p)
+    row_sums = np.bincount(rows, weights=magnitudes, minlength=p)
+    terms = int(np.bincount(rows, minlength=p).max()) + 1
+    u = float(np.finfo(np.float64).eps) / 2
+    gamma = terms * u / (1.0 - terms * u)
+    # the two sums (at most `terms` ... p entries each), the products: inflated
+    count = max(terms, int(np.diff(colptr).max()))
+    inflate = (1.0 + 2 * (count + 4) * u / (1.0 - 2 * (count + 4) * u)) ** 2
+    eta = gamma * float(column_sums.max()) * float(row_sums.max()) * inflate
+    return float(np.nextafter(shift - eta, -np.inf))
 
 
 def generate_huge_sparse(
@@ -185,11 +389,20 @@ def generate_huge_sparse(
         )
     p = adjacency.shape[0]
     omega = scipy.sparse.csr_array(adjacency, dtype=np.float64) * float(v)
-    lmin, how = smallest_adjacency_eigenvalue(omega)
-    diagonal = scipy.sparse.dia_array((np.full(p, abs(lmin) + MARGIN + float(u)), 0), shape=(p, p))
+    found = smallest_adjacency_eigenvalue(omega, budget_bytes=_factor_budget())
+    shift = abs(found.value) + MARGIN + float(u)
+    diagonal = scipy.sparse.dia_array((np.full(p, shift), 0), shape=(p, p))
     out = scipy.sparse.csr_array(omega + diagonal)
     out.sort_indices()
-    return out, {"lambda_min": lmin, "lambda_min_method": how}
+    return out, found.notes()
+
+
+def _factor_budget() -> int | None:
+    """Bytes for the shift-invert factor: half of what is available (None: no limit known)."""
+    from spdgraph._machine import available_memory
+
+    available = available_memory()
+    return None if available is None else available // 2
 
 
 #: The warmup steps' graph: a path on 4 nodes.
