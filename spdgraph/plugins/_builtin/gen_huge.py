@@ -332,7 +332,8 @@ def cholesky_shift_lower_bound(factor: Any, shift: float) -> float:
     (``|| |L| |L|^T ||_2 = ||L||_2^2 <= ||L||_1 ||L||_inf``). The norms are summed
     in floating point and inflated by their own rounding bound; the difference is
     rounded down. ``K`` must hold ``v A - s I`` exactly (its entries ``v`` and
-    ``-s`` are exact in floating point).
+    ``-s`` are exact in floating point). CHOLMOD hands ``L`` over by converting
+    the factorization: ``factor`` cannot solve afterwards.
     """
     from spdgraph._kernels.sparse_cholesky import require_cholmod
 
