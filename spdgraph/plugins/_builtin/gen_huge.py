@@ -117,10 +117,11 @@ EIGENVALUE_ITERATIONS = 100
 EIGENVALUE_TOLERANCE = 1e-14
 #: Shifted factorizations tried at most (successes and failures together).
 MAX_SHIFTS = 24
-#: The residual asked of an intermediate Lanczos run, relative to its Ritz value, and
-#: the next shift's distance below the new estimate, as a share of the bracket.
-_STAGE_TOLERANCE = 1e-5
-_STAGE_STEP = 1e-3
+#: Lanczos steps per run (the basis held: this many vectors of ``p`` floats) and in all.
+LANCZOS_STEPS = 30
+MAX_LANCZOS_STEPS = 3000
+#: The proving factorization's shift below the value found, relative to ``|lambda_min|``.
+BOUND_MARGIN = 1e-10
 
 
 @dataclass(frozen=True)
@@ -192,10 +193,10 @@ def smallest_adjacency_eigenvalue(
         if p < DENSE_EIGENVALUE_NODES:
             value = float(np.linalg.eigvalsh(weighted.toarray())[0])
             return SmallestEigenvalue(value, "dense eigvalsh")
-        theta = _lobpcg_smallest(weighted, scipy.sparse.linalg)
+        theta, vector = _lobpcg_smallest(weighted, scipy.sparse.linalg)
         lobpcg = f"LOBPCG, at most {EIGENVALUE_ITERATIONS} iterations (an upper bound)"
         try:
-            return shift_invert_smallest(weighted, theta, budget_bytes=budget_bytes)
+            return shift_invert_smallest(weighted, theta, vector, budget_bytes=budget_bytes)
         except MissingDependencyError:
             return SmallestEigenvalue(
                 theta, f'{lobpcg}; shift-invert needs cvxopt: pip install "spdgraph[large]"'
@@ -206,35 +207,43 @@ def smallest_adjacency_eigenvalue(
             )
 
 
-def _lobpcg_smallest(weighted: Any, linalg: Any) -> float:
+def _lobpcg_smallest(weighted: Any, linalg: Any) -> tuple[float, np.ndarray]:
     import warnings
 
     start = np.random.default_rng(0).standard_normal((weighted.shape[0], 1))
     with warnings.catch_warnings():  # not converged: an upper bound all the same
         warnings.simplefilter("ignore")
-        values, _ = linalg.lobpcg(
+        values, vectors = linalg.lobpcg(
             weighted, start, largest=False, tol=1e-10, maxiter=EIGENVALUE_ITERATIONS
         )
-    return float(values[0])
+    return float(values[0]), np.asarray(vectors[:, 0])
 
 
 def shift_invert_smallest(
-    weighted: Any, estimate: float, *, budget_bytes: int | None = None
+    weighted: Any,
+    estimate: float,
+    start: np.ndarray | None = None,
+    *,
+    budget_bytes: int | None = None,
 ) -> SmallestEigenvalue:
     """``lambda_min(weighted)`` by shift-invert Lanczos from an upper ``estimate``, proven below.
 
     Keeps a bracket ``lo < lambda_min <= hi``: ``lo`` the highest shift whose
     Cholesky factorization of ``weighted - lo I`` completed, ``hi`` the least
-    upper estimate (``estimate``, Ritz values ``s + 1 / mu``, shifts whose
-    factorization failed). Each completed factorization runs ARPACK on
-    ``(weighted - s I)^-1`` for its largest eigenvalue ``mu`` to the relative
-    residual ``tol``, which puts ``s + 1 / mu`` within about ``tol (hi - lo)`` of
-    ``lambda_min``: a loose ``tol`` while the bracket is wide (Lanczos then
-    converges in few steps even on a clustered spectrum), the next shift just
-    below the new estimate, until ``tol`` = :data:`EIGENVALUE_TOLERANCE`
-    ``|lambda_min| / (hi - lo)`` is cheap too. The rounding of the last completed
-    factorization is bounded (:func:`cholesky_shift_lower_bound`) for a proven
-    ``lower_bound``.
+    upper estimate (``estimate``, then Ritz values). On each completed
+    factorization, :data:`LANCZOS_STEPS` steps of Lanczos on
+    ``(weighted - s I)^-1`` (restarted from the top Ritz vector) give its largest
+    Ritz value ``theta <= mu_max``, so ``s + 1 / theta >= lambda_min``, and an
+    error estimate ``e`` of ``theta`` (the residual ``r``, or ``r**2`` over the gap
+    to the next Ritz value when that is smaller). Once ``s + 1 / theta`` is within
+    :data:`EIGENVALUE_TOLERANCE` ``|lambda_min|`` by that estimate, it is the
+    value; while the estimate is a small share of the bracket the shift moves up
+    to four times it below ``hi`` (the factorization failing there: halfway to
+    ``lo``), which makes ``(weighted - s I)^-1``'s top eigenvalue stand out, so
+    few steps suffice even on a clustered spectrum (a band or lattice, gaps of
+    order ``1 / p**2``). A last factorization at :data:`BOUND_MARGIN`
+    ``|lambda_min|`` below the value, its rounding bounded
+    (:func:`cholesky_shift_lower_bound`), gives the proven ``lower_bound``.
 
     Raises
     ------
@@ -244,7 +253,6 @@ def shift_invert_smallest(
         The factor of ``weighted - s I`` would not fit in ``budget_bytes``.
     """
     import scipy.sparse
-    import scipy.sparse.linalg
 
     from spdgraph._kernels.sparse_cholesky import SparseFactor, plan_factor
     from spdgraph.errors import NumericalError
@@ -254,70 +262,95 @@ def shift_invert_smallest(
     scale = abs(estimate)  # > 0: lambda_min(v A) <= -|v| on a graph with an edge
     target = EIGENVALUE_TOLERANCE * scale
     hi, lo = float(estimate), -np.inf
-    step = 1e-3 * scale  # below the estimate, until a factorization completes
-    plan = None
-    last: Any = None
-    shifts = failures = 0
-    value, converged = hi, False
-    start = np.random.default_rng(0).standard_normal(p)
-    while shifts < MAX_SHIFTS:
-        if lo == -np.inf:
-            shift = hi - step
-        else:
-            shift = hi - max(_STAGE_STEP * (hi - lo), target)
-            if not lo < shift < hi:
-                break  # the bracket is as narrow as the arithmetic allows
-        shifted = scipy.sparse.csr_array(weighted - shift * identity)
-        if plan is None:  # the pattern is the same for every shift
-            plan = plan_factor(shifted, budget_bytes=budget_bytes, what="v A - s I")
-        shifts += 1
-        try:
-            factor = SparseFactor(shifted, plan, what="v A - s I")
-        except NumericalError:  # lambda_min <= shift, up to rounding
-            failures += 1
-            hi = shift
-            if lo == -np.inf:
-                step *= 8.0
-            continue
-        lo, last = shift, factor
-        needed = target / max(hi - lo, target)
-        final = needed >= _STAGE_TOLERANCE
-        tolerance = min(needed, 1e-2) if final else _STAGE_TOLERANCE
-        mu = _largest_inverse_eigenvalue(factor, p, tolerance, start, scipy.sparse.linalg)
-        if mu is None or not mu > 0:
-            break
-        value = min(value, lo + 1.0 / mu)
-        hi = min(hi, value)
-        if final:
+    shift = hi - 1e-3 * scale
+    vector = np.random.default_rng(0).standard_normal(p) if start is None else start
+    plan = factor = None
+    shifts = failures = steps = 0
+    converged = False
+    while shifts < MAX_SHIFTS and steps < MAX_LANCZOS_STEPS:
+        if factor is None or shift != lo:
+            shifted = scipy.sparse.csr_array(weighted - shift * identity)
+            if plan is None:  # the pattern is the same for every shift
+                plan = plan_factor(shifted, budget_bytes=budget_bytes, what="v A - s I")
+            shifts += 1
+            try:
+                candidate = SparseFactor(shifted, plan, what="v A - s I")
+            except NumericalError:  # lambda_min <= shift, up to rounding
+                failures += 1
+                hi = min(hi, shift)
+                shift = hi - 8.0 * (hi - shift + 1e-3 * scale) if lo == -np.inf else (lo + hi) / 2
+                continue
+            lo, factor = shift, candidate
+        theta, error, vector, taken = _lanczos_largest(factor.solve, vector, LANCZOS_STEPS)
+        steps += taken
+        hi = min(hi, lo + 1.0 / theta)
+        spread = error / (theta * (theta + error))  # 1 / theta - 1 / (theta + error)
+        if spread <= target or error == 0.0:
             converged = True
             break
-    if last is None:
+        if 4.0 * spread <= 0.1 * (hi - lo):
+            shift = hi - 4.0 * spread  # else: more steps on the same factorization
+    assert factor is not None or failures, "the loop runs at least once"
+    if factor is None:
         raise NumericalError(
             f"no shift below the estimate {estimate!r} of lambda_min gave a positive definite "
             f"v A - s I in {MAX_SHIFTS} factorizations (a bug: please report it)."
         )
-    bound = cholesky_shift_lower_bound(last, lo)
+    tight = hi - BOUND_MARGIN * scale
+    if converged and lo < tight:  # one more factorization, just below the value: a tight bound
+        shifted = scipy.sparse.csr_array(weighted - tight * identity)
+        shifts += 1
+        try:
+            factor, lo = SparseFactor(shifted, plan, what="v A - s I"), tight
+        except NumericalError:  # the rounding of a value this close: keep the last one's
+            failures += 1
+    bound = cholesky_shift_lower_bound(factor, lo)
     method = (
-        f"shift-invert Lanczos (ARPACK on (v A - s I)^-1, CHOLMOD; {shifts} shifts, "
-        f"{failures} not positive definite), "
+        f"shift-invert Lanczos (CHOLMOD factorizations of v A - s I; {shifts} shifts, "
+        f"{failures} not positive definite; {steps} solves), "
         + (f"to {EIGENVALUE_TOLERANCE:.0e} relative" if converged else "not converged")
     )
-    return SmallestEigenvalue(float(value), method, bound)
+    return SmallestEigenvalue(float(hi), method, bound)
 
 
-def _largest_inverse_eigenvalue(
-    factor: Any, p: int, tolerance: float, start: np.ndarray, linalg: Any
-) -> float | None:
-    """The largest eigenvalue of ``K^-1`` (``K`` the factorized matrix), or None."""
-    operator = linalg.LinearOperator((p, p), matvec=factor.solve, dtype=np.float64)
-    try:
-        values = linalg.eigsh(
-            operator, k=1, which="LA", tol=tolerance, v0=start, ncv=min(p - 1, 24),
-            maxiter=max(1000, p // 10), return_eigenvectors=False,
-        )  # fmt: skip
-    except linalg.ArpackNoConvergence as exc:
-        values = exc.eigenvalues
-    return float(np.max(values)) if len(values) else None
+def _lanczos_largest(
+    apply: Any, start: np.ndarray, steps: int
+) -> tuple[float, float, np.ndarray, int]:
+    """Lanczos with full reorthogonalization for the largest eigenvalue of a symmetric operator.
+
+    Returns the largest Ritz value ``theta`` (at most the largest eigenvalue), an
+    estimate of its error (the residual ``r``, or ``r**2`` over the gap to the next
+    Ritz value when smaller; 0 when the Krylov space is invariant), its Ritz
+    vector and the steps taken.
+    """
+    import scipy.linalg
+
+    p = start.shape[0]
+    steps = min(steps, p)
+    basis = np.empty((steps, p))
+    alpha = np.empty(steps)
+    beta = np.empty(steps)
+    q = start / np.linalg.norm(start)
+    taken = 0
+    for j in range(steps):
+        basis[j] = q
+        w = apply(q)
+        alpha[j] = q @ w
+        taken = j + 1
+        for _ in range(2):  # twice is enough (Kahan-Parlett)
+            w -= basis[: j + 1].T @ (basis[: j + 1] @ w)
+        beta[j] = np.linalg.norm(w)
+        if not beta[j] > 1e-300 or j + 1 == steps:
+            break
+        q = w / beta[j]
+    values, vectors = scipy.linalg.eigh_tridiagonal(alpha[:taken], beta[: taken - 1])
+    top = vectors[:, -1]
+    residual = abs(beta[taken - 1] * top[-1]) if beta[taken - 1] > 1e-300 else 0.0
+    theta = float(values[-1])
+    error = residual
+    if taken > 1 and values[-1] - values[-2] > residual:
+        error = min(residual, residual**2 / (values[-1] - values[-2]))
+    return theta, float(error), basis[:taken].T @ top, taken
 
 
 def cholesky_shift_lower_bound(factor: Any, shift: float) -> float:
