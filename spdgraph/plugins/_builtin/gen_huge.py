@@ -203,7 +203,7 @@ def smallest_adjacency_eigenvalue(
             )
         except TooLargeError:
             return SmallestEigenvalue(
-                theta, f"{lobpcg}; the factor of v A - s I for shift-invert would not fit"
+                theta, f"{lobpcg}; the factor of v A - s I for shift-invert would be too large"
             )
 
 
