@@ -170,6 +170,18 @@ def test_a_factor_that_would_not_fit_falls_back_to_lobpcg(monkeypatch) -> None:
     assert -0.6 <= s.attrs["lambda_min"] <= -0.6 * (1 - 1e-3)
 
 
+def test_out_of_steps_says_not_converged_and_keeps_its_bounds(monkeypatch) -> None:
+    # one Lanczos run allowed: the value is a Ritz value (above lambda_min), still bracketed
+    monkeypatch.setattr(gen_huge, "MAX_LANCZOS_STEPS", gen_huge.LANCZOS_STEPS)
+    adjacency = families.band(1200, 2, backend="scipy")
+    weighted = scipy.sparse.csr_array(adjacency, dtype=np.float64) * 0.3
+    found = gen_huge.smallest_adjacency_eigenvalue(weighted)
+    lmin = _dense_lambda_min(adjacency)
+    assert found.method.endswith("not converged")
+    assert found.lower_bound < lmin <= found.value * (1 - 1e-15)
+    assert found.value - lmin <= 1e-3 * abs(lmin)  # LOBPCG's estimate or better
+
+
 def test_a_graph_without_edges_and_below_the_dense_threshold() -> None:
     empty = scipy.sparse.csr_array((700, 700), dtype=np.float64)
     found = gen_huge.smallest_adjacency_eigenvalue(empty)
