@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse
@@ -44,7 +46,7 @@ def lattice(side: int) -> scipy.sparse.csr_array:
     return scipy.sparse.csr_array(scipy.sparse.kron(path, eye) + scipy.sparse.kron(eye, path))
 
 
-def timed(function, repeat: int) -> tuple[float, object]:
+def timed(function: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     seconds, result = [], None
     for _ in range(repeat):
         start = time.perf_counter()
@@ -78,11 +80,13 @@ def main() -> None:
             elif n <= args.dense_max:
                 with one_blas_thread():
                     reference = float(np.linalg.eigvalsh(weighted.toarray())[0])
-            new_seconds, found = timed(
-                lambda w=weighted: gen_huge.smallest_adjacency_eigenvalue(w), args.repeat
-            )
 
-            def old(w=weighted) -> float:
+            def new(w: Any = weighted) -> gen_huge.SmallestEigenvalue:
+                return gen_huge.smallest_adjacency_eigenvalue(w)
+
+            new_seconds, found = timed(new, args.repeat)
+
+            def old(w: Any = weighted) -> float:
                 with one_blas_thread():
                     return gen_huge._lobpcg_smallest(w, scipy.sparse.linalg)[0]
 

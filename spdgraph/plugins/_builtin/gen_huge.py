@@ -290,8 +290,7 @@ def shift_invert_smallest(
             break
         if 4.0 * spread <= 0.1 * (hi - lo):
             shift = hi - 4.0 * spread  # else: more steps on the same factorization
-    assert factor is not None or failures, "the loop runs at least once"
-    if factor is None:
+    if factor is None or plan is None:
         raise NumericalError(
             f"no shift below the estimate {estimate!r} of lambda_min gave a positive definite "
             f"v A - s I in {MAX_SHIFTS} factorizations (a bug: please report it)."
