@@ -233,17 +233,19 @@ def shift_invert_smallest(
     upper estimate (``estimate``, then Ritz values). On each completed
     factorization, :data:`LANCZOS_STEPS` steps of Lanczos on
     ``(weighted - s I)^-1`` (restarted from the top Ritz vector) give its largest
-    Ritz value ``theta <= mu_max``, so ``s + 1 / theta >= lambda_min``, and an
-    error estimate ``e`` of ``theta`` (the residual ``r``, or ``r**2`` over the gap
-    to the next Ritz value when that is smaller). Once ``s + 1 / theta`` is within
-    :data:`EIGENVALUE_TOLERANCE` ``|lambda_min|`` by that estimate, it is the
-    value; while the estimate is a small share of the bracket the shift moves up
-    to four times it below ``hi`` (the factorization failing there: halfway to
-    ``lo``), which makes ``(weighted - s I)^-1``'s top eigenvalue stand out, so
-    few steps suffice even on a clustered spectrum (a band or lattice, gaps of
-    order ``1 / p**2``). A last factorization at :data:`BOUND_MARGIN`
-    ``|lambda_min|`` below the value, its rounding bounded
-    (:func:`cholesky_shift_lower_bound`), gives the proven ``lower_bound``.
+    Ritz value ``theta <= mu_max``, so ``s + 1 / theta >= lambda_min``, and its
+    residual ``r`` (an eigenvalue of ``(weighted - s I)^-1`` lies within ``r``, so
+    one of ``weighted`` within ``e = 1 / theta - 1 / (theta + r)`` of the value).
+    While ``e`` is a small share of the bracket the shift moves up to four times
+    it below ``hi`` (the factorization failing there: halfway to ``lo``), which
+    makes ``(weighted - s I)^-1``'s top eigenvalue stand out, so few steps suffice
+    even on a clustered spectrum (a band or lattice, gaps of order ``1 / p**2``).
+    Once ``e`` is below :data:`EIGENVALUE_TOLERANCE` ``|lambda_min|``, a
+    factorization at :data:`BOUND_MARGIN` ``|lambda_min|`` below the value checks
+    it: completed, it proves ``lambda_min`` that close (its rounding bounded by
+    :func:`cholesky_shift_lower_bound`: the returned ``lower_bound``); failed (the
+    Ritz value was near another eigenvalue, above ``lambda_min``), the search goes
+    on below it.
 
     Raises
     ------
@@ -267,6 +269,7 @@ def shift_invert_smallest(
     plan = factor = None
     shifts = failures = steps = 0
     converged = False
+    checking = False  # the shift is the check just below a converged value
     while shifts < MAX_SHIFTS and steps < MAX_LANCZOS_STEPS:
         if factor is None or shift != lo:
             shifted = scipy.sparse.csr_array(weighted - shift * identity)
@@ -277,32 +280,29 @@ def shift_invert_smallest(
                 candidate = SparseFactor(shifted, plan, what="v A - s I")
             except NumericalError:  # lambda_min <= shift, up to rounding
                 failures += 1
-                hi = min(hi, shift)
+                hi, checking = min(hi, shift), False
                 shift = hi - 8.0 * (hi - shift + 1e-3 * scale) if lo == -np.inf else (lo + hi) / 2
                 continue
             lo, factor = shift, candidate
+            if checking:  # proven within BOUND_MARGIN below the value
+                converged = True
+                break
         theta, error, vector, taken = _lanczos_largest(factor.solve, vector, LANCZOS_STEPS)
         steps += taken
         hi = min(hi, lo + 1.0 / theta)
         spread = error / (theta * (theta + error))  # 1 / theta - 1 / (theta + error)
-        if spread <= target or error == 0.0:
-            converged = True
-            break
-        if 4.0 * spread <= 0.1 * (hi - lo):
+        if spread <= target:
+            checking, shift = True, hi - BOUND_MARGIN * scale
+            if not shift > lo:  # the last factorization is that close already
+                converged = True
+                break
+        elif 4.0 * spread <= 0.1 * (hi - lo):
             shift = hi - 4.0 * spread  # else: more steps on the same factorization
     if factor is None or plan is None:
         raise NumericalError(
             f"no shift below the estimate {estimate!r} of lambda_min gave a positive definite "
             f"v A - s I in {MAX_SHIFTS} factorizations (a bug: please report it)."
         )
-    tight = hi - BOUND_MARGIN * scale
-    if converged and lo < tight:  # one more factorization, just below the value: a tight bound
-        shifted = scipy.sparse.csr_array(weighted - tight * identity)
-        shifts += 1
-        try:
-            factor, lo = SparseFactor(shifted, plan, what="v A - s I"), tight
-        except NumericalError:  # the rounding of a value this close: keep the last one's
-            failures += 1
     bound = cholesky_shift_lower_bound(factor, lo)
     method = (
         f"shift-invert Lanczos (CHOLMOD factorizations of v A - s I; {shifts} shifts, "
@@ -317,10 +317,9 @@ def _lanczos_largest(
 ) -> tuple[float, float, np.ndarray, int]:
     """Lanczos with full reorthogonalization for the largest eigenvalue of a symmetric operator.
 
-    Returns the largest Ritz value ``theta`` (at most the largest eigenvalue), an
-    estimate of its error (the residual ``r``, or ``r**2`` over the gap to the next
-    Ritz value when smaller; 0 when the Krylov space is invariant), its Ritz
-    vector and the steps taken.
+    Returns the largest Ritz value ``theta`` (at most the largest eigenvalue), its
+    residual norm ``r`` (an eigenvalue lies within ``r`` of ``theta``; 0 when the
+    Krylov space is invariant), its Ritz vector and the steps taken.
     """
     import scipy.linalg
 
@@ -345,11 +344,7 @@ def _lanczos_largest(
     values, vectors = scipy.linalg.eigh_tridiagonal(alpha[:taken], beta[: taken - 1])
     top = vectors[:, -1]
     residual = abs(beta[taken - 1] * top[-1]) if beta[taken - 1] > 1e-300 else 0.0
-    theta = float(values[-1])
-    error = residual
-    if taken > 1 and values[-1] - values[-2] > residual:
-        error = min(residual, residual**2 / (values[-1] - values[-2]))
-    return theta, float(error), basis[:taken].T @ top, taken
+    return float(values[-1]), float(residual), basis[:taken].T @ top, taken
 
 
 def cholesky_shift_lower_bound(factor: Any, shift: float) -> float:
