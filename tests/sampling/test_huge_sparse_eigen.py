@@ -105,6 +105,18 @@ def test_sparse_huge_equals_the_dense_path_above_the_dense_eigensolver(adjacency
     assert bound < lmin and lmin - bound <= 1e-6 * abs(lmin)
 
 
+@pytest.mark.parametrize("bandwidth", [1, 2, 3])
+def test_clustered_bottom_spectra_of_bands(bandwidth: int) -> None:
+    # gaps of order 1 / p**2 at the bottom: a Ritz value can sit near another
+    # eigenvalue with a small residual (band(2000, 2) did, 6e-10 above lambda_min)
+    adjacency = families.band(2000, bandwidth, backend="scipy")
+    weighted = scipy.sparse.csr_array(adjacency, dtype=np.float64) * 0.3
+    found = gen_huge.smallest_adjacency_eigenvalue(weighted)
+    lmin = _dense_lambda_min(adjacency)
+    assert abs(found.value - lmin) <= 1e-13 * abs(lmin)
+    assert found.lower_bound < lmin and lmin - found.lower_bound <= 1e-9 * abs(lmin)
+
+
 @pytest.mark.parametrize("v", [0.3, -0.7, 2.5])
 def test_the_eigenvalue_and_its_bound_for_other_edge_values(v: float) -> None:
     adjacency = families.small_world(800, seed=3, backend="scipy")
