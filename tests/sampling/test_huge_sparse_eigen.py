@@ -194,6 +194,32 @@ def test_out_of_steps_says_not_converged_and_keeps_its_bounds(monkeypatch) -> No
     assert found.value - lmin <= 1e-3 * abs(lmin)  # LOBPCG's estimate or better
 
 
+def test_a_failed_last_check_refactorizes_the_last_completed_shift(monkeypatch) -> None:
+    # the third factorization (the check below the converged value) fails and is the
+    # last allowed: the bound comes from the shift below it, factorized again
+    from spdgraph._kernels import sparse_cholesky
+    from spdgraph.errors import NumericalError
+
+    calls = []
+
+    class Flaky(sparse_cholesky.SparseFactor):
+        def __init__(self, *args, **kwargs) -> None:
+            calls.append(len(calls) + 1)
+            if len(calls) == 3:
+                raise NumericalError("a failure forced by the test")
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(sparse_cholesky, "SparseFactor", Flaky)
+    monkeypatch.setattr(gen_huge, "MAX_SHIFTS", 3)
+    adjacency = families.band(1500, 2, backend="scipy")
+    weighted = scipy.sparse.csr_array(adjacency, dtype=np.float64) * 0.3
+    found = gen_huge.smallest_adjacency_eigenvalue(weighted)
+    lmin = _dense_lambda_min(adjacency)
+    assert calls == [1, 2, 3, 4] and found.method.endswith("not converged")
+    assert "1 not positive definite" in found.method
+    assert found.lower_bound < lmin and abs(found.value - lmin) <= 1e-9 * abs(lmin)
+
+
 def test_a_graph_without_edges_and_below_the_dense_threshold() -> None:
     empty = scipy.sparse.csr_array((700, 700), dtype=np.float64)
     found = gen_huge.smallest_adjacency_eigenvalue(empty)

@@ -276,14 +276,15 @@ def shift_invert_smallest(
             if plan is None:  # the pattern is the same for every shift
                 plan = plan_factor(shifted, budget_bytes=budget_bytes, what="v A - s I")
             shifts += 1
+            factor = None  # one factor held at a time: the memory of the largest graphs
             try:
-                candidate = SparseFactor(shifted, plan, what="v A - s I")
+                factor = SparseFactor(shifted, plan, what="v A - s I")
             except NumericalError:  # lambda_min <= shift, up to rounding
                 failures += 1
                 hi, checking = min(hi, shift), False
                 shift = hi - 8.0 * (hi - shift + 1e-3 * scale) if lo == -np.inf else (lo + hi) / 2
                 continue
-            lo, factor = shift, candidate
+            lo = shift
             if checking:  # proven within BOUND_MARGIN below the value
                 converged = True
                 break
@@ -298,11 +299,13 @@ def shift_invert_smallest(
                 break
         elif 4.0 * spread <= 0.1 * (hi - lo):
             shift = hi - 4.0 * spread  # else: more steps on the same factorization
-    if factor is None or plan is None:
+    if lo == -np.inf or plan is None:
         raise NumericalError(
             f"no shift below the estimate {estimate!r} of lambda_min gave a positive definite "
             f"v A - s I in {MAX_SHIFTS} factorizations (a bug: please report it)."
         )
+    if factor is None:  # the last one failed: the highest that completed again, for its bound
+        factor = SparseFactor(scipy.sparse.csr_array(weighted - lo * identity), plan)
     bound = cholesky_shift_lower_bound(factor, lo)
     method = (
         f"shift-invert Lanczos (CHOLMOD factorizations of v A - s I; {shifts} shifts, "
