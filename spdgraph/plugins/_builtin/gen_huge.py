@@ -157,17 +157,18 @@ def smallest_adjacency_eigenvalue(
       estimate ``theta`` from LOBPCG, then shifts ``s`` below it, each ``v A - s I``
       factorized by CHOLMOD (the factorization fails when ``s`` is above
       ``lambda_min``: the shift is lowered) and the largest eigenvalue ``mu`` of
-      ``(v A - s I)^-1`` found by ARPACK, ``lambda_min = s + 1 / mu``; the shift
+      ``(v A - s I)^-1`` found by Lanczos, ``lambda_min = s + 1 / mu``; the shift
       moves up towards ``lambda_min`` until the value is within
       :data:`EIGENVALUE_TOLERANCE` relative. The last completed factorization
       proves ``lambda_min > s - eta`` (``eta`` its rounding bound): returned as
       ``lower_bound``.
     - Where cvxopt is not installed (the ``large`` extra), or the factor of
-      ``v A - s I`` would not fit in ``budget_bytes`` (an Erdős–Rényi graph of a
-      hundred thousand nodes fills in), LOBPCG alone, from a fixed start, for at
-      most :data:`EIGENVALUE_ITERATIONS` iterations: a Ritz value, slightly above
-      ``lambda_min`` where the bottom of the spectrum is clustered (about 1e-5
-      relative on a band), said so in ``method``.
+      ``v A - s I`` would not fit in ``budget_bytes`` or cost more than
+      :func:`~spdgraph._kernels.sparse_cholesky.plan_factor` allows (an
+      Erdős–Rényi graph of mean degree 5 from about 30,000 nodes), LOBPCG alone,
+      from a fixed start, for at most :data:`EIGENVALUE_ITERATIONS` iterations: a
+      Ritz value, above ``lambda_min`` by about 1e-4 relative where the bottom of
+      the spectrum is clustered (a band, a lattice), said so in ``method``.
 
     Positive definiteness of huge's matrix is proven afterwards by the core,
     never taken from this value.
@@ -400,7 +401,9 @@ def generate_huge_sparse(
     Only ``unit_variance=False``: the rescaling of ``unit_variance=True`` needs the
     diagonal of ``Omega^-1``, which a sparse construction does not have (refused).
     ``lambda_min`` from :func:`smallest_adjacency_eigenvalue`; returns the matrix and
-    the notes the core records (``attrs["lambda_min"]`` and how it was computed).
+    the notes the core records (``attrs["lambda_min"]``, how it was computed,
+    ``attrs["lambda_min_method"]``, and its proven lower bound where there is one,
+    ``attrs["lambda_min_lower_bound"]``).
     """
     import scipy.sparse
 
@@ -415,8 +418,8 @@ def generate_huge_sparse(
         )
     if portable:
         raise InvalidOptionError(
-            "huge with sparse=True takes its eigenvalue from ARPACK, whose bits depend on "
-            "the CPU: pass portable=False."
+            "huge with sparse=True takes its eigenvalue from LAPACK, CHOLMOD and Lanczos, "
+            "whose bits depend on the CPU: pass portable=False."
         )
     p = adjacency.shape[0]
     omega = scipy.sparse.csr_array(adjacency, dtype=np.float64) * float(v)
