@@ -30,7 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.errors import MissingDependencyError, NumericalError, TooLargeError
+from spdgraph._kernels.cholmod import lower_spmatrix, require_cholmod
+from spdgraph._kernels.fill_prediction import PREDICTION_NODES, FillPrediction, predict_fill
+from spdgraph.errors import NumericalError, TooLargeError
+
+_lower_spmatrix = lower_spmatrix  # the name the tests patch (the full AMD's input)
 
 __all__ = [
     "BYTES_PER_FACTOR_ENTRY",
@@ -57,73 +61,11 @@ MAX_FACTOR_FLOPS = 1e11
 #: about a minute at 10**6, where the minor takes under a second.
 PREDICT_ABOVE_NODES = 200_000
 PREDICT_ABOVE_ENTRIES = 2_000_000
-#: The largest minor ordered by the prediction.
-PREDICTION_NODES = 12_000
 #: A minor is refused only when its factor is beyond a limit this many times over:
 #: the contraction bounds the *minimum* fill, and AMD's order of the minor may
 #: exceed its minimum (the margin covers that excess, AMD's order of the full
 #: pattern being no better than the minimum).
 PREDICTION_MARGIN = 2.0
-#: Groups of up to this many nodes per level while the graph is this many times
-#: larger than the minor wanted (halvings below: measured, the same prediction
-#: in fewer levels).
-PREDICTION_GROUP = 4
-
-
-def require_cholmod() -> tuple[Any, Any, Any]:
-    """``(cvxopt, cvxopt.cholmod, cvxopt.amd)``, or a MissingDependencyError naming the extra."""
-    try:
-        import cvxopt
-        from cvxopt import amd, cholmod
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "a sparse Cholesky factorization (exact draws from a sparse matrix, and the "
-            "positive-definiteness proof of a sparse matrix that is not diagonally dominant) "
-            'needs cvxopt (CHOLMOD): pip install "spdgraph[large]"'
-        ) from exc
-    return cvxopt, cholmod, amd
-
-
-#: cvxopt builds a sparse matrix from triplets in time growing with the square of
-#: each column's entries (2.5 s for one column of 10**5, 23 s for a star of 300,000
-#: nodes): the entries of columns longer than this go in transposed, as rows.
-LONG_COLUMN = 256
-
-
-def _cvxopt_triplets(values: Any, rows: np.ndarray, cols: np.ndarray, p: int) -> Any:
-    """A cvxopt spmatrix from triplets, long columns built transposed (see LONG_COLUMN)."""
-    cvxopt, _, _ = require_cholmod()
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    cols = np.ascontiguousarray(cols, dtype=np.int64)
-    long = np.bincount(cols, minlength=p)[cols] > LONG_COLUMN
-    if not long.any():
-        return cvxopt.spmatrix(values, cvxopt.matrix(rows), cvxopt.matrix(cols), (p, p))
-    short = ~long
-    if isinstance(values, np.ndarray):
-        short_values = cvxopt.matrix(np.ascontiguousarray(values[short]))
-        long_values = cvxopt.matrix(np.ascontiguousarray(values[long]))
-    else:
-        short_values = long_values = values
-    out = cvxopt.spmatrix(
-        short_values, cvxopt.matrix(rows[short]), cvxopt.matrix(cols[short]), (p, p)
-    )
-    transposed = cvxopt.spmatrix(
-        long_values, cvxopt.matrix(cols[long]), cvxopt.matrix(rows[long]), (p, p)
-    )
-    return out + transposed.T
-
-
-def _lower_spmatrix(matrix: Any) -> Any:
-    """The lower triangle of a scipy.sparse matrix as a cvxopt spmatrix (buffers, no loops)."""
-    import scipy.sparse
-
-    lower = scipy.sparse.tril(matrix, format="coo")
-    return _cvxopt_triplets(
-        np.ascontiguousarray(lower.data, dtype=np.float64),
-        lower.row,
-        lower.col,
-        matrix.shape[0],
-    )
 
 
 @dataclass(frozen=True)
@@ -134,109 +76,6 @@ class FactorPlan:
     factor_entries: int
     bytes: int
     flops: float = 0.0
-
-
-@dataclass(frozen=True)
-class FillPrediction:
-    """The factor of a contracted minor: a lower estimate of a large pattern's factor.
-
-    ``factor_entries`` is the minor's factor in AMD order plus one entry per node
-    contracted away or deleted (each removes at least one); ``flops`` is the
-    minor's ``sum_j c_j**2``. ``partial`` is True when the count stopped at its cap
-    (both figures then lower still).
-    """
-
-    nodes: int
-    factor_entries: int
-    flops: float
-    partial: bool
-
-
-def _amd_order(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """AMD order of a symmetric CSR pattern (its lower triangle handed to cvxopt)."""
-    from spdgraph._kernels.coarsen import lower_triplets_by_column
-
-    _, _, amd = require_cholmod()
-    p = indptr.size - 1
-    rows, cols = lower_triplets_by_column(indptr, indices)
-    pattern = _cvxopt_triplets(1.0, rows, cols, p)
-    return np.asarray(amd.order(pattern), dtype=np.int64).ravel()
-
-
-def predict_fill(
-    indptr: np.ndarray,
-    indices: np.ndarray,
-    *,
-    nodes: int = 0,
-    entry_cap: int = 2**62,
-    flop_cap: float = np.inf,
-    seed: int = 0,
-) -> FillPrediction:
-    """Contract a symmetric pattern to at most ``nodes`` nodes, order it by AMD, count.
-
-    Minimum fill-in never grows under contraction or deletion (a chordal
-    completion of ``G`` contracts to one of the minor), so the minor's factor is
-    a lower estimate of ``G``'s: its size predicts, in a fraction of a second,
-    a factor whose AMD order alone would take minutes. Levels of contraction
-    (:mod:`spdgraph._kernels.coarsen`): whole neighbourhoods while the graph is
-    much larger than ``nodes``, then groups of up to ``PREDICTION_GROUP``, then
-    maximal matchings, the last stopped at ``nodes``; nodes without neighbours
-    are deleted. The visiting orders come from ``seed``: the same pattern gives
-    the same prediction every run.
-
-    Parameters
-    ----------
-    indptr, indices
-        A symmetric CSR pattern (a stored diagonal is ignored).
-    nodes
-        The largest minor ordered (``PREDICTION_NODES`` when 0).
-    entry_cap, flop_cap
-        The count stops once the minor's factor passes either (``partial``).
-    seed
-        Seed of the visiting orders.
-    """
-    from spdgraph._kernels.coarsen import (
-        aggregate_level,
-        contract_level,
-        contracted_pattern,
-        permuted_pattern,
-    )
-    from spdgraph._kernels.sparse import cholesky_fill, elimination_tree
-
-    target = PREDICTION_NODES if nodes <= 0 else int(nodes)
-    p = indptr.size - 1
-    rng = np.random.default_rng(seed)
-    current_ptr, current_idx = indptr, indices
-    size = p
-    first = True
-    while size > target or first:
-        first = False
-        visit = rng.permutation(size).astype(np.int64)
-        mean_degree = current_idx.size / max(size, 1)
-        if size / (mean_degree + 1.0) >= 2 * target:  # far above: neighbourhoods at once
-            group, groups = aggregate_level(current_ptr, current_idx, visit, size)
-        elif size > PREDICTION_GROUP * target:
-            group, groups = aggregate_level(current_ptr, current_idx, visit, PREDICTION_GROUP)
-        elif size > target:  # halving, the last level stopped at the target
-            group, groups = contract_level(current_ptr, current_idx, visit, size - target)
-        else:  # small already: only the isolated nodes (and the diagonal) go
-            group = np.full(size, -1, dtype=np.int32)
-            keep = np.diff(current_ptr) > 0
-            group[keep] = np.arange(int(keep.sum()), dtype=np.int32)
-            groups = int(keep.sum())
-        current_ptr, current_idx = contracted_pattern(current_ptr, current_idx, group, groups)
-        size = int(groups)
-    if size == 0:  # no edges: a diagonal factor
-        return FillPrediction(0, p, 0.0, False)
-    order = _amd_order(current_ptr, current_idx)
-    permuted_ptr, permuted_idx = permuted_pattern(current_ptr, current_idx, order)
-    parent = elimination_tree(permuted_ptr, permuted_idx)
-    cap = max(0, int(entry_cap) - (p - size))
-    found, counts = cholesky_fill(permuted_ptr, permuted_idx, parent, cap, float(flop_cap))
-    partial = int(found) > cap
-    entries = (int(counts.sum()) if partial else int(found)) + (p - size)
-    flops = float(np.sum(counts.astype(np.float64) ** 2))
-    return FillPrediction(size, entries, flops, partial)
 
 
 def _advice(flops: bool) -> str:
@@ -344,7 +183,7 @@ def plan_factor(
         prediction = predict_fill(
             csr.indptr,
             csr.indices,
-            nodes=prediction_nodes,
+            nodes=prediction_nodes or PREDICTION_NODES,
             entry_cap=int(min(2**62, PREDICTION_MARGIN * budget + 1)),
             flop_cap=PREDICTION_MARGIN * MAX_FACTOR_FLOPS,
         )

@@ -61,7 +61,7 @@ STARTS = 3
 #: The chance that one start passes a matrix which is not positive definite.
 START_FAILURE_PROBABILITY = 1e-4
 #: The chance that a matrix which is not positive definite passes the test.
-FAILURE_PROBABILITY = START_FAILURE_PROBABILITY**STARTS
+FAILURE_PROBABILITY = 1e-12  # START_FAILURE_PROBABILITY**STARTS
 #: ``t``: ``P(|N(0, 1)| < t) <= t sqrt(2 / pi) = START_FAILURE_PROBABILITY``.
 _THRESHOLD = START_FAILURE_PROBABILITY * math.sqrt(math.pi / 2.0)
 #: The most products with the matrix one certificate computes (then it refuses).
@@ -149,27 +149,14 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
     --------
     >>> import numpy as np, scipy.sparse as sp
     >>> path = sp.diags_array([np.ones(99), np.ones(99)], offsets=[-1, 1])
-    >>> m = sp.csr_array(path * 0.6 + sp.eye_array(100))  # not dominant: 1 < 1.2
+    >>> m = sp.csr_array(path * 0.45 + sp.eye_array(100))  # eigenvalues in (0.1, 1.9)
     >>> out = randomized_certificate(m, what="the example")
-    >>> out["certificate_failure_probability"], out["condition_bound"] < 30
+    >>> float(out["certificate_failure_probability"]), out["condition_bound"] >= 18
     (1e-12, True)
     """
-    from spdgraph._kernels.power_certificate import scale_and_norm, shifted_product
-    from spdgraph._kernels.sparse import row_abs_sums
-
-    p = csr.shape[0]
-    indptr = csr.indptr.astype(np.int64)
-    indices = csr.indices.astype(np.int64)
-    data = np.ascontiguousarray(csr.data, dtype=np.float64)
-    diagonal = csr.diagonal()
-    radius = row_abs_sums(indptr, indices, data)  # off-diagonal |m_ij|, left to right
-    counts = np.diff(indptr)
-    widest = int(counts.max()) if p else 0
-    sums = 1.0 + _gamma(widest + 2)  # a sum of non-negative terms, rounded
-    upper = float(np.max(diagonal + radius * sums)) * (1.0 + 4 * _U)
-    norm_abs = float(np.max(np.abs(diagonal) + radius * sums)) * (1.0 + 4 * _U)
-    if not (math.isfinite(upper) and math.isfinite(norm_abs)) or p == 0:
-        raise UncertifiedMatrixError(f"{what} has non-finite row sums: it cannot be certified.")
+    if csr.shape[0] == 0:
+        raise UncertifiedMatrixError(f"{what} is empty: there is nothing to certify.")
+    upper, norm_abs, widest = _row_bounds(csr, what)
     lowest, highest = _estimates(csr, upper)
     if not lowest > 0:
         raise UncertifiedMatrixError(
@@ -177,16 +164,63 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
             f"estimate of its smallest eigenvalue is {lowest:.6g}."
         )
     sigma = 0.5 * (0.9 * lowest + highest)
-    eta = upper / MAX_SCALED_CONDITION  # proving lambda_min >= eta bounds the condition
-    target = sigma - eta
-    log_target = math.log(target)
+    target = sigma - upper / MAX_SCALED_CONDITION  # lambda_min above it: condition <= 1e12
     log_g = math.log(_gamma(widest + 2) * (abs(sigma) + norm_abs) + 1e-300)
+    history, passed = _power_iteration(csr, sigma, math.log(target), log_g, what)
+    steps = history.shape[0] - 1
+    if not passed:
+        raise UncertifiedMatrixError(
+            f"{what} is not proven positive definite: the randomized bound did not pass "
+            f"within {steps} products with the matrix (its smallest eigenvalue, about "
+            f"{lowest:.3g}, is too close to 0 against its largest, about {highest:.3g})."
+        )
+    radius_bound = _radius_bound(history, log_g, math.log(target))
+    smallest = (sigma - radius_bound) * (1.0 - 4 * _U)
+    largest_bound = min(upper, (sigma + radius_bound) * (1.0 + 4 * _U))
+    name = f"randomized power iteration (failure probability {FAILURE_PROBABILITY:.0e})"
+    return {
+        "certificate": name,
+        "certificate_failure_probability": FAILURE_PROBABILITY,
+        "condition_bound": largest_bound / smallest * (1.0 + 8 * _U),
+        "certificate_steps": steps,
+    }
+
+
+def _row_bounds(csr: Any, what: str) -> tuple[float, float, int]:
+    """``(Gershgorin's upper end, || |M| ||_inf, the most entries in a row)``, rounded up."""
+    from spdgraph._kernels.sparse import row_abs_sums
+
+    indptr = csr.indptr.astype(np.int64)
+    diagonal = csr.diagonal()
+    radius = row_abs_sums(indptr, csr.indices.astype(np.int64), csr.data)  # left to right
+    widest = int(np.diff(indptr).max())
+    sums = 1.0 + _gamma(widest + 2)  # a sum of non-negative terms, rounded
+    upper = float(np.max(diagonal + radius * sums)) * (1.0 + 4 * _U)
+    norm_abs = float(np.max(np.abs(diagonal) + radius * sums)) * (1.0 + 4 * _U)
+    if not (math.isfinite(upper) and math.isfinite(norm_abs)):
+        raise UncertifiedMatrixError(f"{what} has non-finite row sums: it cannot be certified.")
+    return upper, norm_abs, widest
+
+
+def _power_iteration(
+    csr: Any, sigma: float, log_target: float, log_g: float, what: str
+) -> tuple[np.ndarray, bool]:
+    """Each start's ``log ||w_i||`` per step (rounded up), and whether every start passed.
+
+    Stops when every start has passed the test at ``R = exp(log_target)``, when
+    the iterates grow as fast as ``R`` (an eigenvalue at or near 0: refused),
+    or when the steps still needed would pass :data:`MAX_STEPS`.
+    """
+    from spdgraph._kernels.power_certificate import scale_and_norm, shifted_product
+
+    indptr = csr.indptr.astype(np.int64)
+    indices = csr.indices.astype(np.int64)
+    data = np.ascontiguousarray(csr.data, dtype=np.float64)
     log_threshold = math.log(_THRESHOLD / 2.0)
-    norm_slack = math.log1p(_gamma(p + 2))
+    norm_slack = math.log1p(_gamma(csr.shape[0] + 2))
     x = _start(csr)
     y = np.empty_like(x)
-    first = np.log(np.sqrt(np.sum(x * x, axis=1))) + norm_slack
-    lognorms = [first]  # per step, each start's log ||w_i|| (rounded up)
+    lognorms = [np.log(np.sqrt(np.sum(x * x, axis=1))) + norm_slack]
     exponent_total = np.zeros(STARTS, dtype=np.int64)
     tail = np.full(STARTS, -math.inf)  # logsumexp of the rounding terms so far
     passed = np.zeros(STARTS, dtype=bool)
@@ -209,20 +243,19 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
             if rate >= log_target:
                 raise UncertifiedMatrixError(
                     f"{what} is not proven positive definite: its power iteration grows by "
-                    f"{math.exp(rate):.6g} per step, at least the {target:.6g} a proof needs "
-                    "(an eigenvalue at or near 0)."
+                    f"{math.exp(rate):.6g} per step, at least the {math.exp(log_target):.6g} "
+                    "a proof needs (an eigenvalue at or near 0)."
                 )
             needed = float(np.max(bound - log_threshold)) / (log_target - rate)
             if steps + needed > MAX_STEPS:
                 break
-    if not passed.all():
-        raise UncertifiedMatrixError(
-            f"{what} is not proven positive definite: the randomized bound did not pass "
-            f"within {steps} products with the matrix (its smallest eigenvalue, about "
-            f"{lowest:.3g}, is too close to 0 against its largest, about {highest:.3g})."
-        )
-    history = np.asarray(lognorms)  # (steps + 1, STARTS)
-    radius_bound = 0.0  # rho(B) < the largest start's bound unless every start failed
+    return np.asarray(lognorms), bool(passed.all())
+
+
+def _radius_bound(history: np.ndarray, log_g: float, log_target: float) -> float:
+    """The least ``R`` at which every start's test passes: ``rho(B) < R`` unless all failed."""
+    log_threshold = math.log(_THRESHOLD / 2.0)
+    radius_bound = 0.0
     for c in range(STARTS):
         low, high = log_target - 20.0, log_target  # the bound passes at ``high``
         for _ in range(80):
@@ -232,12 +265,4 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
             else:
                 low = middle
         radius_bound = max(radius_bound, math.exp(high) * (1.0 + 1e-12))
-    smallest = (sigma - radius_bound) * (1.0 - 4 * _U)
-    largest_bound = min(upper, (sigma + radius_bound) * (1.0 + 4 * _U))
-    name = f"randomized power iteration (failure probability {FAILURE_PROBABILITY:.0e})"
-    return {
-        "certificate": name,
-        "certificate_failure_probability": FAILURE_PROBABILITY,
-        "condition_bound": largest_bound / smallest * (1.0 + 8 * _U),
-        "certificate_steps": steps,
-    }
+    return radius_bound

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import spdgraph
 import spdgraph.graphs as families
+from spdgraph._kernels import sparse_eigen
 from spdgraph._kernels.blas import one_blas_thread
 from spdgraph.plugins._builtin import gen_huge
 
@@ -111,7 +112,7 @@ def test_clustered_bottom_spectra_of_bands(bandwidth: int) -> None:
     # eigenvalue with a small residual (band(2000, 2) did, 6e-10 above lambda_min)
     adjacency = families.band(2000, bandwidth, backend="scipy")
     weighted = scipy.sparse.csr_array(adjacency, dtype=np.float64) * 0.3
-    found = gen_huge.smallest_adjacency_eigenvalue(weighted)
+    found = sparse_eigen.smallest_adjacency_eigenvalue(weighted)
     lmin = _dense_lambda_min(adjacency)
     assert abs(found.value - lmin) <= 1e-13 * abs(lmin)
     assert found.lower_bound < lmin and lmin - found.lower_bound <= 1e-9 * abs(lmin)
@@ -121,7 +122,7 @@ def test_clustered_bottom_spectra_of_bands(bandwidth: int) -> None:
 def test_the_eigenvalue_and_its_bound_for_other_edge_values(v: float) -> None:
     adjacency = families.small_world(800, seed=3, backend="scipy")
     weighted = scipy.sparse.csr_array(adjacency, dtype=np.float64) * v
-    found = gen_huge.smallest_adjacency_eigenvalue(weighted)
+    found = sparse_eigen.smallest_adjacency_eigenvalue(weighted)
     lmin = _dense_lambda_min(adjacency, v)
     assert abs(found.value - lmin) <= 1e-13 * abs(lmin)
     assert found.lower_bound is not None and found.lower_bound < lmin
@@ -132,7 +133,7 @@ def test_lattice_lambda_min_equals_its_closed_form_beyond_the_dense_path(side: i
     # lambda_min of a side x side grid: twice a path's, 2 cos(pi side / (side + 1))
     adjacency = families.lattice(side * side, (side, side), backend="scipy")
     assert adjacency.shape == (side * side, side * side) and adjacency.nnz == 4 * side * (side - 1)
-    found = gen_huge.smallest_adjacency_eigenvalue(scipy.sparse.csr_array(adjacency * 0.3))
+    found = sparse_eigen.smallest_adjacency_eigenvalue(scipy.sparse.csr_array(adjacency * 0.3))
     exact = 0.3 * 4 * np.cos(np.pi * side / (side + 1))
     assert abs(found.value - exact) <= 1e-13 * abs(exact)
     assert found.lower_bound < exact * (1 + 1e-15)  # the closed form's own rounding
@@ -151,7 +152,7 @@ def test_the_cholesky_rounding_bound_against_a_dense_reference() -> None:
         factor = SparseFactor(shifted, plan_factor(shifted, budget_bytes=None))
         rhs = np.random.default_rng(0).standard_normal(400)
         assert np.allclose(shifted @ factor.solve(rhs), rhs, rtol=0, atol=1e-6 / gap)
-        bound = gen_huge.cholesky_shift_lower_bound(factor, shift)  # consumes the factor
+        bound = sparse_eigen.cholesky_shift_lower_bound(factor, shift)  # consumes the factor
         assert bound < shift < lmin
         # the rounding allowance is a few units of roundoff of ||v A||, not more
         assert shift - bound <= 1e-12
@@ -184,10 +185,10 @@ def test_a_factor_that_would_not_fit_falls_back_to_lobpcg(monkeypatch) -> None:
 
 def test_out_of_steps_says_not_converged_and_keeps_its_bounds(monkeypatch) -> None:
     # one Lanczos run allowed: the value is a Ritz value (above lambda_min), still bracketed
-    monkeypatch.setattr(gen_huge, "MAX_LANCZOS_STEPS", gen_huge.LANCZOS_STEPS)
+    monkeypatch.setattr(sparse_eigen, "MAX_LANCZOS_STEPS", sparse_eigen.LANCZOS_STEPS)
     adjacency = families.band(1200, 2, backend="scipy")
     weighted = scipy.sparse.csr_array(adjacency, dtype=np.float64) * 0.3
-    found = gen_huge.smallest_adjacency_eigenvalue(weighted)
+    found = sparse_eigen.smallest_adjacency_eigenvalue(weighted)
     lmin = _dense_lambda_min(adjacency)
     assert found.method.endswith("not converged")
     assert found.lower_bound < lmin <= found.value * (1 - 1e-15)
@@ -210,10 +211,10 @@ def test_a_failed_last_check_refactorizes_the_last_completed_shift(monkeypatch) 
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(sparse_cholesky, "SparseFactor", Flaky)
-    monkeypatch.setattr(gen_huge, "MAX_SHIFTS", 3)
+    monkeypatch.setattr(sparse_eigen, "MAX_SHIFTS", 3)
     adjacency = families.band(1500, 2, backend="scipy")
     weighted = scipy.sparse.csr_array(adjacency, dtype=np.float64) * 0.3
-    found = gen_huge.smallest_adjacency_eigenvalue(weighted)
+    found = sparse_eigen.smallest_adjacency_eigenvalue(weighted)
     lmin = _dense_lambda_min(adjacency)
     assert calls == [1, 2, 3, 4] and found.method.endswith("not converged")
     assert "1 not positive definite" in found.method
@@ -222,18 +223,18 @@ def test_a_failed_last_check_refactorizes_the_last_completed_shift(monkeypatch) 
 
 def test_a_graph_without_edges_and_below_the_dense_threshold() -> None:
     empty = scipy.sparse.csr_array((700, 700), dtype=np.float64)
-    found = gen_huge.smallest_adjacency_eigenvalue(empty)
+    found = sparse_eigen.smallest_adjacency_eigenvalue(empty)
     assert (found.value, found.lower_bound) == (0.0, 0.0)
     small = scipy.sparse.csr_array(families.band(300, 2, backend="scipy"), dtype=np.float64) * 0.3
-    found = gen_huge.smallest_adjacency_eigenvalue(small)
+    found = sparse_eigen.smallest_adjacency_eigenvalue(small)
     assert found.method == "dense eigvalsh" and found.lower_bound is None
     assert found.value == _dense_lambda_min(families.band(300, 2, backend="scipy"))  # bits
 
 
 def test_the_same_value_on_every_run() -> None:
     weighted = scipy.sparse.csr_array(families.erdos_renyi(900, 5 / 900, seed=4, backend="scipy"))
-    first = gen_huge.smallest_adjacency_eigenvalue(weighted * 0.3)
-    again = gen_huge.smallest_adjacency_eigenvalue(weighted * 0.3)
+    first = sparse_eigen.smallest_adjacency_eigenvalue(weighted * 0.3)
+    again = sparse_eigen.smallest_adjacency_eigenvalue(weighted * 0.3)
     assert first == again
 
 
@@ -252,7 +253,7 @@ def test_sparse_huge_equals_the_dense_path_on_larger_graphs(adjacency) -> None:
 def test_band_of_a_hundred_thousand_nodes_converges_with_a_bound() -> None:
     p = 100_000
     weighted = scipy.sparse.csr_array(families.band(p, 2, backend="scipy"), dtype=np.float64)
-    found = gen_huge.smallest_adjacency_eigenvalue(weighted * 0.3)
+    found = sparse_eigen.smallest_adjacency_eigenvalue(weighted * 0.3)
     assert "to 1e-14 relative" in found.method
     # the symbol 2 cos t + 2 cos 2t has its minimum -2.25 inside: lambda_min -> -0.675
     assert -0.675 < found.lower_bound < found.value < -0.675 * (1 - 1e-8)
