@@ -16,6 +16,8 @@ from spdgraph.study._store import atomic_write
 __all__ = ["plot_curves", "plot_metrics", "write_results"]
 
 _PLOTTED = ("tpr", "tdr", "f1")
+#: Columns of an entry (cell, repeat, learner) kept in the table when its rows have them.
+ENTRY_COLUMNS = ("status", "warnings", "error")
 
 
 def _frame(study: Study, payloads: list[Any], key: str, columns: list[str]) -> Any:
@@ -23,7 +25,9 @@ def _frame(study: Study, payloads: list[Any], key: str, columns: list[str]) -> A
 
     rows = [row for payload in payloads for row in payload[key]]
     axes = list(study.grid)
-    frame = pd.DataFrame(rows, columns=[*axes, "repeat", "learner", *columns])
+    # an entry's status, warnings and error text, when the cells record them
+    optional = [c for c in ENTRY_COLUMNS if any(c in row for row in rows)]
+    frame = pd.DataFrame(rows, columns=[*axes, "repeat", "learner", *columns, *optional])
     return frame.reset_index(drop=True)
 
 
