@@ -147,6 +147,8 @@ def _metric_html(study: Study, table: Any, metric: str, has_warnings: bool) -> s
                 diff, dse, _ = margin(table, study, metric, row["learner"], first["learner"],
                                       coords)  # fmt: skip
                 gap = f"{number(diff, digits)} ± {number(dse, digits)}"
+                if metric == FIT_TIME:  # times: a ratio of the means (log scale)
+                    gap = f"{mean / float(first['mean']):.3g}× as long"
             cells += _td(gap)
             body.append(f'<tr{" class=top" if row["best"] else ""}>{cells}</tr>')
     note = " (wall seconds of the fit alone)" if metric == FIT_TIME else ""

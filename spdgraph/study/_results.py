@@ -54,9 +54,17 @@ def _pyplot() -> Any:
     return plt
 
 
+def _mean_se(group: Any) -> tuple[Any, Any]:
+    """Mean and standard error over the repeats with a finite value, by n (se 0 with one)."""
+    values = group.assign(value=group["value"].where(np.isfinite(group["value"])))
+    stats = values.groupby("n")["value"].agg(["mean", "std", "count"])
+    se = (stats["std"] / np.sqrt(stats["count"])).fillna(0.0)
+    return stats["mean"], se
+
+
 def plot_metrics(study: Study, table: Any, path: Path) -> Path:
     """TPR, TDR, F1 and every custom metric against n: a row of panels per family,
-    one line per learner."""
+    one line per learner, error bars of one standard error; one scale per metric."""
     from spdgraph.validation import resolve_metric
 
     plt = _pyplot()
@@ -70,8 +78,8 @@ def plot_metrics(study: Study, table: Any, path: Path) -> Path:
     axes_split = _varying(study)
     fig, axs = plt.subplots(
         len(families), max(1, len(metrics)), figsize=(4 * max(1, len(metrics)),
-        3 * len(families)), squeeze=False,
-    )  # fmt: skip
+        3 * len(families)), squeeze=False, sharey="col",
+    )  # fmt: skip  # one scale per metric
     for i, family in enumerate(families):
         sub = table[table["family"] == family]
         for j, metric in enumerate(metrics):
@@ -79,11 +87,13 @@ def plot_metrics(study: Study, table: Any, path: Path) -> Path:
             rows = sub[sub["metric"] == metric]
             by = ["learner", *axes_split]
             for key, group in rows.groupby(by, sort=False):
-                mean = group.groupby("n")["value"].mean()
-                ax.plot(
+                mean, se = _mean_se(group)
+                ax.errorbar(
                     mean.index,
                     mean.to_numpy(),
+                    yerr=se.to_numpy(),
                     marker="o",
+                    capsize=3,
                     label=_label(key[0], key[1:], axes_split),
                 )
             ax.set_title(f"{family}: {metric if metric in custom else metric.upper()}")
@@ -132,18 +142,23 @@ def plot_curves(study: Study, curves: Any, path: Path) -> Path:
 
 
 def plot_seconds(study: Study, table: Any, path: Path) -> Path:
-    """Fit time (median over repeats, log scale) against n: one panel per family."""
+    """Fit time (median over repeats, a band from the fastest to the slowest, log scale)
+    against n: one panel per family, one scale."""
     plt = _pyplot()
     families = list(study.grid["family"])
-    fig, axs = plt.subplots(1, len(families), figsize=(4.2 * len(families), 3.2), squeeze=False)
+    fig, axs = plt.subplots(1, len(families), figsize=(4.2 * len(families), 3.2), squeeze=False,
+                            sharey=True)  # fmt: skip
     rows = table[table["metric"] == "seconds"]
     for j, family in enumerate(families):
         ax = axs[0][j]
         sub = rows[rows["family"] == family]
         for learner, group in sub.groupby("learner", sort=False):
-            median = group.groupby("n")["value"].median()
-            ax.plot(median.index, np.maximum(median.to_numpy(), 1e-6), marker="o", label=learner)
-        ax.set(title=f"{family}: fit time", xlabel="n", ylabel="seconds", yscale="log")
+            stats = group.groupby("n")["value"].agg(["median", "min", "max"]).clip(lower=1e-6)
+            (line,) = ax.plot(stats.index, stats["median"], marker="o", label=learner)
+            ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.2,
+                            color=line.get_color(), linewidth=0)  # fmt: skip
+        ax.set(title=f"{family}: fit time (median, band: range)", xlabel="n",
+               ylabel="seconds", yscale="log")  # fmt: skip
     axs[0][-1].legend(fontsize="small")
     fig.tight_layout()
     atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=90))
