@@ -17,8 +17,9 @@ import json
 import math
 import os
 import shutil
-import subprocess
+import signal
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -100,19 +101,17 @@ class DevTools:
         self.profile = tempfile.mkdtemp(prefix="spdgraph-chromium-")
         commands, self._to_browser = os.pipe()
         self._from_browser, replies = os.pipe()
-        # the browser reads commands on fd 3 and writes replies on fd 4
-        script = f'exec "$0" "$@" 3<&{commands} 4>&{replies}'
         args = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                 "--remote-debugging-pipe", f"--user-data-dir={self.profile}",
                 f"--window-size={width},{height}", "about:blank"]  # fmt: skip
-        self.process = subprocess.Popen(
-            ["sh", "-c", script, executable, *args],
-            pass_fds=(commands, replies),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(commands)
-        os.close(replies)
+        # the browser reads commands on fd 3 and writes replies on fd 4
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        self.pid = os.posix_spawn(executable, [executable, *args], dict(os.environ),
+            file_actions=[(os.POSIX_SPAWN_DUP2, commands, 3), (os.POSIX_SPAWN_DUP2, replies, 4),
+                          (os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)],
+            setsid=True)  # fmt: skip
+        for end in (commands, replies, devnull):
+            os.close(end)
         self._buffer = b""
         self._id = 0
         self.events: list[dict[str, Any]] = []
@@ -196,12 +195,18 @@ class DevTools:
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:
+        """Close the browser (killed, with its process group, if it does not close)."""
         try:
             self.call("Browser.close", session=False)
-            self.process.wait(timeout=10)
-        except (RuntimeError, OSError, subprocess.TimeoutExpired):
-            self.process.kill()
-            self.process.wait()
+        except (RuntimeError, OSError):
+            pass
+        for _ in range(100):
+            if os.waitpid(self.pid, os.WNOHANG) != (0, 0):
+                break
+            time.sleep(0.1)
+        else:
+            os.killpg(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
         os.close(self._to_browser)
         os.close(self._from_browser)
         shutil.rmtree(self.profile, ignore_errors=True)
@@ -227,3 +232,99 @@ def page(report):
         yield browser
     finally:
         browser.close()
+
+
+def test_no_console_error_and_every_image_loaded(page):
+    images = page.js("[...document.images].map(i => [i.complete, i.naturalWidth])")
+    assert len(images) == 2  # metrics and fit times (no curves in this study)
+    assert all(complete and width > 0 for complete, width in images), images
+    assert page.js("[...document.querySelectorAll('[src],[href]')].filter(e => "
+                   "/^https?:/.test(e.src || e.href)).length") == 0  # fmt: skip
+    assert page.errors() == []
+
+
+def test_every_table_is_visible_and_the_answer_is_on_the_first_screen(page):
+    page.js("window.scrollTo(0, 0)")
+    boxes = page.js(
+        "[...document.querySelectorAll('table')].map(t => { const r = t.getBoundingClientRect();"
+        " const s = getComputedStyle(t); return [t.className, r.width, r.height, s.display,"
+        " s.visibility, t.offsetParent !== null]; })"
+    )
+    assert len(boxes) == 1 + 5 + 2  # the answer, one per metric, failed cells and fits
+    for name, width, height, display, visibility, shown in boxes:
+        assert width > 0 and height > 0 and display != "none" and visibility == "visible", name
+        assert shown, name
+    top = page.js("document.getElementById('answer').getBoundingClientRect().top")
+    assert 0 <= top < page.js("window.innerHeight") / 2  # the answer starts on screen
+    page.screenshot(BUILD / "report-first-screen.png")
+    assert (BUILD / "report-first-screen.png").stat().st_size > 10_000
+
+
+def _column(page, table: str, index: int) -> list[str]:
+    return page.js(f"[...document.querySelector({json.dumps(table)}).tBodies[0].rows]"
+                   f".map(r => r.cells[{index}].textContent.trim())")  # fmt: skip
+
+
+def test_a_click_on_a_header_sorts_the_table(page):
+    table = 'table[data-metric="shd"]'
+    heads = page.js(f"[...document.querySelectorAll('{table} th')].map(h => h.textContent)")
+    mean = heads.index("mean")
+    before = _column(page, table, mean)
+    page.click(f"{table} th:nth-child({mean + 1})")
+    ascending = [float(v) for v in _column(page, table, mean) if v != "–"]
+    assert ascending == sorted(ascending) and sorted(before) == sorted(_column(page, table, mean))
+    page.click(f"{table} th:nth-child({mean + 1})")
+    descending = [float(v) for v in _column(page, table, mean) if v != "–"]
+    assert descending == sorted(ascending, reverse=True)
+    learner = heads.index("learner")
+    page.click(f"{table} th:nth-child({learner + 1})")
+    names = _column(page, table, learner)
+    assert names == sorted(names)
+
+
+def _shown(page) -> pd.DataFrame:
+    """Every ranked row as the page shows it (whatever order a click left)."""
+    rows = page.js(
+        "[...document.querySelectorAll('table.metric')].flatMap(t => { const h = [...t.tHead"
+        ".rows[0].cells].map(c => c.textContent); return [...t.tBodies[0].rows].map(r =>"
+        " Object.assign({metric: t.dataset.metric}, Object.fromEntries(h.map((k, i) =>"
+        " [k, r.cells[i].textContent.trim()])))); })"
+    )
+    return pd.DataFrame(rows)
+
+
+def test_the_numbers_shown_are_those_of_results_csv(page, report):
+    results = pd.read_csv(report / "results.csv")
+    shown = _shown(page)
+    assert len(shown) == 2 * 2 * 4 * 5  # cells x learners x metrics
+    for (metric, family, n, learner), rows in results.groupby(["metric", "family", "n",
+                                                                "learner"]):  # fmt: skip
+        row = shown[(shown["metric"] == metric) & (shown["family"] == family)
+                    & (shown["n"] == str(n)) & (shown["learner"] == learner)]  # fmt: skip
+        assert len(row) == 1, (metric, family, n, learner)
+        row = row.iloc[0]
+        values = rows["value"].dropna().to_numpy()
+        entries = rows.drop_duplicates("repeat")
+        assert row["repeats"] == f"{len(values)} of 3"
+        assert row["failed"] == str(int((entries["status"] == "failed").sum()))
+        assert row["selected nothing"] == str(int((entries["status"] == "selected nothing")
+                                                  .sum()))  # fmt: skip
+        assert row["warnings"] == str(int(entries["warnings"].sum()))
+        mean, se = values.mean(), values.std(ddof=1) / math.sqrt(len(values))
+        for text, expected in ((row["mean"], mean), (row["± se"], se)):
+            places = len(text.partition(".")[2])
+            assert abs(float(text) - expected) <= 0.5 * 10.0**-places * (1 + 1e-9), (
+                metric, learner, text, expected)  # fmt: skip
+    failed = page.js("[...document.querySelectorAll('#failed-fits tbody tr')].length")
+    assert failed == int((results.drop_duplicates(["family", "n", "learner", "repeat"])
+                          ["status"] == "failed").sum())  # fmt: skip
+
+
+def test_the_code_is_collapsed_at_the_end_and_readable(page):
+    order = page.js("[...document.querySelectorAll('h2')].map(h => h.textContent)")
+    assert order[0] == "Best learner per cell and metric" and order[-1] == "The study as run"
+    assert page.js("[...document.querySelectorAll('details')].every(d => !d.open)")
+    code = page.js("[...document.querySelectorAll('details pre code')].map(c => c.textContent)")
+    assert any('fit <- huge(x, method = "mb", nlambda = 20, verbose = FALSE)\nsel <-' in c
+               for c in code)  # fmt: skip  # R as written, one statement a line
+    assert page.js("document.querySelectorAll('details pre span.f').length") > 0  # highlighted
