@@ -25,6 +25,8 @@ _KEYWORDS = {
     "text": "",
 }
 _COMMENT = {"r": r"\#[^\n]*", "python": r"\#[^\n]*", "toml": r"\#[^\n]*", "text": r"(?!x)x"}
+#: Characters a TOML literal string cannot hold.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _STRING = r"'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\""
 
 
@@ -65,8 +67,9 @@ def highlight(code: str, language: str) -> str:
 def _value(value: Any) -> str:
     """One TOML value: multi-line strings as ``'''`` blocks, lists of those one a line."""
     if isinstance(value, str):
-        if "\n" in value and "'''" not in value:
-            return "'''\n" + value.strip("\n") + "\n'''"
+        literal = "'''" not in value and not value.endswith("'") and not _CONTROL.search(value)
+        if "\n" in value and literal:  # as written; else a basic string with escapes
+            return "'''\n" + value + "'''"
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -46,7 +46,7 @@ th { background: #f1f3f5; cursor: pointer; user-select: none; white-space: nowra
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after
   { content: " \\25BC"; }
 td.key, td.lrn { text-align: left; } tr.top td { background: #eef7ee; font-weight: 600; }
-td.warn, span.warn { color: #b35900; } .small { color: #666; font-size: .85em; }
+.small { color: #666; font-size: .85em; } .warn, .small.warn { color: #b35900; }
 table.best td { text-align: left; } table.best .v, table.best .lrn { white-space: nowrap; } table.best b { font-variant-numeric: tabular-nums; }
 td { font-variant-numeric: tabular-nums; } .tie { color: #8a6d00; }
 pre { background: #f7f7f7; padding: .7em; overflow-x: auto; font-size: .85em; margin: .3em 0; }
@@ -124,7 +124,7 @@ def _metric_html(study: Study, table: Any, metric: str, has_warnings: bool) -> s
     summary = summary_table(study, table, metric)
     axes = _axes(study)
     places = decimals(summary["mean"], metric)
-    heads = [*axes, "rank", "learner", "mean", "± se", "n", "selected nothing", "failed"]
+    heads = [*axes, "rank", "learner", "mean", "± se", "repeats", "selected nothing", "failed"]
     heads += ["warnings"] * has_warnings + ["vs best (paired)"]
     body = []
     for _, group in summary.groupby(axes, sort=False):
@@ -169,12 +169,18 @@ def _best_entry(study: Study, table: Any, metric: str, group: Any, places: int |
     first = ranked.iloc[0]
     mean, se = float(first["mean"]), float(first["se"])
     digits = places_of(mean, places)
-    n_cls = "warn" if first["repeats"] < first["expected"] else "small"
+    shown, expected = int(first["repeats"]), int(first["expected"])
+    n_text = f"n = {shown}" if shown >= expected else f"n = {shown} of {expected}"
     text = (
         f'<div class="lrn">{_esc(first["learner"])}</div><div class="v"><b>'
         f"{number(mean, digits)}</b> ± {number(se, digits)} "
-        f'<span class="{n_cls}">n = {int(first["repeats"])}</span></div>'
+        f'<span class="{"warn" if shown < expected else "small"}">{n_text}</span></div>'
     )
+    lost = [f"{int(first[k])} {w}" for k, w in (("failed", "failed"), ("selected_nothing",
+            "selected nothing")) if first[k] > 0]  # fmt: skip
+    if lost:
+        text += f'<div class="small warn">{", ".join(lost)}</div>'
+
     if len(ranked) > 1:
         second = ranked.iloc[1]
         coords = {a: first[a] for a in study.grid}

@@ -84,12 +84,12 @@ def run_paragraph(study: Study, table: Any, failures: list[dict[str, Any]]) -> s
     done = len(table[list(study.grid)].drop_duplicates()) if len(table) else 0
     timed = "; every fit timed (seconds)" if FIT_TIME in metrics else ""
     return (
-        f'<p class="run"><b>What was run.</b> {len(study.learners)} learners, {learners}, '
+        f'<p class="run"><b>What was run.</b> {len(study.learners)} learners ({learners}) '
         f"on {_grid_words(study)}: {n_cells} cells, {study.repeats} repeat{'s' if study.repeats != 1 else ''} each (one "
         f"simulated data set per repeat, the same for every learner); scored by {scored}"
         f"{timed}. Truth: the {_esc(study.kind)} graph. Seed {study.seed} (each cell's "
         f"seed from it and the cell's coordinates). <b>{done} of {n_cells} cells stored"
-        f"</b>, {len(failures)} failed; {_status_counts(table)}. Built by spdgraph from the "
+        f"</b> ({len(failures)} failed); {_status_counts(table)}. Built by spdgraph from the "
         "stored cells (<code>spdgraph study report DIR</code> rebuilds it).</p>"
     )
 

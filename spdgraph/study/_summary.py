@@ -140,7 +140,7 @@ def summary_table(study: Study, table: Any, metric: str) -> Any:
     out["_cell"] = out.groupby(axes, sort=False).ngroup()
     out = out.sort_values(["_cell", "_key", "_order"], kind="stable").reset_index(drop=True)
     ranked = out["mean"].notna() & (direction is not None)
-    out["rank"] = out[ranked].groupby("_cell").cumcount().add(1).reindex(out.index)
+    out["rank"] = out[ranked].groupby("_cell").cumcount().add(1).reindex(out.index).astype(float)
     out["best"] = out["rank"] == 1
     return out[columns]
 
