@@ -47,8 +47,9 @@ th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]:
   { content: " \\25BC"; }
 td.key, td.lrn { text-align: left; } tr.top td { background: #eef7ee; font-weight: 600; }
 .small { color: #666; font-size: .85em; } .warn, .small.warn { color: #b35900; }
-table.best td { text-align: left; } table.best .v, table.best .lrn { white-space: nowrap; } table.best b { font-variant-numeric: tabular-nums; }
-td { font-variant-numeric: tabular-nums; } .tie { color: #8a6d00; }
+table.best td { text-align: left; }
+table.best .v, table.best .lrn { white-space: nowrap; }
+td, table.best b { font-variant-numeric: tabular-nums; } .tie { color: #8a6d00; }
 pre { background: #f7f7f7; padding: .7em; overflow-x: auto; font-size: .85em; margin: .3em 0; }
 details { margin: .4em 0; } summary { cursor: pointer; font-weight: 600; }
 img { max-width: 100%; } figure { margin: 1em 0; } .fail td { text-align: left; }
@@ -150,7 +151,7 @@ def _metric_html(study: Study, table: Any, metric: str, has_warnings: bool) -> s
                 if metric == FIT_TIME:  # times: a ratio of the means (log scale)
                     gap = f"{mean / float(first['mean']):.3g}× as long"
             cells += _td(gap)
-            body.append(f'<tr{" class=top" if row["best"] else ""}>{cells}</tr>')
+            body.append(f"<tr{' class=top' if row['best'] else ''}>{cells}</tr>")
     note = " (wall seconds of the fit alone)" if metric == FIT_TIME else ""
     head = "".join(f"<th>{_esc(h)}</th>" for h in heads)
     return (
@@ -198,7 +199,7 @@ def _margin_words(
         ratio = float(second["mean"]) / float(first["mean"])
         return f'<div class="small">next: {name}, {ratio:.3g}× as long</div>'
     diff, dse, n = margin(table, study, metric, first["learner"], second["learner"], coords)
-    tie = bool(np.isfinite(dse) and abs(diff) < 2 * dse)
+    tie = bool(np.isfinite(dse) and abs(diff) <= 2 * dse)
     spread = f"± {number(dse, digits)}" if np.isfinite(dse) else f"({n} repeat)"
     word = f"≈ {name}: +" if tie else f"ahead of {name} by "
     return (
@@ -212,9 +213,8 @@ def _answer_html(study: Study, table: Any, metrics: list[str]) -> str:
     axes = _axes(study)
     ranked = [m for m in metrics if higher_is_better(study, m) is not None]
     summaries = {m: summary_table(study, table, m) for m in ranked}
-    cells = table[axes].drop_duplicates() if len(table) else []
     body = []
-    for _, cell in (cells.iterrows() if len(cells) else []):
+    for _, cell in table[axes].drop_duplicates().iterrows():
         row = "".join(_td(_esc(cell[a]), cls="key") for a in axes)
         for m in ranked:
             s = summaries[m]

@@ -83,9 +83,10 @@ def run_paragraph(study: Study, table: Any, failures: list[dict[str, Any]]) -> s
     n_cells = len(study.cells())
     done = len(table[list(study.grid)].drop_duplicates()) if len(table) else 0
     timed = "; every fit timed (seconds)" if FIT_TIME in metrics else ""
+    repeats = "repeat" if study.repeats == 1 else "repeats"
     return (
         f'<p class="run"><b>What was run.</b> {len(study.learners)} learners ({learners}) '
-        f"on {_grid_words(study)}: {n_cells} cells, {study.repeats} repeat{'s' if study.repeats != 1 else ''} each (one "
+        f"on {_grid_words(study)}: {n_cells} cells, {study.repeats} {repeats} each (one "
         f"simulated data set per repeat, the same for every learner); scored by {scored}"
         f"{timed}. Truth: the {_esc(study.kind)} graph. Seed {study.seed} (each cell's "
         f"seed from it and the cell's coordinates). <b>{done} of {n_cells} cells stored"
@@ -101,7 +102,8 @@ def _failed_fits(study: Study, table: Any) -> str:
     rows = table[table["status"] == FAILED].drop_duplicates(keys)
     axes = [a for a in study.grid if len(study.grid[a]) > 1] or ["family"]
     body = "".join(
-        "<tr>" + "".join(f"<td>{_esc(row[a])}</td>" for a in [*axes, "learner", "repeat"])
+        "<tr>"
+        + "".join(f"<td>{_esc(row[a])}</td>" for a in [*axes, "learner", "repeat"])
         + f"<td><pre>{_esc(row.get('error', '') or '')}</pre></td></tr>"
         for _, row in rows.iterrows()
     )

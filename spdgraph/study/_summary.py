@@ -162,15 +162,18 @@ def margin(table: Any, study: Study, metric: str, ahead: str, behind: str, cell:
 
 
 def decimals(values: Any, metric: str) -> int | None:
-    """Decimals giving the metric's largest |value| three significant digits (None: fit
-    times, each number to three significant digits of its own)."""
+    """Decimals giving the metric's values three significant digits at the scale of the
+    largest |value| (rates in [0, 1]: three decimals; None: fit times, each number to three
+    significant digits of its own)."""
     if metric == FIT_TIME:
         return None
     finite = np.abs(np.asarray(values, dtype=float))
     finite = finite[np.isfinite(finite) & (finite > 0)]
     if not len(finite):
         return 3
-    return int(min(6, max(0, 2 - math.floor(math.log10(float(finite.max()))))))
+    # the largest value's leading digit: 0.79 and 1.0 alike at 10^-1 (a rate's three decimals)
+    leading = math.ceil(math.log10(float(finite.max()))) - 1
+    return int(min(6, max(0, 2 - leading)))
 
 
 def places_of(value: float, places: int | None) -> int:

@@ -42,8 +42,17 @@ def _records(with_status: bool) -> list[dict]:
                                       ("seconds", seconds * (1 + r))):  # fmt: skip
                     if status == "failed" or (status == "selected nothing" and metric == "tdr"):
                         value = math.nan
-                    row = {"family": "hub", "p": 10, "n": n, "method": "po", "data": "gaussian",
-                           "repeat": r, "learner": learner, "metric": metric, "value": value}
+                    row = {
+                        "family": "hub",
+                        "p": 10,
+                        "n": n,
+                        "method": "po",
+                        "data": "gaussian",
+                        "repeat": r,
+                        "learner": learner,
+                        "metric": metric,
+                        "value": value,
+                    }
                     if with_status:
                         row.update(status=status, warnings=r, error="boom" * (status == "failed"))
                     rows.append(row)
@@ -128,7 +137,7 @@ def test_the_report_leads_with_the_answer_and_ends_with_the_code(tmp_path):
 def test_numbers_of_one_metric_share_their_decimals(tmp_path):
     parsed = _Page()
     parsed.feed(_write(tmp_path))
-    for metric, places in (("tdr", 3), ("shd", 1)):
+    for metric, places in (("tdr", 3), ("shd", 1)):  # rates: 3 decimals; SHD up to 32
         numbers = [t for m, t in parsed.cells if m == metric and re.fullmatch(r"-?\d+\.\d+", t)]
         assert numbers and {len(t.partition(".")[2]) for t in numbers} == {places}, metric
 

@@ -43,16 +43,32 @@ STUDY = {
     "learners": [
         {"name": "glasso"},
         {"name": "shrink"},
-        {"name": "huge-mb-ric", "packages": ["huge"], "r": (
-            'fit <- huge(x, method = "mb", nlambda = 20, verbose = FALSE)\n'
-            'sel <- huge.select(fit, criterion = "ric", verbose = FALSE)\n'
-            "as.matrix(sel$refit)            # the selected graph (0/1)\n")},
-        {"name": "cmd-ridge", "rule": "lfdr", "command": ["python3", "-c", (
-            "import sys\nimport numpy as np\n"
-            "x = np.loadtxt(sys.argv[1], delimiter=',', skiprows=1)\n"
-            "np.savetxt(sys.argv[2], -np.linalg.inv(np.cov(x, rowvar=False)), delimiter=',')\n"
-        ), "{data}", "{out}"]},
-    ],  # fmt: skip
+        {
+            "name": "huge-mb-ric",
+            "packages": ["huge"],
+            "r": (
+                'fit <- huge(x, method = "mb", nlambda = 20, verbose = FALSE)\n'
+                'sel <- huge.select(fit, criterion = "ric", verbose = FALSE)\n'
+                "as.matrix(sel$refit)            # the selected graph (0/1)\n"
+            ),
+        },
+        {
+            "name": "cmd-ridge",
+            "rule": "lfdr",
+            "command": [
+                "python3",
+                "-c",
+                (
+                    "import sys\nimport numpy as np\n"
+                    "x = np.loadtxt(sys.argv[1], delimiter=',', skiprows=1)\n"
+                    "k = -np.linalg.inv(np.cov(x, rowvar=False))\n"
+                    "np.savetxt(sys.argv[2], k, delimiter=',')\n"
+                ),
+                "{data}",
+                "{out}",
+            ],
+        },
+    ],
     "scores": {"metrics": ["tpr", "tdr", "f1", "shd", "seconds"], "curves": False},
 }
 
@@ -71,13 +87,19 @@ def _payloads(study: Any) -> list[dict[str, Any]]:
                     status = "selected nothing"
                 if name == "cmd-ridge" and r == 2 and cell["n"] == 100:
                     status = "failed"
-                base = {**cell, "repeat": r, "learner": name, "status": status,
-                        "warnings": int(rng.integers(0, 3)),
-                        "error": "exited with status 1: boom" if status == "failed" else ""}
+                base = {
+                    **cell,
+                    "repeat": r,
+                    "learner": name,
+                    "status": status,
+                    "warnings": int(rng.integers(0, 3)),
+                    "error": "exited with status 1: boom" if status == "failed" else "",
+                }
                 for metric in study.metrics:
-                    value = {"shd": float(rng.integers(5, 60)),
-                             "seconds": float(10 ** rng.uniform(-3, 1))}.get(
-                        metric, float(np.clip(rng.normal(0.45 + 0.1 * k, 0.1), 0, 1)))
+                    value = {
+                        "shd": float(rng.integers(5, 60)),
+                        "seconds": float(10 ** rng.uniform(-3, 1)),
+                    }.get(metric, float(np.clip(rng.normal(0.45 + 0.1 * k, 0.1), 0, 1)))
                     if status == "failed" or (status != "ok" and metric in ("tdr", "f1")):
                         value = math.nan
                     records.append({**base, "metric": metric, "value": value})
@@ -90,8 +112,9 @@ def _browser() -> str:
         found = shutil.which(name)
         if found:
             return found
-    pytest.skip(f"no headless browser: none of {', '.join(BROWSERS)} on PATH "
-                "(apt-get install chromium)")
+    pytest.skip(
+        f"no headless browser: none of {', '.join(BROWSERS)} on PATH (apt-get install chromium)"
+    )
 
 
 class DevTools:
