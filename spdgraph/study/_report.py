@@ -149,7 +149,7 @@ def _metric_html(study: Study, table: Any, metric: str, has_warnings: bool) -> s
                                       coords)  # fmt: skip
                 gap = f"{number(diff, digits)} ± {number(dse, digits)}"
                 if metric == FIT_TIME:  # times: a ratio of the means (log scale)
-                    gap = f"{mean / float(first['mean']):.3g}× as long"
+                    gap = _ratio(mean, float(first["mean"]))
             cells += _td(gap)
             body.append(f"<tr{' class=top' if row['best'] else ''}>{cells}</tr>")
     note = " (wall seconds of the fit alone)" if metric == FIT_TIME else ""
@@ -189,6 +189,11 @@ def _best_entry(study: Study, table: Any, metric: str, group: Any, places: int |
     return _td(text, mean)
 
 
+def _ratio(slower: float, faster: float) -> str:
+    """``9.68× as long`` (the slower time in seconds when the faster one reads 0)."""
+    return f"{slower / faster:.3g}× as long" if faster > 0 else f"{slower:.3g} s"
+
+
 def _margin_words(
     study: Study, table: Any, metric: str, first: Any, second: Any, coords: dict, digits: int
 ) -> str:
@@ -196,8 +201,8 @@ def _margin_words(
     times as a ratio of the means."""
     name = _esc(second["learner"])
     if metric == FIT_TIME:
-        ratio = float(second["mean"]) / float(first["mean"])
-        return f'<div class="small">next: {name}, {ratio:.3g}× as long</div>'
+        ratio = _ratio(float(second["mean"]), float(first["mean"]))
+        return f'<div class="small">next: {name}, {ratio}</div>'
     diff, dse, n = margin(table, study, metric, first["learner"], second["learner"], coords)
     tie = bool(np.isfinite(dse) and abs(diff) <= 2 * dse)
     spread = f"± {number(dse, digits)}" if np.isfinite(dse) else f"({n} repeat)"

@@ -164,3 +164,12 @@ def test_highlighting_marks_and_escapes(code, language, expected):
     assert expected in shown
     assert re.sub(r"<[^>]+>", "", shown).replace("&lt;", "<").replace("&gt;", ">").replace(
         "&amp;", "&") == code  # fmt: skip  # nothing lost, nothing added
+
+
+def test_a_fit_time_of_zero_is_reported(tmp_path):
+    """A clock may read 0 s for a fast fit: the ratio to it is not a division by zero."""
+    rows = [r | {"value": 0.0} if r["metric"] == "seconds" and r["learner"] == "shrink" else r
+            for r in _records(True)]  # fmt: skip
+    write_results(load_study(SPEC), tmp_path, [{"records": rows, "curves": []}], plots=False)
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "next: glasso, 0.3 s" in page  # glasso: 0.2 and 0.4 s (its third fit failed)
