@@ -80,7 +80,7 @@ def _value(value: Any) -> str:
     if isinstance(value, list | tuple):
         parts = [_value(v) for v in value]
         if any("\n" in p for p in parts):
-            return "[\n" + ",\n".join(parts) + ",\n]"
+            return "[\n" + ",\n".join("  " + p for p in parts) + ",\n]"  # first lines only
         return "[" + ", ".join(parts) + "]"
     return json.dumps(str(value), ensure_ascii=False)
 

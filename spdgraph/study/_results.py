@@ -107,7 +107,8 @@ def plot_metrics(study: Study, table: Any, path: Path) -> Path:
     return path
 
 
-def _mean_curve(group: Any, x: str, y: str) -> tuple[np.ndarray, np.ndarray]:
+def _mean_curve(group: Any, x: str, y: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mean curve over the repeats on a common grid of ``x``, and its standard error."""
     grid = np.linspace(0.0, 1.0, 51)
     curves = []
     for _, one in group.groupby("repeat"):
@@ -116,11 +117,15 @@ def _mean_curve(group: Any, x: str, y: str) -> tuple[np.ndarray, np.ndarray]:
         if ok.sum() >= 2:
             order = np.argsort(xs[ok], kind="stable")
             curves.append(np.interp(grid, xs[ok][order], ys[ok][order]))
-    return grid, (np.mean(curves, axis=0) if curves else np.full_like(grid, np.nan))
+    if not curves:
+        return grid, np.full_like(grid, np.nan), np.zeros_like(grid)
+    se = np.std(curves, axis=0, ddof=1) / np.sqrt(len(curves)) if len(curves) > 1 else 0 * grid
+    return grid, np.mean(curves, axis=0), se
 
 
 def plot_curves(study: Study, curves: Any, path: Path) -> Path:
-    """ROC and precision-recall curves (mean over repeats) at the largest n, per family."""
+    """ROC and precision-recall curves (mean over repeats, a band of one standard error) at
+    the largest n, per family."""
     plt = _pyplot()
     families = list(study.grid["family"])
     fig, axs = plt.subplots(len(families), 2, figsize=(8, 3.2 * len(families)), squeeze=False)
@@ -130,8 +135,11 @@ def plot_curves(study: Study, curves: Any, path: Path) -> Path:
         sub = curves[(curves["family"] == family) & (curves["n"] == n_max)]
         for key, group in sub.groupby(["learner", *axes_split], sort=False):
             label = _label(key[0], key[1:], axes_split)
-            axs[i][0].plot(*_mean_curve(group, "fpr", "tpr"), label=label)
-            axs[i][1].plot(*_mean_curve(group, "tpr", "tdr"), label=label)
+            for ax, (x, y) in zip(axs[i], (("fpr", "tpr"), ("tpr", "tdr")), strict=True):
+                grid, mean, se = _mean_curve(group, x, y)
+                (line,) = ax.plot(grid, mean, label=label)
+                ax.fill_between(grid, mean - se, mean + se, alpha=0.2, color=line.get_color(),
+                                linewidth=0)  # fmt: skip
         axs[i][0].set(title=f"{family}, n = {n_max}: ROC", xlabel="FPR", ylabel="TPR")
         axs[i][1].set(title=f"{family}, n = {n_max}: PR", xlabel="recall (TPR)", ylabel="TDR")
     axs[0][1].legend(fontsize="small")
