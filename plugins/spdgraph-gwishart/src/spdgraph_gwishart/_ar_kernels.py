@@ -96,7 +96,9 @@ def _draw_into(state, df, budgets, e, chi2, z):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def accept_reject_streams(plan, states, order, adjacency, block, max_proposals, out):  # pragma: no cover - numba
+def accept_reject_streams(
+    plan, states, order, adjacency, block, max_proposals, out
+):  # pragma: no cover - numba
     """Matrix k of ``out`` from stream ``states[k]``, as :func:`accept_reject` on blocks of
     ``block`` proposals (``block == 0``: no fill-in, one proposal, always accepted).
 
