@@ -18,7 +18,7 @@ R BDgraph's ``rgwish``) warns: its joint law is not W_G.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -173,33 +173,15 @@ def gwishart(
     >>> k[0, 2]
     np.float64(0.0)
     """
-    draw, _ = _sampler(
-        adjacency,
-        b=b,
-        algorithm=algorithm,
-        D=D,
-        min_acceptance=min_acceptance,
-        burn_in=burn_in,
-        tol=tol,
-        max_iter=max_iter,
-        residual_tolerance=residual_tolerance,
-        max_flops=max_flops,
-    )
+    given = {"b": b, "algorithm": algorithm, "D": D, "min_acceptance": min_acceptance,
+             "burn_in": burn_in, "tol": tol, "max_iter": max_iter,
+             "residual_tolerance": residual_tolerance, "max_flops": max_flops}  # fmt: skip
+    draw, _ = _sampler(adjacency, given)
     return draw(rng)
 
 
 def _sampler(
-    adjacency: np.ndarray,
-    *,
-    b: float = DEFAULTS["b"],
-    algorithm: str = DEFAULTS["algorithm"],
-    D: Any = DEFAULTS["D"],
-    min_acceptance: float = DEFAULTS["min_acceptance"],
-    burn_in: int | None = DEFAULTS["burn_in"],
-    tol: float = DEFAULTS["tol"],
-    max_iter: int = DEFAULTS["max_iter"],
-    residual_tolerance: float = DEFAULTS["residual_tolerance"],
-    max_flops: float = DEFAULTS["max_flops"],
+    adjacency: np.ndarray, given: Mapping[str, Any]
 ) -> tuple[Callable[[np.random.Generator], np.ndarray], tuple[float, np.ndarray] | None]:
     """The options checked, the sampler chosen and its cost bounded, once per call: the
     function drawing one matrix from a Generator, and ``(b, D)`` when that is the exact
@@ -210,9 +192,12 @@ def _sampler(
     from spdgraph_gwishart.lenkoski import lenkoski_gwishart
     from spdgraph_gwishart.mcmc import mcmc_gwishart
 
+    options = {**DEFAULTS, **given}
+    algorithm, burn_in, max_flops = options["algorithm"], options["burn_in"], options["max_flops"]
+    min_acceptance = options["min_acceptance"]
     p = adjacency.shape[0]
-    b = _check_number(b, "b (degrees of freedom)", lower=2.0, upper=MAX_B)
-    d = scale_matrix(D, p)
+    b = _check_number(options["b"], "b (degrees of freedom)", lower=2.0, upper=MAX_B)
+    d = scale_matrix(options["D"], p)
     if algorithm not in ALGORITHMS:
         raise spdgraph.InvalidOptionError(
             f"gwishart option algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, "
@@ -251,8 +236,11 @@ def _sampler(
     if algorithm == "mcmc":
         return (lambda rng: mcmc_gwishart(adjacency, rng, b, d, burn_in)), None
     _lenkoski_warning()
-    tol = _check_number(tol, "tol", lower=0.0)
-    residual_tolerance = _check_number(residual_tolerance, "residual_tolerance", lower=0.0)
+    tol = _check_number(options["tol"], "tol", lower=0.0)
+    residual_tolerance = _check_number(
+        options["residual_tolerance"], "residual_tolerance", lower=0.0
+    )
+    max_iter = int(options["max_iter"])
 
     def lenkoski(rng: np.random.Generator) -> np.ndarray:
         return lenkoski_gwishart(
@@ -261,7 +249,7 @@ def _sampler(
             b,
             d,
             tol=tol,
-            max_iter=int(max_iter),
+            max_iter=max_iter,
             residual_tolerance=residual_tolerance,
         )
 
@@ -352,7 +340,7 @@ def gwishart_batch(
     """
     from spdgraph_gwishart.exact import accept_reject_from_states
 
-    draw, exact = _sampler(adjacency, **options)
+    draw, exact = _sampler(adjacency, options)
     states = _fresh_states(rngs) if exact is not None else None
     if states is not None and exact is not None:
         return accept_reject_from_states(adjacency, states, *exact)
