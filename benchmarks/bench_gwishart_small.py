@@ -1,22 +1,29 @@
-"""Benchmark: exact G-Wishart's fixed cost on small graphs against R's one-thread rgwish.
+"""Benchmark: exact G-Wishart's per-call cost on small graphs against R's one-thread rgwish.
 
 100 draws of W_G(3, I) on K_{2,3}, the wheel W5, the 10-cycle and the Petersen
-graph (10 nodes), medians of ``--repeats`` calls, all in the same run:
+graph (10 nodes), interleaved with R in the same run:
 
-* ``fresh``: spdgraph with its plan caches cleared before each call (the
-  minimum fill-in order and the acceptance pilot are paid every time, as in
-  a new process);
-* ``warm``: the plan reused for the same (G, b, D) (cached by content within
-  a process: the second and later calls);
-* ``R``: BDgraph's ``rgwish(n = 100, adj, b = 3, D = I)`` timed by
-  ``system.time`` in one ``Rscript`` process run with
-  ``OPENBLAS_NUM_THREADS=1`` (R's default BLAS threads make it 10-50x slower
-  on a shared machine). Note that ``rgwish`` is Lenkoski's sampler: not
-  exact jointly off complete graphs, unlike spdgraph's default.
+* ``warm``: ``spdgraph.sample(g, "gwishart", size=100, kind="precision",
+  normalize=False)`` with the plan reused for the same (G, b, D) (cached by
+  content within a process: a sampler inside a loop);
+* ``fresh``: the same with the plugin's plan caches cleared before each call
+  (the minimum fill-in order and the acceptance pilot paid every time, as in a
+  new process);
+* ``R``: BDgraph's ``rgwish(n = 100, adj, b = 3, D = I)`` in one ``Rscript``
+  process kept open for the whole run, with ``OPENBLAS_NUM_THREADS=1``
+  (R's default BLAS threads make it 10-50x slower on a shared machine).
+  ``rgwish`` is Lenkoski's sampler: not exact jointly off complete graphs,
+  unlike spdgraph's default.
 
-Target (issue 47): fresh / R < 2 on the 10-node graphs.
+Every measurement is the wall time of ``--calls`` calls in a row divided by
+``--calls`` (R: ``proc.time()`` around the loop, so its clock, which reads
+milliseconds, is resolved); the rounds run graph by graph, spdgraph then R,
+and the table gives the medians over ``--rounds`` rounds and the machine's
+load (``os.getloadavg``) before and after. ``--busy`` runs a process spinning
+on one core beside the benchmark for its whole duration (and ends it).
+Target (issue 54): warm / R <= 1 on every graph, loaded or not.
 
-    python benchmarks/bench_gwishart_small.py [--repeats 7]
+    python benchmarks/bench_gwishart_small.py [--rounds 7] [--calls 100] [--busy]
 """
 
 from __future__ import annotations
@@ -26,9 +33,12 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import networkx as nx
 import numpy as np
@@ -37,18 +47,27 @@ import spdgraph
 
 DRAWS = 100
 
-R_SCRIPT = r"""
+R_SERVER = r"""
 suppressMessages(library(BDgraph))
-args <- commandArgs(trailingOnly = TRUE)
-reps <- as.integer(args[1])
-files <- args[-1]
-for (f in files) {
+con <- file("stdin")
+open(con)
+graphs <- list()
+for (f in commandArgs(trailingOnly = TRUE)) {
   g <- as.matrix(read.table(f))
   dimnames(g) <- NULL
+  graphs[[basename(f)]] <- g
   invisible(rgwish(n = 100, adj = g, b = 3, D = diag(nrow(g))))
-  t <- sapply(1:reps, function(i)
-    system.time(rgwish(n = 100, adj = g, b = 3, D = diag(nrow(g))))[["elapsed"]])
-  cat(basename(f), median(t), "\n")
+}
+cat("ready\n")
+while (length(line <- readLines(con, n = 1)) > 0) {
+  words <- strsplit(line, " ")[[1]]
+  g <- graphs[[words[1]]]
+  calls <- as.integer(words[2])
+  d <- diag(nrow(g))
+  start <- proc.time()[["elapsed"]]
+  for (i in seq_len(calls)) rgwish(n = 100, adj = g, b = 3, D = d)
+  cat((proc.time()[["elapsed"]] - start) / calls, "\n")
+  flush(stdout())
 }
 """
 
@@ -70,68 +89,112 @@ def clear_plans() -> None:
     choice._decomposable.cache_clear()
 
 
-def spdgraph_seconds(g: nx.Graph, repeats: int, fresh: bool) -> float:
-    times = []
+def spdgraph_seconds(g: nx.Graph, calls: int, fresh: bool) -> float:
+    """Wall seconds of one call of 100 draws: the mean of ``calls`` calls in a row."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in range(repeats):
+        total = 0.0
+        for seed in range(calls):
             if fresh:
                 clear_plans()
             start = time.perf_counter()
             spdgraph.sample(g, "gwishart", size=DRAWS, seed=seed, kind="precision",
                             normalize=False)  # fmt: skip
-            times.append(time.perf_counter() - start)
-    return statistics.median(times)
+            total += time.perf_counter() - start
+    return total / calls
 
 
-def r_seconds(named: dict[str, nx.Graph], repeats: int) -> dict[str, float]:
-    if shutil.which("Rscript") is None:
-        return {}
-    with tempfile.TemporaryDirectory() as tmp:
+class RServer:
+    """One Rscript process holding the graphs; ``seconds(i, calls)`` times ``calls`` calls."""
+
+    def __init__(self, named: dict[str, nx.Graph], tmp: str) -> None:
         files = []
         for i, g in enumerate(named.values()):
             path = os.path.join(tmp, f"g{i}")
             np.savetxt(path, nx.to_numpy_array(g, dtype=int), fmt="%d")
             files.append(path)
-        script = os.path.join(tmp, "bench.R")
+        script = os.path.join(tmp, "server.R")
         with open(script, "w") as fh:
-            fh.write(R_SCRIPT)
+            fh.write(R_SERVER)
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-        out = subprocess.run(
-            ["Rscript", script, str(repeats), *files],
-            env=env, capture_output=True, text=True, check=False, timeout=600,
+        self.proc = subprocess.Popen(
+            ["Rscript", script, *files], env=env, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )  # fmt: skip
-    if out.returncode != 0:
-        print("R failed:", out.stderr.strip().splitlines()[-1:])
-        return {}
-    by_file = {line.split()[0]: float(line.split()[1]) for line in out.stdout.splitlines()}
-    return {name: by_file[f"g{i}"] for i, name in enumerate(named) if f"g{i}" in by_file}
+        assert self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("Rscript with BDgraph did not start")
+
+    def seconds(self, index: int, calls: int) -> float:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"g{index} {calls}\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+@contextmanager
+def busy_neighbour(on: bool) -> Iterator[None]:
+    """A process spinning on one core beside the benchmark (if ``on``), ended after."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if on else None
+    try:
+        yield
+    finally:
+        if spinner is not None:
+            spinner.kill()
+            spinner.wait()
+
+
+def measure(named: dict[str, nx.Graph], rounds: int, calls: int) -> dict[str, dict[str, list]]:
+    times: dict[str, dict[str, list]] = {n: {"warm": [], "fresh": [], "R": []} for n in named}
+    with tempfile.TemporaryDirectory() as tmp:
+        r = RServer(named, tmp) if shutil.which("Rscript") else None
+        try:
+            for _ in range(rounds):
+                for i, (name, g) in enumerate(named.items()):
+                    times[name]["warm"].append(spdgraph_seconds(g, calls, fresh=False))
+                    if r is not None:
+                        times[name]["R"].append(r.seconds(i, calls))
+                    times[name]["fresh"].append(spdgraph_seconds(g, max(calls // 10, 3), True))
+        finally:
+            if r is not None:
+                r.close()
+    return times
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--busy", action="store_true", help="a busy process beside the run")
     args = parser.parse_args(argv)
     named = graphs()
-    spdgraph_seconds(nx.cycle_graph(5), 1, fresh=True)  # compile
-    rows = []
+    for g in named.values():  # compile, and the warm plans
+        spdgraph_seconds(g, 1, fresh=False)
+    with busy_neighbour(args.busy):
+        load_before = os.getloadavg()
+        times = measure(named, args.rounds, args.calls)
+        load_after = os.getloadavg()
+    print(
+        f"{DRAWS} draws of W_G(3, I) per call; ms per call, median of {args.rounds} rounds of "
+        f"{args.calls} calls (fresh: {max(args.calls // 10, 3)}); R: rgwish, one thread"
+        f"{'; a busy process beside the run' if args.busy else ''}"
+    )
+    print(f"load average (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} "
+          f"{load_before[2]:.2f}, after {load_after[0]:.2f} {load_after[1]:.2f} "
+          f"{load_after[2]:.2f}; {os.cpu_count()} cores")  # fmt: skip
+    print(f"{'graph':<10} {'p':>3} {'warm':>8} {'fresh':>8} {'R':>8} {'warm/R':>8} {'fresh/R':>8}")
     for name, g in named.items():
-        rows.append(
-            (
-                name,
-                g.number_of_nodes(),
-                spdgraph_seconds(g, args.repeats, fresh=True),
-                spdgraph_seconds(g, args.repeats, fresh=False),
-            )
-        )
-    r = r_seconds(named, args.repeats)
-    print(f"{DRAWS} draws of W_G(3, I), median of {args.repeats} (ms); R: rgwish, one thread")
-    print(f"{'graph':<10} {'p':>3} {'fresh':>8} {'warm':>8} {'R':>8} {'fresh/R':>8} {'warm/R':>8}")
-    for name, p, fresh, warm in rows:
-        rt = r.get(name)
-        r_text = f"{rt * 1e3:8.1f}" if rt else f"{'-':>8}"
-        ratios = f"{fresh / rt:8.2f} {warm / rt:8.2f}" if rt else f"{'-':>8} {'-':>8}"
-        print(f"{name:<10} {p:>3} {fresh * 1e3:8.1f} {warm * 1e3:8.1f} {r_text} {ratios}")
+        warm, fresh = (statistics.median(times[name][k]) for k in ("warm", "fresh"))
+        rt = statistics.median(times[name]["R"]) if times[name]["R"] else None
+        r_text = f"{rt * 1e3:8.2f}" if rt else f"{'-':>8}"
+        ratios = f"{warm / rt:8.2f} {fresh / rt:8.2f}" if rt else f"{'-':>8} {'-':>8}"
+        print(f"{name:<10} {g.number_of_nodes():>3} {warm * 1e3:8.2f} {fresh * 1e3:8.2f} "
+              f"{r_text} {ratios}")  # fmt: skip
 
 
 if __name__ == "__main__":

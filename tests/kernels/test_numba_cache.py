@@ -46,9 +46,28 @@ def _unprivileged(tmp_path: Path) -> tuple[list[str], dict[str, str]]:
     return command, env
 
 
+#: What SCRIPT imports before spdgraph (and spdgraph's own dependencies).
+PROBE = "import numpy, scipy, networkx, xarray, numba, pluggy"
+
+
+def _skip_unless_it_can_import(command: list[str], env: dict[str, str]) -> None:
+    """Skip, with the reason, when the user the command runs as cannot import this
+    interpreter's packages (a virtualenv under root's home is unreadable to nobody)."""
+    probe = subprocess.run(
+        [*command[:-1], PROBE], env=env, capture_output=True, text=True, timeout=300
+    )  # fmt: skip
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["no message"])[-1]
+        pytest.skip(
+            f"the unprivileged user cannot import this interpreter's packages ({last}): "
+            "run the tests from an environment every user can read"
+        )
+
+
 def test_unwritable_cache_compiles_uncached_with_one_warning(tmp_path):
     command, env = _unprivileged(tmp_path)
     tmp_path.chmod(0o755)
+    _skip_unless_it_can_import(command, env)
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     if "Permission denied" in result.stderr and "python" in result.stderr.lower():
         pytest.skip("the unprivileged user cannot read this checkout")

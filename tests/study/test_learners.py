@@ -206,7 +206,8 @@ def test_r_session_round_trip_and_errors():
         x = np.random.default_rng(3).normal(size=(40, 5))
         labels = ["a", "b", "c", "d", "e"]
         value, seconds = session.fit("cov(x)", x, labels)
-        np.testing.assert_allclose(value, np.cov(x, rowvar=False), rtol=1e-12)
+        # two programs' sums: equal up to the rounding bound of the covariance
+        np.testing.assert_array_less(np.abs(value - np.cov(x, rowvar=False)), _cov_bound(x))
         assert seconds >= 0
         value, _ = session.fit("diag(ncol(x)) * match('d', colnames(x))", x, labels)
         assert value[0, 0] == 4.0  # the column names are the node labels
@@ -449,6 +450,31 @@ def test_study_r_example_runs_every_kind_of_learner(tmp_path):
     assert (tmp_path / "report.html").is_file()
 
 
+def _dyadic(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """Normal data rounded to multiples of 2^-6: every partial sum of x^T x is a multiple of
+    2^-12 below 2^40 (for fewer than 2^20 rows), so it is exact in floating point."""
+    x = np.round(rng.normal(size=shape) * 64) / 64
+    assert shape[0] < 2**20 and np.abs(x).max() < 2**7
+    return x
+
+
+def _cov_bound(x: np.ndarray) -> np.ndarray:
+    """A bound on |computed - exact| of the sample covariance for any order of summation.
+
+    With c the exactly centred columns and delta_i the error of column i's mean
+    (|delta_i| <= n eps mean|x_i|): the centred products sum to
+    sum (c_ki - delta_i)(c_kj - delta_j) = sum c_ki c_kj + n delta_i delta_j (the c's
+    sum to 0), and the n-term sum and the subtractions add at most (n + 2) eps
+    sum |c_ki c_kj| (Higham 2002, 3.1); doubled, as both programs err.
+    """
+    n = x.shape[0]
+    eps = np.finfo(np.float64).eps
+    centred = np.abs(x - x.mean(axis=0))
+    delta = n * eps * np.abs(x).mean(axis=0)
+    one = ((n + 2) * eps * (centred.T @ centred) + n * np.outer(delta, delta)) / (n - 1)
+    return 2 * one * (1 + 1e-6) + np.finfo(np.float64).tiny
+
+
 @pytest.fixture(scope="module")
 def r_session():
     session = RSession()
@@ -493,8 +519,13 @@ def test_big_data_go_through_a_file_that_is_removed(r_session, tmp_path, monkeyp
         return fd, path
 
     monkeypatch.setattr(_rbridge.tempfile, "mkstemp", spy)
-    x = np.random.default_rng(2).normal(size=(_rbridge.FILE_BYTES // (8 * 40) + 1, 40))
-    back, _ = r_session.fit("cov(x)", x, [f"v{j}" for j in range(40)])
-    np.testing.assert_allclose(back, np.cov(x, rowvar=False), rtol=1e-12)
-    assert len(made) == 1 and made[0].startswith(str(tmp_path))  # through a file
+    x = _dyadic(np.random.default_rng(2), (_rbridge.FILE_BYTES // (8 * 40) + 1, 40))
+    labels = [f"v{j}" for j in range(40)]
+    back, _ = r_session.fit("crossprod(x)", x, labels)
+    # every entry of the file reaches R: on these data x^T x is exact in any order of
+    # summation, so R's (any BLAS) and numpy's are the same bits
+    np.testing.assert_array_equal(back, x.T @ x)
+    head, _ = r_session.fit("x[c(1:20, (nrow(x) - 19):nrow(x)), ]", x, labels)
+    np.testing.assert_array_equal(head, np.concatenate([x[:20], x[-20:]]))  # order, bits
+    assert len(made) == 2 and all(m.startswith(str(tmp_path)) for m in made)  # files
     assert not list(tmp_path.glob("spdgraph-r-*"))  # the file is gone after the fit

@@ -20,8 +20,9 @@ import numpy as np
 from numba import njit
 
 import spdgraph._kernels  # noqa: F401 - an unwritable Numba cache: uncached, one warning
+from spdgraph._kernels.streams import chisquare, standard_exponential, standard_normal
 
-__all__ = ["accept_reject", "proposal_weights"]
+__all__ = ["accept_reject", "accept_reject_streams", "proposal_weights"]
 
 
 @njit(cache=True)
@@ -75,6 +76,59 @@ def accept_reject(plan, phi, budgets, chi2, z):  # pragma: no cover - numba
     for t in range(budgets.size):
         if _propose(plan, phi, budgets[t], chi2[t], z[t]) <= budgets[t]:
             return t
+    return -1
+
+
+@njit(cache=True)
+def _draw_into(state, df, budgets, e, chi2, z):  # pragma: no cover - numba
+    """A block's random numbers from one PCG64 ``state``, in the order and with the bits of
+    :func:`spdgraph_gwishart.exact.draw_block` on its Generator (Exp(1) budgets if
+    ``budgets``, then the chi-squares row-major, then the normals)."""
+    if budgets:
+        for t in range(e.size):
+            e[t] = standard_exponential(state)
+    for t in range(chi2.shape[0]):
+        for i in range(chi2.shape[1]):
+            chi2[t, i] = chisquare(state, df[i])
+    for t in range(z.shape[0]):
+        for j in range(z.shape[1]):
+            z[t, j] = standard_normal(state)
+
+
+@njit(cache=True)
+def accept_reject_streams(
+    plan, states, order, adjacency, block, max_proposals, out
+):  # pragma: no cover - numba
+    """Matrix k of ``out`` from stream ``states[k]``, as :func:`accept_reject` on blocks of
+    ``block`` proposals (``block == 0``: no fill-in, one proposal, always accepted).
+
+    Returns the first matrix that accepted none of ``max_proposals`` proposals, or -1.
+    """
+    p = out.shape[1]
+    df = plan[0] + plan[1]
+    m = plan[4].size
+    phi = np.zeros((p, p))
+    n = max(block, 1)
+    e = np.full(n, np.inf)
+    chi2 = np.empty((n, p))
+    z = np.empty((n, m))
+    for k in range(states.shape[0]):
+        state = states[k]
+        if block == 0:
+            _draw_into(state, df, False, e, chi2, z)
+            _propose(plan, phi, np.inf, chi2[0], z[0])
+        else:
+            made = 0
+            found = -1
+            while made < max_proposals:
+                _draw_into(state, df, True, e, chi2, z)
+                found = accept_reject(plan, phi, e, chi2, z)
+                if found >= 0:
+                    break
+                made += block
+            if found < 0:
+                return k
+        out[k] = gram_on_pattern(phi, order, adjacency)
     return -1
 
 

@@ -44,10 +44,18 @@ from dataclasses import dataclass
 import numpy as np
 
 import spdgraph
-from spdgraph_gwishart._ar_kernels import accept_reject, gram_on_pattern, proposal_weights
+from spdgraph_gwishart._ar_kernels import (
+    accept_reject,
+    accept_reject_streams,
+    gram_on_pattern,
+    proposal_weights,
+)
 from spdgraph_gwishart._order import fill_pattern, min_fill_order
 
-__all__ = ["ExactPlan", "accept_reject_gwishart", "exact_plan"]
+__all__ = ["ExactPlan", "accept_reject_from_states", "accept_reject_gwishart", "exact_plan"]
+
+#: Most proposals of one draw before :class:`spdgraph.NumericalError`.
+MAX_PROPOSALS = 10_000_000
 
 #: Most proposals of the pilot that estimates the acceptance probability: it runs in
 #: stages of ``PILOT_STAGE`` and stops once the standard error is within
@@ -85,6 +93,15 @@ class ExactPlan:
     acceptance_se: float
     kernel: tuple
     proposal_flops: float = 0.0
+
+    @property
+    def block(self) -> int:
+        """Proposals drawn at a time: about two expected proposals' worth (fixed by the
+        plan: the draws depend on the seed and (G, b, D) only); 0 without fill-in (one
+        proposal, always accepted, no Exp(1) budget)."""
+        if self.n_fill == 0:
+            return 0
+        return int(min(max(4, np.ceil(2.0 / max(self.acceptance, 1e-9))), 4096))
 
     def expected_flops(self) -> float:
         """Estimated work of one accepted draw: a proposal's work over the acceptance
@@ -223,13 +240,20 @@ def phi_to_precision(phi: np.ndarray, order: np.ndarray, adjacency: np.ndarray) 
     return gram_on_pattern(phi, np.asarray(order, dtype=np.int64), adjacency)
 
 
+def _none_accepted(made: int, plan: ExactPlan) -> spdgraph.NumericalError:
+    return spdgraph.NumericalError(
+        f"the G-Wishart accept-reject sampler accepted none of {made} proposals "
+        f"(estimated acceptance {plan.acceptance:.3g}); use algorithm='mcmc'."
+    )
+
+
 def accept_reject_gwishart(
     adjacency: np.ndarray,
     rng: np.random.Generator,
     b: float,
     D: np.ndarray,
     *,
-    max_proposals: int = 10_000_000,
+    max_proposals: int = MAX_PROPOSALS,
 ) -> tuple[np.ndarray, int]:
     """One exact draw ``K ~ W_G(b, D)`` on any graph, and the number of proposals it took.
 
@@ -242,11 +266,9 @@ def accept_reject_gwishart(
     plan = exact_plan(adjacency, b, D)
     p = adjacency.shape[0]
     phi = np.zeros((p, p))
-    # blocks of about two expected proposals' worth (fixed by the plan: the draws depend
-    # on the seed and (G, b, D) only)
-    block = int(min(max(4, np.ceil(2.0 / max(plan.acceptance, 1e-9))), 4096))
+    block = plan.block
     made = 0
-    if plan.n_fill == 0:  # every proposal is accepted: no Exp(1) budget to draw
+    if block == 0:  # every proposal is accepted: no Exp(1) budget to draw
         _, chi2, z = draw_block(rng, plan, 1, budgets=False)
         accept_reject(plan.kernel, phi, np.full(1, np.inf), chi2, z)
         return phi_to_precision(phi, plan.order, adjacency), 1
@@ -256,7 +278,46 @@ def accept_reject_gwishart(
         if found >= 0:
             return phi_to_precision(phi, plan.order, adjacency), made + found + 1
         made += block
-    raise spdgraph.NumericalError(
-        f"the G-Wishart accept-reject sampler accepted none of {made} proposals "
-        f"(estimated acceptance {plan.acceptance:.3g}); use algorithm='mcmc'."
-    )
+    raise _none_accepted(made, plan)
+
+
+def accept_reject_from_states(
+    adjacency: np.ndarray,
+    states: np.ndarray,
+    b: float,
+    D: np.ndarray,
+    *,
+    max_proposals: int = MAX_PROPOSALS,
+) -> np.ndarray:
+    """``len(states)`` exact draws in one compiled loop, draw k from the PCG64 stream
+    ``states[k]`` (a row of :meth:`spdgraph.seeds.MatrixStreams.pcg64_states`, advanced in
+    place): the bits :func:`accept_reject_gwishart` gives on that stream's Generator,
+    without a Generator or a Python step per draw.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from spdgraph.seeds import MatrixStreams
+    >>> a = nx.to_numpy_array(nx.cycle_graph(5), dtype=bool)
+    >>> streams = MatrixStreams(np.random.SeedSequence(3), 0, 2)
+    >>> ks = accept_reject_from_states(a, streams.pcg64_states(), 3.0, np.eye(5))
+    >>> one, _ = accept_reject_gwishart(a, MatrixStreams(np.random.SeedSequence(3), 0, 2)[1],
+    ...                                 3.0, np.eye(5))
+    >>> bool(np.array_equal(ks[1], one))
+    True
+
+    Raises
+    ------
+    spdgraph.NumericalError
+        A draw accepted none of ``max_proposals`` proposals.
+    """
+    plan = exact_plan(adjacency, b, D)
+    p = adjacency.shape[0]
+    out = np.empty((states.shape[0], p, p))
+    a = np.ascontiguousarray(adjacency, dtype=np.bool_)
+    order = np.asarray(plan.order, dtype=np.int64)
+    failed = accept_reject_streams(plan.kernel, states, order, a, plan.block, max_proposals, out)
+    if failed >= 0:
+        blocks = -(-max_proposals // plan.block)
+        raise _none_accepted(blocks * plan.block, plan)
+    return out

@@ -18,6 +18,7 @@ R BDgraph's ``rgwish``) warns: its joint law is not W_G.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -119,7 +120,7 @@ def _lenkoski_warning() -> None:
         "right, the joint law is not: e.g. correlated diagonal entries on a graph without "
         "edges); use the default algorithm='auto' for exact draws.",
         GWishartLenkoskiWarning,
-        stacklevel=4,
+        stacklevel=5,
     )
 
 
@@ -172,34 +173,54 @@ def gwishart(
     >>> k[0, 2]
     np.float64(0.0)
     """
+    given = {"b": b, "algorithm": algorithm, "D": D, "min_acceptance": min_acceptance,
+             "burn_in": burn_in, "tol": tol, "max_iter": max_iter,
+             "residual_tolerance": residual_tolerance, "max_flops": max_flops}  # fmt: skip
+    draw, _ = _sampler(adjacency, given)
+    return draw(rng)
+
+
+def _sampler(
+    adjacency: np.ndarray, given: Mapping[str, Any]
+) -> tuple[Callable[[np.random.Generator], np.ndarray], tuple[float, np.ndarray] | None]:
+    """The options checked, the sampler chosen and its cost bounded, once per call: the
+    function drawing one matrix from a Generator, and ``(b, D)`` when that is the exact
+    accept-reject sampler (which also draws a stack from streams in bulk)."""
     from spdgraph_gwishart.choice import GWishartMCMCWarning, choose_algorithm, mcmc_note
     from spdgraph_gwishart.chordal import chordal_gwishart
     from spdgraph_gwishart.exact import accept_reject_gwishart
     from spdgraph_gwishart.lenkoski import lenkoski_gwishart
     from spdgraph_gwishart.mcmc import mcmc_gwishart
 
+    options = {**DEFAULTS, **given}
+    algorithm, burn_in, max_flops = options["algorithm"], options["burn_in"], options["max_flops"]
+    min_acceptance = options["min_acceptance"]
     p = adjacency.shape[0]
-    b = _check_number(b, "b (degrees of freedom)", lower=2.0, upper=MAX_B)
-    d = scale_matrix(D, p)
+    b = _check_number(options["b"], "b (degrees of freedom)", lower=2.0, upper=MAX_B)
+    d = scale_matrix(options["D"], p)
     if algorithm not in ALGORITHMS:
         raise spdgraph.InvalidOptionError(
             f"gwishart option algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, "
             f"got {algorithm!r}."
         )
+
+    def exact(rng: np.random.Generator) -> np.ndarray:
+        return accept_reject_gwishart(adjacency, rng, b, d)[0]
+
     chosen_by = algorithm
     if algorithm == "auto":
         choice = choose_algorithm(adjacency, b, d, min_acceptance=min_acceptance, burn_in=burn_in)
         if choice.algorithm == "chordal":
             # the chordal row laws in the compiled kernel: a minimum fill-in order is a
             # perfect elimination order here, so no row has a rejection weight
-            return accept_reject_gwishart(adjacency, rng, b, d)[0]
+            return exact, (b, d)
         algorithm = choice.algorithm
         chosen_by = "auto" if algorithm == "exact" else algorithm
         if algorithm == "mcmc":
             check_cost(adjacency, b, d, "mcmc", burn_in=burn_in, max_flops=max_flops)
-            warnings.warn(mcmc_note(choice), GWishartMCMCWarning, stacklevel=3)
+            warnings.warn(mcmc_note(choice), GWishartMCMCWarning, stacklevel=4)
     if algorithm == "chordal":
-        return chordal_gwishart(adjacency, rng, b, d)
+        return (lambda rng: chordal_gwishart(adjacency, rng, b, d)), None
     if algorithm in ("exact", "mcmc"):
         check_cost(
             adjacency,
@@ -211,21 +232,28 @@ def gwishart(
             max_flops=max_flops,
         )
     if algorithm == "exact":
-        return accept_reject_gwishart(adjacency, rng, b, d)[0]
+        return exact, (b, d)
     if algorithm == "mcmc":
-        return mcmc_gwishart(adjacency, rng, b, d, burn_in)
+        return (lambda rng: mcmc_gwishart(adjacency, rng, b, d, burn_in)), None
     _lenkoski_warning()
-    tol = _check_number(tol, "tol", lower=0.0)
-    residual_tolerance = _check_number(residual_tolerance, "residual_tolerance", lower=0.0)
-    return lenkoski_gwishart(
-        adjacency,
-        rng,
-        b,
-        d,
-        tol=tol,
-        max_iter=int(max_iter),
-        residual_tolerance=residual_tolerance,
+    tol = _check_number(options["tol"], "tol", lower=0.0)
+    residual_tolerance = _check_number(
+        options["residual_tolerance"], "residual_tolerance", lower=0.0
     )
+    max_iter = int(options["max_iter"])
+
+    def lenkoski(rng: np.random.Generator) -> np.ndarray:
+        return lenkoski_gwishart(
+            adjacency,
+            rng,
+            b,
+            d,
+            tol=tol,
+            max_iter=max_iter,
+            residual_tolerance=residual_tolerance,
+        )
+
+    return lenkoski, None
 
 
 def __getattr__(name: str) -> Any:
@@ -297,17 +325,41 @@ def check_cost(
 def gwishart_batch(
     adjacency: np.ndarray,
     *,
-    rngs: list[np.random.Generator],
+    rngs: Sequence[np.random.Generator],
     entries: spdgraph.EntrySampler,
     **options: Any,
 ) -> np.ndarray:
     """A stack of :func:`gwishart` draws, matrix k from ``rngs[k]`` alone (checked by the
-    core a group at a time instead of one matrix at a time)."""
+    core a group at a time instead of one matrix at a time).
+
+    The options are checked and the sampler chosen once per call. The exact sampler
+    (``auto`` on most graphs, ``exact``) draws the whole stack in one compiled loop
+    from the streams' PCG64 states when ``rngs`` gives them
+    (:meth:`spdgraph.seeds.MatrixStreams.pcg64_states`, fresh streams): the same bits
+    as one Generator per matrix, without its cost (about 10 us a matrix).
+    """
+    from spdgraph_gwishart.exact import accept_reject_from_states
+
+    draw, exact = _sampler(adjacency, options)
+    states = _fresh_states(rngs) if exact is not None else None
+    if states is not None and exact is not None:
+        return accept_reject_from_states(adjacency, states, *exact)
     p = adjacency.shape[0]
     out = np.empty((len(rngs), p, p))
     for k, rng in enumerate(rngs):
-        out[k] = gwishart(adjacency, rng=rng, entries=entries, **options)
+        out[k] = draw(rng)
     return out
+
+
+def _fresh_states(rngs: Sequence[np.random.Generator]) -> np.ndarray | None:
+    """The PCG64 states of streams not drawn from yet, or None (plain Generators)."""
+    bulk = getattr(rngs, "pcg64_states", None)
+    if bulk is None:
+        return None
+    try:
+        return np.asarray(bulk(), dtype=np.uint64)
+    except RuntimeError:  # streams already drawn from: use the Generators themselves
+        return None
 
 
 @spdgraph.hookimpl
