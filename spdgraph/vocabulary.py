@@ -7,13 +7,15 @@ functions here, so they accept the same spellings and refuse the same ones
 with the same message:
 
 - :func:`canonical_kind`: ``"covariance"`` or ``"precision"``, alias
-  ``"concentration"``, in any case;
+  ``"concentration"``, in any case (:func:`known_kind` the same lookup, None
+  for an unknown kind, also over :data:`MATRIX_KIND_ALIASES`);
 - :func:`canonical_family`: a name of :data:`spdgraph.graphs.FAMILIES` or an
   alias from R huge / BDgraph (``"random"``, ``"AR(1)"``, ``"smallworld"``,
   ``"scale-free"``...), matched with case, ``-``, ``_``, spaces and parentheses
   ignored (:data:`FAMILY_ALIASES` is the one table);
 - :func:`check_count`: an integer (not a bool, not a float) in a range;
 - :func:`check_probability`: a real number in [0, 1];
+- :func:`check_choice`: one of a few names (a criterion, a mode);
 - :func:`import_path`: ``"package.module:name"``, the spelling of a learner, a
   metric or any object a study names by its import path.
 
@@ -37,13 +39,16 @@ __all__ = [
     "FAMILY_NAMES",
     "KINDS",
     "KIND_ALIASES",
+    "MATRIX_KIND_ALIASES",
     "MAX_COUNT",
     "canonical_family",
     "canonical_kind",
+    "check_choice",
     "check_count",
     "check_probability",
     "family_key",
     "import_path",
+    "known_kind",
 ]
 
 #: The two kinds of matrix spdgraph samples.
@@ -56,7 +61,14 @@ KIND_ALIASES: Mapping[str, str] = {
     "concentration": "precision",
 }
 
-#: The graph families of :data:`spdgraph.graphs.FAMILIES` (a test keeps the two equal).
+#: Every kind an spdgraph matrix can carry (``attrs["kind"]``), with aliases.
+MATRIX_KIND_ALIASES: Mapping[str, str] = {
+    **KIND_ALIASES,
+    "correlation": "correlation",
+    "partial_correlation": "partial_correlation",
+}
+
+#: The names of :data:`spdgraph.graphs.FAMILIES`, the family table (a test keeps them equal).
 FAMILY_NAMES: tuple[str, ...] = (
     "ar1",
     "ar2",
@@ -96,8 +108,22 @@ _FAMILY_LOOKUP: dict[str, str] = {
 }
 
 
+def known_kind(value: object, aliases: Mapping[str, str] = KIND_ALIASES) -> str | None:
+    """The kind ``value`` names (any case) in ``aliases``, or None when it names none.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import MATRIX_KIND_ALIASES, known_kind
+    >>> known_kind("Concentration"), known_kind("banana"), known_kind(3)
+    ('precision', None, None)
+    >>> known_kind("correlation"), known_kind("correlation", MATRIX_KIND_ALIASES)
+    (None, 'correlation')
+    """
+    return aliases.get(value.lower()) if isinstance(value, str) else None
+
+
 def canonical_kind(value: object, name: str = "kind") -> str:
-    """The kind ``value`` names: ``"covariance"`` or ``"precision"``.
+    """The kind ``value`` names: ``"covariance"`` or ``"precision"`` (:func:`known_kind`).
 
     Raises
     ------
@@ -110,8 +136,9 @@ def canonical_kind(value: object, name: str = "kind") -> str:
     >>> canonical_kind("Concentration"), canonical_kind("COVARIANCE")
     ('precision', 'covariance')
     """
-    if isinstance(value, str) and value.lower() in KIND_ALIASES:
-        return KIND_ALIASES[value.lower()]
+    kind = known_kind(value)
+    if kind is not None:
+        return kind
     raise InvalidOptionError(
         f"{name} must be 'covariance' or 'precision' (alias 'concentration'; any case), "
         f"got {written(value)}."
@@ -189,6 +216,24 @@ def check_probability(value: object, name: str) -> float:
         if 0.0 <= q <= 1.0:
             return q
     raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
+
+
+def check_choice(value: object, name: str, choices: tuple[str, ...] | list[str]) -> str:
+    """``value`` when it is one of ``choices``, else an InvalidOptionError listing them.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import check_choice
+    >>> check_choice("cv", "criterion", ("stars", "cv", "ebic"))
+    'cv'
+    >>> check_choice("aic", "rule", ("cv", "ebic"))
+    Traceback (most recent call last):
+    ...
+    spdgraph.errors.InvalidOptionError: rule must be one of ['cv', 'ebic'], got 'aic'.
+    """
+    if isinstance(value, str) and value in choices:
+        return value
+    raise InvalidOptionError(f"{name} must be one of {list(choices)}, got {written(value)}.")
 
 
 def import_path(spec: str, what: str = "") -> Any:

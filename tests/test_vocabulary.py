@@ -257,3 +257,20 @@ def test_counts_beyond_any_machine_are_too_large_not_wrong(tmp_path, capsys):
         ["simulate", "--graph", "hub", "--p", 10**30, "-o", tmp_path / "s.nc"],
     ):
         assert _cli(argv, capsys) == (2, f"spdgraph: error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind", "matrix_kind"),
+    [("covariance", "covariance", "covariance"), ("PRECISION", "precision", "precision"),
+     ("concentration", "precision", "precision"), ("correlation", None, "correlation"),
+     ("Partial_Correlation", None, "partial_correlation"), ("banana", None, None),
+     (3, None, None)],
+)  # fmt: skip
+def test_one_kind_lookup_refusing_or_not(raw, kind, matrix_kind):
+    assert vocabulary.known_kind(raw) == kind
+    assert vocabulary.known_kind(raw, vocabulary.MATRIX_KIND_ALIASES) == matrix_kind
+    if kind is None:
+        with pytest.raises(InvalidOptionError, match="must be 'covariance' or 'precision'"):
+            vocabulary.canonical_kind(raw)
+    else:
+        assert vocabulary.canonical_kind(raw) == kind

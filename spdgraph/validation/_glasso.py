@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, NumericalError, written
+from spdgraph.vocabulary import check_count
 
 __all__ = ["GlassoFit", "glasso_kkt", "graphical_lasso", "graphical_lasso_path"]
 
@@ -222,12 +223,6 @@ class _Solver:
         )
 
 
-def _check_int(name: str, val: object, low: int) -> int:
-    if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < low:
-        raise InvalidOptionError(f"{name} must be an integer >= {low}, got {written(val)}.")
-    return int(val)
-
-
 def _check_tol(kkt_tol: object) -> float:
     if isinstance(kkt_tol, bool) or not isinstance(kkt_tol, (int, float)) or not kkt_tol > 0:
         raise InvalidOptionError(f"kkt_tol must be a positive number, got {written(kkt_tol)}.")
@@ -262,8 +257,8 @@ def graphical_lasso_path(
     solver = _Solver(
         s,
         bool(penalize_diagonal),
-        _check_int("max_iter", max_iter, 1),
-        _check_int("max_retries", max_retries, 0),
+        check_count(max_iter, "max_iter"),
+        check_count(max_retries, "max_retries", low=0),
     )
     return [solver.solve(rho, tol) for rho in values]
 
