@@ -106,7 +106,8 @@ def _add_score_parser(sub: Any) -> None:
         "--criterion",
         type=_criterion,
         default=None,
-        help="how glasso chooses its penalty: stars, ebic or cv (default: the library's, see docs/validation.md)",
+        help="how glasso chooses its penalty: stars, ebic or cv (default: the library's, "
+        "see docs/validation.md)",
     )
     score.add_argument("--gamma", type=float, default=0.5, help="EBIC's gamma (--criterion ebic)")
     score.add_argument(
