@@ -4,7 +4,8 @@
 draws Gaussian-copula data (``--marginals`` for every node, ``--marginal
 NODE=SPEC`` per node; SPEC is ``gaussian``, ``binary``,
 ``ordinal(n_categories=3)``, ``ordinal(cuts=[-1, 0.5])`` or a scipy.stats
-distribution with literal arguments such as ``poisson(3)``). The input is any
+distribution with literal arguments such as ``poisson(3)``; read by
+:func:`spdgraph.marginals.parse_marginal`, as ``simulate``'s ``data``). The input is any
 file ``spdgraph.open`` reads (its format recognised by content); the output's
 format comes from its suffix (``.nc``, ``.zarr``, ``.csv``, a plugin's) or
 ``--format NAME``, through the format table of :mod:`spdgraph.io`.
@@ -13,7 +14,6 @@ format comes from its suffix (``.nc``, ``.zarr``, ``.csv``, a plugin's) or
 from __future__ import annotations
 
 import argparse
-import ast
 from typing import Any
 
 from spdgraph.cli._options import (
@@ -26,68 +26,12 @@ from spdgraph.cli._options import (
 )
 from spdgraph.errors import InvalidOptionError
 
-__all__ = ["parse_marginal"]
-
-
-def parse_marginal(text: str) -> object:
-    """A marginal spec from its command-line text (``"t(df=5)"``, ``"binary"``, ...).
-
-    Examples
-    --------
-    >>> from spdgraph.cli._data import parse_marginal
-    >>> parse_marginal("poisson(3)").mean()
-    np.float64(3.0)
-    >>> parse_marginal("ordinal(n_categories=2)").cuts
-    (0.0,)
-    """
-    from scipy import stats
-
-    from spdgraph.marginals import MAX_SPEC_CHARS, Ordinal
-
-    if len(text) > MAX_SPEC_CHARS:
-        raise InvalidOptionError(
-            f"the marginal {text[:30]!r}... has {len(text):,} characters; a marginal is written "
-            f"in at most {MAX_SPEC_CHARS:,}, such as t(df=5) or ordinal(n_categories=3)."
-        )
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError as exc:
-        raise InvalidOptionError(f"cannot read the marginal {text!r} ({exc.msg}).") from exc
-    except (RecursionError, MemoryError):
-        raise InvalidOptionError(
-            f"the marginal {text[:30]!r}... nests too deep to read."
-        ) from None
-    if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "standardized", "binary"):
-        return node.id
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-        raise InvalidOptionError(
-            f"a marginal is a name or a call such as t(df=5) or poisson(3), got {text!r}."
-        )
-    try:
-        args = [ast.literal_eval(a) for a in node.args]
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
-        raise InvalidOptionError(f"arguments of {text!r} must be Python literals.") from exc
-    name = node.func.id
-    if name == "ordinal":
-        try:
-            return Ordinal(*args, **kwargs)
-        except TypeError as exc:
-            raise InvalidOptionError(
-                f"{text!r}: {exc}; ordinal takes cuts=, n_categories= or probabilities=."
-            ) from None
-    dist = getattr(stats, name, None)
-    if not isinstance(dist, stats.rv_continuous | stats.rv_discrete):
-        raise InvalidOptionError(f"{name!r} is not a scipy.stats distribution.")
-    try:
-        frozen = dist(*args, **kwargs)
-        frozen.ppf(0.5)
-    except (TypeError, ValueError) as exc:
-        raise InvalidOptionError(f"cannot build the marginal {text!r} ({exc}).") from exc
-    return frozen
+__all__: list[str] = []
 
 
 def _marginals(args: argparse.Namespace, labels: list[Any]) -> object:
+    from spdgraph.marginals import parse_marginal
+
     per_node = dict(args.marginal or [])
     if not per_node:
         return None if args.marginals is None else parse_marginal(args.marginals)

@@ -10,13 +10,13 @@ latent Gaussian whose precision is the truth.
 
 from __future__ import annotations
 
-import ast
 import math
 import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from spdgraph.errors import InvalidOptionError, written
+from spdgraph.marginals import parse_marginal
 
 __all__ = ["DATA_TYPES", "data_marginals", "describe_data"]
 
@@ -37,42 +37,6 @@ DATA_TYPES: dict[str, str] = {
 }
 
 _DATA_OPTIONS = {"cut": 4, "df": 3.0, "mean_count": 3.0}
-
-
-def _parse_spec(text: str) -> object:
-    """A marginal written as text: a scipy.stats call with literal arguments or ordinal(...)."""
-    from scipy import stats
-
-    from spdgraph.marginals import MAX_SPEC_CHARS, Ordinal
-
-    if len(text) > MAX_SPEC_CHARS:
-        raise InvalidOptionError(
-            f"data {text[:40]!r}... has {len(text):,} characters; a marginal is written in at "
-            f"most {MAX_SPEC_CHARS:,}, such as 't(df=5)' or 'ordinal(n_categories=3)'."
-        )
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-            raise ValueError
-        args = [ast.literal_eval(a) for a in node.args]
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise InvalidOptionError(
-            f"unknown data type {text!r}: give one of {sorted(DATA_TYPES)} or a marginal "
-            "such as 't(df=5)', 'poisson(3)' or 'ordinal(n_categories=3)'."
-        ) from None
-    name = node.func.id
-    try:
-        if name == "ordinal":
-            return Ordinal(*args, **kwargs)
-        dist = getattr(stats, name, None)
-        if not isinstance(dist, stats.rv_continuous | stats.rv_discrete):
-            raise InvalidOptionError(f"{name!r} is not a scipy.stats distribution.")
-        return dist(*args, **kwargs)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, InvalidOptionError):
-            raise
-        raise InvalidOptionError(f"data {text!r}: {exc}.") from None
 
 
 def _categories(cut: object) -> int:
@@ -135,7 +99,7 @@ def data_marginals(data: object, p: int, options: dict[str, Any]) -> tuple[objec
         name = data.strip().lower().replace("_", "-")
         if name in DATA_TYPES:
             return _named(name, p, used), used
-        return _parse_spec(data), used
+        return parse_marginal(data, also=f", or a data type of {sorted(DATA_TYPES)}"), used
     if data is None:
         return None, used
     if isinstance(data, Mapping | Sequence) or hasattr(data, "ppf") or hasattr(data, "cuts"):
