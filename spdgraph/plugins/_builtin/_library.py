@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from spdgraph.errors import GraphError, MissingDependencyError
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.types import DAG, GraphBackend, GraphData
 
 __all__ = [
     "adjacency_from_edges",
+    "backend_of_module",
     "dag_from_array",
     "edge_list_data",
     "first_parallel",
@@ -255,3 +256,19 @@ def dag_from_array(array: np.ndarray, what: str) -> GraphData:
     if directed.diagonal().any():
         raise GraphError(f"the {what} has a non-zero diagonal (self-loops).")
     return from_directed(directed, range(array.shape[0]))
+
+
+#: The protocol's names an ``adapt_*`` module defines (the ``GraphBackend`` fields).
+_PROTOCOL = ("recognises", "to_graph", "from_graph", "count_nodes", "from_sparse")
+
+
+def backend_of_module(name: str, namespace: Mapping[str, Any]) -> GraphBackend:
+    """The :class:`GraphBackend` of a built-in ``adapt_*`` module, from its ``globals()``.
+
+    The module's functions named as the record's fields (``recognises``,
+    ``to_graph`` and those of ``from_graph``, ``count_nodes``, ``from_sparse``
+    it defines) and its ``UNDIRECTED_HINT`` make the record; the module then
+    offers it with ``spdgraph_graph_backends = offering(BACKEND)``.
+    """
+    fields = {key: namespace[key] for key in _PROTOCOL if key in namespace}
+    return GraphBackend(name, undirected_hint=namespace.get("UNDIRECTED_HINT", ""), **fields)

@@ -14,13 +14,14 @@ import numpy as np
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
     adjacency_from_edges,
+    backend_of_module,
     first_parallel,
     from_directed,
     require,
     upper_edges,
 )
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -91,15 +92,7 @@ def from_sparse(data: SparseGraphData) -> Any:
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = "Use graph.as_undirected() (or graph.to_undirected() in place)."
 
-BACKEND = GraphBackend(
-    "igraph",
-    recognises,
-    to_graph,
-    from_graph,
-    count_nodes,
-    undirected_hint=UNDIRECTED_HINT,
-    from_sparse=from_sparse,
-)
+BACKEND = backend_of_module("igraph", globals())
 
 
 spdgraph_graph_backends = offering(BACKEND)

@@ -12,6 +12,7 @@ import numpy as np
 
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
+    backend_of_module,
     edge_list_data,
     labels_and_rows,
     library_of,
@@ -19,7 +20,7 @@ from spdgraph.plugins._builtin._library import (
     upper_edges,
 )
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 #: The node attribute read as node labels (NetworKit node attributes are int, float or str).
 NAME_ATTRIBUTE = "name"
@@ -113,15 +114,7 @@ def _set_names(graph: Any, labels: Sequence[Any]) -> None:
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = "Use networkit.graphtools.toUndirected(G)."
 
-BACKEND = GraphBackend(
-    "networkit",
-    recognises,
-    to_graph,
-    from_graph,
-    count_nodes,
-    undirected_hint=UNDIRECTED_HINT,
-    from_sparse=from_sparse,
-)
+BACKEND = backend_of_module("networkit", globals())
 
 
 spdgraph_graph_backends = offering(BACKEND)

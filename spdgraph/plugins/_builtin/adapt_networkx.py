@@ -8,9 +8,14 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import from_directed, require, upper_edges
+from spdgraph.plugins._builtin._library import (
+    backend_of_module,
+    from_directed,
+    require,
+    upper_edges,
+)
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -114,15 +119,7 @@ UNDIRECTED_HINT = (
     "Use graph.to_undirected() (an edge in either direction becomes an undirected edge)."
 )
 
-BACKEND = GraphBackend(
-    "networkx",
-    recognises,
-    to_graph,
-    from_graph,
-    count_nodes,
-    undirected_hint=UNDIRECTED_HINT,
-    from_sparse=from_sparse,
-)
+BACKEND = backend_of_module("networkx", globals())
 
 
 spdgraph_graph_backends = offering(BACKEND)

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.plugins._builtin._library import dag_from_array, unwrap
+from spdgraph.plugins._builtin._library import backend_of_module, dag_from_array, unwrap
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -56,9 +56,7 @@ def from_sparse(data: SparseGraphData) -> Any:
     return out
 
 
-BACKEND = GraphBackend(
-    "numpy", recognises, to_graph, from_graph, count_nodes, from_sparse=from_sparse
-)
+BACKEND = backend_of_module("numpy", globals())
 
 
 # asked last: any library's array subclass goes first

@@ -9,9 +9,9 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError, written
-from spdgraph.plugins._builtin._library import require
+from spdgraph.plugins._builtin._library import backend_of_module, require
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData
+from spdgraph.plugins.types import GraphData
 
 
 def recognises(graph: object) -> bool:
@@ -61,7 +61,7 @@ def from_graph(data: GraphData) -> Any:
     return frame
 
 
-BACKEND = GraphBackend("pandas", recognises, to_graph, from_graph, count_nodes)
+BACKEND = backend_of_module("pandas", globals())
 
 
 spdgraph_graph_backends = offering(BACKEND)

@@ -11,6 +11,7 @@ import numpy as np
 
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
+    backend_of_module,
     edge_list_data,
     labels_and_rows,
     library_of,
@@ -18,7 +19,7 @@ from spdgraph.plugins._builtin._library import (
     upper_edges,
 )
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -84,15 +85,7 @@ UNDIRECTED_HINT = (
     "undirected edge)."
 )
 
-BACKEND = GraphBackend(
-    "rustworkx",
-    recognises,
-    to_graph,
-    from_graph,
-    count_nodes,
-    undirected_hint=UNDIRECTED_HINT,
-    from_sparse=from_sparse,
-)
+BACKEND = backend_of_module("rustworkx", globals())
 
 
 spdgraph_graph_backends = offering(BACKEND)

@@ -13,9 +13,15 @@ from typing import Any
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.plugins._builtin._library import dag_from_array, require, unwrap, upper_edges
+from spdgraph.plugins._builtin._library import (
+    backend_of_module,
+    dag_from_array,
+    require,
+    unwrap,
+    upper_edges,
+)
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -59,9 +65,7 @@ def from_sparse(data: SparseGraphData) -> Any:
     return out
 
 
-BACKEND = GraphBackend(
-    "scipy", recognises, to_graph, from_graph, count_nodes, from_sparse=from_sparse
-)
+BACKEND = backend_of_module("scipy", globals())
 
 
 spdgraph_graph_backends = offering(BACKEND)

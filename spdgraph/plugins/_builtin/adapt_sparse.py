@@ -14,9 +14,15 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import dag_from_array, library_of, require, unwrap
+from spdgraph.plugins._builtin._library import (
+    backend_of_module,
+    dag_from_array,
+    library_of,
+    require,
+    unwrap,
+)
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphBackend, GraphData
+from spdgraph.plugins.types import DAG, GraphData
 
 _WHAT = "PyData sparse adjacency array"
 
@@ -66,7 +72,7 @@ def from_graph(data: GraphData) -> Any:
     return sparse.COO.from_numpy(np.asarray(data.adjacency, dtype=bool))
 
 
-BACKEND = GraphBackend("sparse", recognises, to_graph, from_graph, count_nodes)
+BACKEND = backend_of_module("sparse", globals())
 
 
 spdgraph_graph_backends = offering(BACKEND)

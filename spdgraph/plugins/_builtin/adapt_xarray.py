@@ -9,9 +9,9 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import require
+from spdgraph.plugins._builtin._library import backend_of_module, require
 from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData
+from spdgraph.plugins.types import GraphData
 
 
 def recognises(graph: object) -> bool:
@@ -91,7 +91,7 @@ def from_graph(data: GraphData) -> Any:
     )
 
 
-BACKEND = GraphBackend("xarray", recognises, to_graph, from_graph, count_nodes)
+BACKEND = backend_of_module("xarray", globals())
 
 
 spdgraph_graph_backends = offering(BACKEND)
