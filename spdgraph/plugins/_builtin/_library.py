@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from spdgraph.errors import GraphError, MissingDependencyError
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import DAG, GraphBackend, GraphData
 
 __all__ = [
     "adjacency_from_edges",
-    "backend_of_module",
     "dag_from_array",
     "edge_list_data",
     "first_parallel",
@@ -28,6 +28,7 @@ __all__ = [
     "hashable_unique",
     "labels_and_rows",
     "library_of",
+    "offered_backend",
     "positions",
     "require",
     "unwrap",
@@ -262,13 +263,17 @@ def dag_from_array(array: np.ndarray, what: str) -> GraphData:
 _PROTOCOL = ("recognises", "to_graph", "from_graph", "count_nodes", "from_sparse")
 
 
-def backend_of_module(name: str, namespace: Mapping[str, Any]) -> GraphBackend:
-    """The :class:`GraphBackend` of a built-in ``adapt_*`` module, from its ``globals()``.
+def offered_backend(
+    name: str, namespace: Mapping[str, Any], *, trylast: bool = False
+) -> tuple[GraphBackend, Callable[[], list[GraphBackend]]]:
+    """``(record, hook)`` of a built-in ``adapt_*`` module, from its ``globals()``.
 
-    The module's functions named as the record's fields (``recognises``,
-    ``to_graph`` and those of ``from_graph``, ``count_nodes``, ``from_sparse``
-    it defines) and its ``UNDIRECTED_HINT`` make the record; the module then
-    offers it with ``spdgraph_graph_backends = offering(BACKEND)``.
+    The module's functions named as the :class:`GraphBackend` fields
+    (``recognises``, ``to_graph`` and those of ``from_graph``, ``count_nodes``,
+    ``from_sparse`` it defines) and its ``UNDIRECTED_HINT`` make the record;
+    the hook offers it (:func:`spdgraph.plugins.hookspecs.offering`), and the
+    module binds the two as ``BACKEND, spdgraph_graph_backends``.
     """
     fields = {key: namespace[key] for key in _PROTOCOL if key in namespace}
-    return GraphBackend(name, undirected_hint=namespace.get("UNDIRECTED_HINT", ""), **fields)
+    backend = GraphBackend(name, undirected_hint=namespace.get("UNDIRECTED_HINT", ""), **fields)
+    return backend, offering(backend, trylast=trylast)

@@ -14,13 +14,12 @@ import numpy as np
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
     adjacency_from_edges,
-    backend_of_module,
     first_parallel,
     from_directed,
+    offered_backend,
     require,
     upper_edges,
 )
-from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
@@ -92,7 +91,4 @@ def from_sparse(data: SparseGraphData) -> Any:
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = "Use graph.as_undirected() (or graph.to_undirected() in place)."
 
-BACKEND = backend_of_module("igraph", globals())
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("igraph", globals())

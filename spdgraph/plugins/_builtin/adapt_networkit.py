@@ -12,14 +12,13 @@ import numpy as np
 
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
-    backend_of_module,
     edge_list_data,
     labels_and_rows,
     library_of,
+    offered_backend,
     require,
     upper_edges,
 )
-from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData, SparseGraphData
 
 #: The node attribute read as node labels (NetworKit node attributes are int, float or str).
@@ -114,7 +113,4 @@ def _set_names(graph: Any, labels: Sequence[Any]) -> None:
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = "Use networkit.graphtools.toUndirected(G)."
 
-BACKEND = backend_of_module("networkit", globals())
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("networkit", globals())

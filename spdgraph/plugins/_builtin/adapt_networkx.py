@@ -9,12 +9,11 @@ import numpy as np
 
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
-    backend_of_module,
     from_directed,
+    offered_backend,
     require,
     upper_edges,
 )
-from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
@@ -119,7 +118,4 @@ UNDIRECTED_HINT = (
     "Use graph.to_undirected() (an edge in either direction becomes an undirected edge)."
 )
 
-BACKEND = backend_of_module("networkx", globals())
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("networkx", globals())

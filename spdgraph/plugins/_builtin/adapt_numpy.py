@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.plugins._builtin._library import backend_of_module, dag_from_array, unwrap
-from spdgraph.plugins.hookspecs import offering
+from spdgraph.plugins._builtin._library import dag_from_array, offered_backend, unwrap
 from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
 
 
@@ -56,8 +55,5 @@ def from_sparse(data: SparseGraphData) -> Any:
     return out
 
 
-BACKEND = backend_of_module("numpy", globals())
-
-
 # asked last: any library's array subclass goes first
-spdgraph_graph_backends = offering(BACKEND, trylast=True)
+BACKEND, spdgraph_graph_backends = offered_backend("numpy", globals(), trylast=True)

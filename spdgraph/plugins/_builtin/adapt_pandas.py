@@ -9,8 +9,7 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError, written
-from spdgraph.plugins._builtin._library import backend_of_module, require
-from spdgraph.plugins.hookspecs import offering
+from spdgraph.plugins._builtin._library import offered_backend, require
 from spdgraph.plugins.types import GraphData
 
 
@@ -61,10 +60,7 @@ def from_graph(data: GraphData) -> Any:
     return frame
 
 
-BACKEND = backend_of_module("pandas", globals())
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("pandas", globals())
 
 
 def _difference(index: Any, columns: Any, shown: int = 5) -> str:

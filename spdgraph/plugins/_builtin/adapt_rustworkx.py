@@ -11,14 +11,13 @@ import numpy as np
 
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
-    backend_of_module,
     edge_list_data,
     labels_and_rows,
     library_of,
+    offered_backend,
     require,
     upper_edges,
 )
-from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
@@ -85,7 +84,4 @@ UNDIRECTED_HINT = (
     "undirected edge)."
 )
 
-BACKEND = backend_of_module("rustworkx", globals())
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("rustworkx", globals())

@@ -14,13 +14,12 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.plugins._builtin._library import (
-    backend_of_module,
     dag_from_array,
+    offered_backend,
     require,
     unwrap,
     upper_edges,
 )
-from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
 
 
@@ -65,7 +64,4 @@ def from_sparse(data: SparseGraphData) -> Any:
     return out
 
 
-BACKEND = backend_of_module("scipy", globals())
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("scipy", globals())

@@ -9,8 +9,7 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import backend_of_module, require
-from spdgraph.plugins.hookspecs import offering
+from spdgraph.plugins._builtin._library import offered_backend, require
 from spdgraph.plugins.types import GraphData
 
 
@@ -91,7 +90,4 @@ def from_graph(data: GraphData) -> Any:
     )
 
 
-BACKEND = backend_of_module("xarray", globals())
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("xarray", globals())
