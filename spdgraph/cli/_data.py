@@ -16,13 +16,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from spdgraph.cli._arguments import add_count, add_output, add_seed, report_written
 from spdgraph.cli._options import (
     _add_format_option,
     _add_verify_option,
-    _non_negative_int,
     _output_format,
     _verify,
-    count_argument,
 )
 from spdgraph.errors import InvalidOptionError
 
@@ -59,11 +58,9 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     io.write_array(data, args.output, format=_output_format(args))
     count = data.sizes.get("sample", 1) * data.sizes.get("group", 1)
     kind = "" if marginals is None else " (copula/discrete marginals)"
-    print(
-        f"wrote {args.n_obs} observations x {data.sizes['node']} nodes{kind} for {count} "
-        f"matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']}) to {args.output}"
-    )
-    return 0
+    matrices = f"{count} matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']})"
+    what = f"{args.n_obs} observations x {data.sizes['node']} nodes{kind} for {matrices}"
+    return report_written(what, args.output)
 
 
 def _add_draw_parser(sub: Any) -> None:
@@ -80,18 +77,11 @@ def _add_draw_parser(sub: Any) -> None:
         ),
     )
     draw.add_argument("input", metavar="MATRICES", help="file written by `spdgraph sample`")
-    draw.add_argument(
-        "--n-obs",
-        type=count_argument("n_obs", low=0),
-        required=True,
-        help="observations per matrix",
-    )
-    draw.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
-    draw.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        help="output: a .nc (netCDF) file, a .zarr (Zarr) store, a .csv table (a folder of "
+    add_count(draw, "--n-obs", low=0, required=True, help="observations per matrix")
+    add_seed(draw)
+    add_output(
+        draw,
+        "output: a .nc (netCDF) file, a .zarr (Zarr) store, a .csv table (a folder of "
         "CSV tables for a stack), or any registered format's suffix",
     )
     _add_format_option(draw)

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from spdgraph.cli._arguments import add_count, add_output, add_seed, report_written
 from spdgraph.cli._options import _key_value, _non_negative_int, count_argument
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.vocabulary import canonical_family
@@ -209,11 +210,8 @@ def _cmd_graph_sparse(args: argparse.Namespace, output: Path, given: dict[str, A
         header.append(f"seed {args.seed}")
     write_sparse_graph(adjacency, header, output)
     seed = f", seed {args.seed}" if args.seed is not None else ""
-    print(
-        f"wrote {family} graph (p = {adjacency.shape[0]}, {adjacency.nnz // 2} edges{seed}, "
-        f"sparse) to {args.output}"
-    )
-    return 0
+    edges = f"{adjacency.nnz // 2} edges{seed}, sparse"
+    return report_written(f"{family} graph (p = {adjacency.shape[0]}, {edges})", args.output)
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
@@ -226,11 +224,10 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     g = make_family_graph(args.family, args.p, args.seed, given)
     write_graph(g, output)
     seed = f", seed {g.graph['seed']}" if "seed" in g.graph else ""
-    print(
-        f"wrote {g.graph['family']} graph (p = {g.number_of_nodes()}, "
-        f"{g.number_of_edges()} edges{seed}) to {args.output}"
+    edges = f"{g.number_of_edges()} edges{seed}"
+    return report_written(
+        f"{g.graph['family']} graph (p = {g.number_of_nodes()}, {edges})", args.output
     )
-    return 0
 
 
 def _add_graph_parser(sub: Any) -> None:
@@ -241,13 +238,11 @@ def _add_graph_parser(sub: Any) -> None:
         "that `spdgraph sample` reads (.txt edge list, .csv, .graphml, .gml, .npy).",
     )
     graph.add_argument("family", help="graph family, e.g. hub, cluster, band (see docs/graphs.md)")
-    graph.add_argument("--p", type=count_argument("p"), required=True, help="number of nodes")
+    add_count(graph, "--p", required=True, help="number of nodes")
     for key, doc in _OPTIONS.items():
         graph.add_argument(f"--{key.replace('_', '-')}", type=_TYPES[key], default=None, help=doc)
-    graph.add_argument(
-        "--seed", type=_non_negative_int, default=None, help="seed (random families)"
-    )
-    graph.add_argument("-o", "--output", required=True, help="graph file to write")
+    add_seed(graph, "seed (random families)")
+    add_output(graph, "graph file to write")
     graph.add_argument(
         "--backend",
         choices=("networkx", "scipy"),

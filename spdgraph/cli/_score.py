@@ -14,11 +14,10 @@ import argparse
 import sys
 from typing import Any
 
+from spdgraph.cli._arguments import add_count, add_seed
 from spdgraph.cli._options import (
     _add_verify_option,
-    _non_negative_int,
     _verify,
-    count_argument,
     vocabulary_argument,
 )
 
@@ -98,10 +97,8 @@ def _add_score_parser(sub: Any) -> None:
         action="append",
         help="built-in learner (repeatable): lasso, adalasso, ridge, pls, shrink, glasso",
     )
-    score.add_argument("--seed", type=_non_negative_int, default=None, help="CV folds' seed")
-    score.add_argument(
-        "--cv", type=count_argument("cv", low=2), default=5, help="cross-validation folds"
-    )
+    add_seed(score, "CV folds' seed")
+    add_count(score, "--cv", low=2, default=5, help="cross-validation folds")
     score.add_argument(
         "--criterion",
         type=_criterion,
