@@ -12,7 +12,7 @@ with the same message:
 - :func:`canonical_family`: a name of :data:`spdgraph.graphs.FAMILIES` or an
   alias from R huge / BDgraph (``"random"``, ``"AR(1)"``, ``"smallworld"``,
   ``"scale-free"``...), matched with case, ``-``, ``_``, spaces and parentheses
-  ignored (:data:`FAMILY_ALIASES` is the one table);
+  ignored (:data:`FAMILY_SPELLINGS` is the one table of names and aliases);
 - :func:`check_count`: an integer (not a bool, not a float) in a range;
 - :func:`check_probability`: a real number in [0, 1];
 - :func:`check_choice`: one of a few names (a criterion, a mode);
@@ -37,6 +37,7 @@ from spdgraph.errors import InvalidOptionError, TooLargeError, written
 __all__ = [
     "FAMILY_ALIASES",
     "FAMILY_NAMES",
+    "FAMILY_SPELLINGS",
     "KINDS",
     "KIND_ALIASES",
     "MATRIX_KIND_ALIASES",
@@ -68,28 +69,28 @@ MATRIX_KIND_ALIASES: Mapping[str, str] = {
     "partial_correlation": "partial_correlation",
 }
 
-#: The names of :data:`spdgraph.graphs.FAMILIES`, the family table (a test keeps them equal).
-FAMILY_NAMES: tuple[str, ...] = (
-    "ar1",
-    "ar2",
-    "band",
-    "circle",
-    "cluster",
-    "erdos_renyi",
-    "hub",
-    "lattice",
-    "scale_free",
-    "small_world",
-    "star",
-)
+#: Each graph family of :data:`spdgraph.graphs.FAMILIES` (the builders' table; a test keeps
+#: the two equal) -> its other names, R huge's and BDgraph's spellings.
+FAMILY_SPELLINGS: Mapping[str, tuple[str, ...]] = {
+    "ar1": ("AR(1)",),
+    "ar2": ("AR(2)",),
+    "band": (),
+    "circle": (),
+    "cluster": (),
+    "erdos_renyi": ("random",),
+    "hub": (),
+    "lattice": (),
+    "scale_free": ("scale-free",),
+    "small_world": ("smallworld",),
+    "star": (),
+}
+
+#: The graph families' names.
+FAMILY_NAMES: tuple[str, ...] = tuple(FAMILY_SPELLINGS)
 
 #: Other names of a family (R huge's and BDgraph's spellings) -> the family.
 FAMILY_ALIASES: Mapping[str, str] = {
-    "random": "erdos_renyi",
-    "scale-free": "scale_free",
-    "smallworld": "small_world",
-    "AR(1)": "ar1",
-    "AR(2)": "ar2",
+    alias: name for name, aliases in FAMILY_SPELLINGS.items() for alias in aliases
 }
 
 #: Largest count (nodes, groups, band width, repeats...) any entry point takes:

@@ -23,7 +23,7 @@ from spdgraph.graphs._growth import scale_free, small_world
 from spdgraph.graphs._random import erdos_renyi
 from spdgraph.graphs._regular import ar1, ar2, band, circle, lattice
 from spdgraph.graphs._sparse import DEFAULT_BACKEND
-from spdgraph.vocabulary import FAMILY_ALIASES, canonical_family
+from spdgraph.vocabulary import FAMILY_SPELLINGS, canonical_family
 
 __all__ = ["FAMILIES", "Family", "family_graph"]
 
@@ -67,8 +67,8 @@ class Family:
 
     @property
     def aliases(self) -> tuple[str, ...]:
-        """R huge's and BDgraph's names of the family (``vocabulary.FAMILY_ALIASES``)."""
-        return tuple(k for k, v in FAMILY_ALIASES.items() if v == self.name)
+        """R huge's and BDgraph's names of the family (``vocabulary.FAMILY_SPELLINGS``)."""
+        return FAMILY_SPELLINGS[self.name]
 
     @property
     def parameters(self) -> dict[str, Any]:
