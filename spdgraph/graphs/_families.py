@@ -20,6 +20,7 @@ from spdgraph.graphs._common import (
 )
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
+    bernoulli_edges,
     bernoulli_positions,
     check_pairs,
     finish,
@@ -286,7 +287,7 @@ def _sbm_edges(
     i, j = unrank_upper(kept - first_pair[k], size[k])
     rows, cols = [i + first_node[k]], [j + first_node[k]]
     if between > 0.0:
-        bi, bj = unrank_upper(bernoulli_positions(rng, p * (p - 1) // 2, between), p)
+        bi, bj = bernoulli_edges(rng, p, between)
         across = group[bi] != group[bj]
         rows.append(bi[across])
         cols.append(bj[across])

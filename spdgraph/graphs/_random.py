@@ -10,11 +10,10 @@ from spdgraph.graphs import _sparse
 from spdgraph.graphs._common import check_count, check_graph_memory, check_probability, seeded_rng
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
-    bernoulli_positions,
+    bernoulli_edges,
     check_pairs,
     finish,
     resolve_backend,
-    unrank_upper,
 )
 from spdgraph.seeds import SeedLike
 
@@ -94,4 +93,4 @@ def _draw(
         rows, cols = np.triu_indices(p, k=1)
         keep = rng.random(rows.size) < d
         return rows[keep], cols[keep]
-    return unrank_upper(bernoulli_positions(rng, p * (p - 1) // 2, d), p)
+    return bernoulli_edges(rng, p, d)
