@@ -18,6 +18,7 @@ one reader of ``spdgraph draw --marginals`` and ``spdgraph.simulate(data=...)``.
 from __future__ import annotations
 
 import ast
+import math
 
 from spdgraph.accessor._marginal_draws import MAX_CATEGORIES, MAX_SPEC_CHARS, SHORTCUTS, Ordinal
 from spdgraph.errors import InvalidOptionError
@@ -108,7 +109,12 @@ def parse_marginal(text: str, *, also: str = "") -> object:
         raise _unreadable(text, f"{name!r} is not a scipy.stats distribution", also)
     try:
         frozen = dist(*args, **kwargs)
-        frozen.ppf(0.5)
+        median = float(frozen.ppf(0.5))
     except (TypeError, ValueError) as exc:
         raise InvalidOptionError(f"cannot build the marginal {text!r} ({exc}).") from None
+    if not math.isfinite(median):  # scipy answers nan for parameters out of range
+        raise InvalidOptionError(
+            f"cannot build the marginal {text!r} (its quantiles are not finite: a parameter "
+            "is out of its range)."
+        )
     return frozen
