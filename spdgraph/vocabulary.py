@@ -15,6 +15,7 @@ with the same message:
   ignored (:data:`FAMILY_SPELLINGS` is the one table of names and aliases);
 - :func:`check_count`: an integer (not a bool, not a float) in a range;
 - :func:`check_probability`: a real number in [0, 1];
+- :func:`check_positive`: a finite real number > 0;
 - :func:`check_choice`: one of a few names (a criterion, a mode);
 - :func:`import_path`: ``"package.module:name"``, the spelling of a learner, a
   metric or any object a study names by its import path.
@@ -46,6 +47,7 @@ __all__ = [
     "canonical_kind",
     "check_choice",
     "check_count",
+    "check_positive",
     "check_probability",
     "family_key",
     "import_path",
@@ -217,6 +219,29 @@ def check_probability(value: object, name: str) -> float:
         if 0.0 <= q <= 1.0:
             return q
     raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
+
+
+def check_positive(value: object, name: str) -> float:
+    """``value`` as a float, finite and > 0, else an InvalidOptionError saying so.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import check_positive
+    >>> check_positive(3, "df")
+    3.0
+    >>> check_positive(float("inf"), "df")
+    Traceback (most recent call last):
+    ...
+    spdgraph.errors.InvalidOptionError: df must be a positive finite number, got inf.
+    """
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            x = float(value)
+        except (OverflowError, ValueError):  # 10**400: not finite either
+            x = float("inf")
+        if 0.0 < x < float("inf"):
+            return x
+    raise InvalidOptionError(f"{name} must be a positive finite number, got {written(value)}.")
 
 
 def check_choice(value: object, name: str, choices: tuple[str, ...] | list[str]) -> str:

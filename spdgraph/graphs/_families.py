@@ -28,6 +28,7 @@ from spdgraph.graphs._sparse import (
     unrank_upper,
 )
 from spdgraph.seeds import SeedLike
+from spdgraph.vocabulary import check_choice
 
 __all__ = ["cluster", "hub", "star"]
 
@@ -91,8 +92,7 @@ def hub(
     9
     """
     p = check_count(p, "p")
-    if mode not in _HUB_MODES:
-        raise InvalidOptionError(f"mode must be one of {_HUB_MODES}, got {written(mode)}.")
+    mode = check_choice(mode, "mode", _HUB_MODES)
     if n_hubs is None:
         n_hubs = _huge_groups(p) if mode == "huge" else math.ceil(p / 20)
     n_hubs = check_count(n_hubs, "n_hubs", 1, p)

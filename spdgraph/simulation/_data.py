@@ -17,6 +17,7 @@ from typing import Any
 
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.marginals import parse_marginal
+from spdgraph.vocabulary import check_positive
 
 __all__ = ["DATA_TYPES", "data_marginals", "describe_data"]
 
@@ -54,14 +55,6 @@ def _categories(cut: object) -> int:
     return int(cut)  # type: ignore[call-overload]
 
 
-def _positive_number(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidOptionError(f"{name} must be a positive number, got {written(value)}.")
-    if not (math.isfinite(float(value)) and float(value) > 0):
-        raise InvalidOptionError(f"{name} must be a positive finite number, got {value!r}.")
-    return float(value)
-
-
 def _named(name: str, p: int, options: dict[str, Any]) -> object:
     from scipy import stats
 
@@ -71,7 +64,7 @@ def _named(name: str, p: int, options: dict[str, Any]) -> object:
     if name in ("categorical", "ordinal", "mixed"):
         cut = _categories(cut)
     if name in ("t", "mixed", "count"):
-        df, mean = _positive_number(df, "df"), _positive_number(mean, "mean_count")
+        df, mean = check_positive(df, "df"), check_positive(mean, "mean_count")
     if name == "gaussian":
         return None
     if name == "non-gaussian":

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, NumericalError, written
-from spdgraph.vocabulary import check_count
+from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.vocabulary import check_count, check_positive
 
 __all__ = ["GlassoFit", "glasso_kkt", "graphical_lasso", "graphical_lasso_path"]
 
@@ -89,15 +89,6 @@ def _check_covariance(s: object) -> np.ndarray:
             "(drop constant columns)."
         )
     return (arr + arr.T) / 2.0
-
-
-def _check_rho(rho: object) -> float:
-    if isinstance(rho, bool) or not isinstance(rho, (int, float, np.integer, np.floating)):
-        raise InvalidOptionError(f"rho must be a positive number, got {written(rho)}.")
-    val = float(rho)
-    if not np.isfinite(val) or val <= 0:
-        raise InvalidOptionError(f"rho must be a positive finite number, got {val}.")
-    return val
 
 
 def glasso_kkt(
@@ -223,12 +214,6 @@ class _Solver:
         )
 
 
-def _check_tol(kkt_tol: object) -> float:
-    if isinstance(kkt_tol, bool) or not isinstance(kkt_tol, (int, float)) or not kkt_tol > 0:
-        raise InvalidOptionError(f"kkt_tol must be a positive number, got {written(kkt_tol)}.")
-    return float(kkt_tol)
-
-
 def graphical_lasso_path(
     s: np.ndarray,
     rhos: Sequence[float] | np.ndarray,
@@ -252,8 +237,8 @@ def graphical_lasso_path(
     [0, 2, 3]
     """
     s = _check_covariance(s)
-    values = [_check_rho(r) for r in np.atleast_1d(np.asarray(rhos, dtype=object))]
-    tol = _check_tol(kkt_tol)
+    values = [check_positive(r, "rho") for r in np.atleast_1d(np.asarray(rhos, dtype=object))]
+    tol = check_positive(kkt_tol, "kkt_tol")
     solver = _Solver(
         s,
         bool(penalize_diagonal),
