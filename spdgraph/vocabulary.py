@@ -29,6 +29,7 @@ spdgraph but :mod:`spdgraph.errors`.
 from __future__ import annotations
 
 import importlib
+import math
 import numbers
 from collections.abc import Mapping
 from typing import Any
@@ -202,6 +203,16 @@ def check_count(value: object, name: str, low: int = 1, high: int | None = None)
     raise InvalidOptionError(f"{name} must be an integer >= {low}{upper}, got {written(value)}.")
 
 
+def _real(value: object) -> float:
+    """``value`` as a float; nan for a bool, a string or a number no float holds (10**400)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except (OverflowError, ValueError):
+            pass
+    return math.nan
+
+
 def check_probability(value: object, name: str) -> float:
     """``value`` as a float in [0, 1], else an InvalidOptionError saying so.
 
@@ -211,13 +222,9 @@ def check_probability(value: object, name: str) -> float:
     >>> check_probability(0.25, "d")
     0.25
     """
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        try:
-            q = float(value)
-        except (OverflowError, ValueError):  # 10**400: not a probability either
-            q = float("nan")
-        if 0.0 <= q <= 1.0:
-            return q
+    q = _real(value)
+    if 0.0 <= q <= 1.0:
+        return q
     raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
 
 
@@ -234,13 +241,9 @@ def check_positive(value: object, name: str) -> float:
     ...
     spdgraph.errors.InvalidOptionError: df must be a positive finite number, got inf.
     """
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        try:
-            x = float(value)
-        except (OverflowError, ValueError):  # 10**400: not finite either
-            x = float("inf")
-        if 0.0 < x < float("inf"):
-            return x
+    x = _real(value)
+    if 0.0 < x < math.inf:
+        return x
     raise InvalidOptionError(f"{name} must be a positive finite number, got {written(value)}.")
 
 
