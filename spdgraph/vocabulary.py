@@ -219,8 +219,8 @@ def check_probability(value: object, name: str) -> float:
     Examples
     --------
     >>> from spdgraph.vocabulary import check_probability
-    >>> check_probability(0.25, "d")
-    0.25
+    >>> check_probability(0.25, "d"), check_probability(1, "d")  # a float, always
+    (0.25, 1.0)
     """
     q = _real(value)
     if 0.0 <= q <= 1.0:
