@@ -10,6 +10,7 @@ of :mod:`spdgraph.vocabulary`.
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import pytest
@@ -388,6 +389,7 @@ def test_the_family_table_knows_each_familys_parameters_and_r_names():
     assert FAMILIES["ar1"].aliases == ("AR(1)",) and FAMILIES["ar1"].parameters == {}
     assert not FAMILIES["hub"].draws({}) and FAMILIES["hub"].draws({"mode": "bdgraph"})
     assert not FAMILIES["band"].draws({}) and FAMILIES["scale_free"].draws({})
+    assert inspect.signature(FAMILIES["band"]) == inspect.signature(spdgraph.graphs.band)
     for name, family in FAMILIES.items():
         assert family.name == name and set(family.r_arguments.values()) <= set(family.parameters)
     message = _refusal(lambda: family_graph("band", 6, n_hubs=2))

@@ -61,6 +61,11 @@ class Family:
         return self.function(*args, **kwargs)
 
     @property
+    def __signature__(self) -> inspect.Signature:
+        """The builder's signature (what :func:`inspect.signature` of the record gives)."""
+        return inspect.signature(self.function)
+
+    @property
     def name(self) -> str:
         """The family's name (its builder's name)."""
         return self.function.__name__
