@@ -7,13 +7,16 @@ functions here, so they accept the same spellings and refuse the same ones
 with the same message:
 
 - :func:`canonical_kind`: ``"covariance"`` or ``"precision"``, alias
-  ``"concentration"``, in any case;
+  ``"concentration"``, in any case (:func:`known_kind` the same lookup, None
+  for an unknown kind, also over :data:`MATRIX_KIND_ALIASES`);
 - :func:`canonical_family`: a name of :data:`spdgraph.graphs.FAMILIES` or an
   alias from R huge / BDgraph (``"random"``, ``"AR(1)"``, ``"smallworld"``,
   ``"scale-free"``...), matched with case, ``-``, ``_``, spaces and parentheses
-  ignored (:data:`FAMILY_ALIASES` is the one table);
+  ignored (:data:`FAMILY_SPELLINGS` is the one table of names and aliases);
 - :func:`check_count`: an integer (not a bool, not a float) in a range;
 - :func:`check_probability`: a real number in [0, 1];
+- :func:`check_positive`: a finite real number > 0;
+- :func:`check_choice`: one of a few names (a criterion, a mode);
 - :func:`import_path`: ``"package.module:name"``, the spelling of a learner, a
   metric or any object a study names by its import path.
 
@@ -26,6 +29,7 @@ spdgraph but :mod:`spdgraph.errors`.
 from __future__ import annotations
 
 import importlib
+import math
 import numbers
 from collections.abc import Mapping
 from typing import Any
@@ -35,15 +39,20 @@ from spdgraph.errors import InvalidOptionError, TooLargeError, written
 __all__ = [
     "FAMILY_ALIASES",
     "FAMILY_NAMES",
+    "FAMILY_SPELLINGS",
     "KINDS",
     "KIND_ALIASES",
+    "MATRIX_KIND_ALIASES",
     "MAX_COUNT",
     "canonical_family",
     "canonical_kind",
+    "check_choice",
     "check_count",
+    "check_positive",
     "check_probability",
     "family_key",
     "import_path",
+    "known_kind",
 ]
 
 #: The two kinds of matrix spdgraph samples.
@@ -56,28 +65,35 @@ KIND_ALIASES: Mapping[str, str] = {
     "concentration": "precision",
 }
 
-#: The graph families of :data:`spdgraph.graphs.FAMILIES` (a test keeps the two equal).
-FAMILY_NAMES: tuple[str, ...] = (
-    "ar1",
-    "ar2",
-    "band",
-    "circle",
-    "cluster",
-    "erdos_renyi",
-    "hub",
-    "lattice",
-    "scale_free",
-    "small_world",
-    "star",
-)
+#: Every kind an spdgraph matrix can carry (``attrs["kind"]``), with aliases.
+MATRIX_KIND_ALIASES: Mapping[str, str] = {
+    **KIND_ALIASES,
+    "correlation": "correlation",
+    "partial_correlation": "partial_correlation",
+}
+
+#: Each graph family of :data:`spdgraph.graphs.FAMILIES` (the builders' table; a test keeps
+#: the two equal) -> its other names, R huge's and BDgraph's spellings.
+FAMILY_SPELLINGS: Mapping[str, tuple[str, ...]] = {
+    "ar1": ("AR(1)",),
+    "ar2": ("AR(2)",),
+    "band": (),
+    "circle": (),
+    "cluster": (),
+    "erdos_renyi": ("random",),
+    "hub": (),
+    "lattice": (),
+    "scale_free": ("scale-free",),
+    "small_world": ("smallworld",),
+    "star": (),
+}
+
+#: The graph families' names.
+FAMILY_NAMES: tuple[str, ...] = tuple(FAMILY_SPELLINGS)
 
 #: Other names of a family (R huge's and BDgraph's spellings) -> the family.
 FAMILY_ALIASES: Mapping[str, str] = {
-    "random": "erdos_renyi",
-    "scale-free": "scale_free",
-    "smallworld": "small_world",
-    "AR(1)": "ar1",
-    "AR(2)": "ar2",
+    alias: name for name, aliases in FAMILY_SPELLINGS.items() for alias in aliases
 }
 
 #: Largest count (nodes, groups, band width, repeats...) any entry point takes:
@@ -96,8 +112,22 @@ _FAMILY_LOOKUP: dict[str, str] = {
 }
 
 
+def known_kind(value: object, aliases: Mapping[str, str] = KIND_ALIASES) -> str | None:
+    """The kind ``value`` names (any case) in ``aliases``, or None when it names none.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import MATRIX_KIND_ALIASES, known_kind
+    >>> known_kind("Concentration"), known_kind("banana"), known_kind(3)
+    ('precision', None, None)
+    >>> known_kind("correlation"), known_kind("correlation", MATRIX_KIND_ALIASES)
+    (None, 'correlation')
+    """
+    return aliases.get(value.lower()) if isinstance(value, str) else None
+
+
 def canonical_kind(value: object, name: str = "kind") -> str:
-    """The kind ``value`` names: ``"covariance"`` or ``"precision"``.
+    """The kind ``value`` names: ``"covariance"`` or ``"precision"`` (:func:`known_kind`).
 
     Raises
     ------
@@ -110,8 +140,9 @@ def canonical_kind(value: object, name: str = "kind") -> str:
     >>> canonical_kind("Concentration"), canonical_kind("COVARIANCE")
     ('precision', 'covariance')
     """
-    if isinstance(value, str) and value.lower() in KIND_ALIASES:
-        return KIND_ALIASES[value.lower()]
+    kind = known_kind(value)
+    if kind is not None:
+        return kind
     raise InvalidOptionError(
         f"{name} must be 'covariance' or 'precision' (alias 'concentration'; any case), "
         f"got {written(value)}."
@@ -172,23 +203,66 @@ def check_count(value: object, name: str, low: int = 1, high: int | None = None)
     raise InvalidOptionError(f"{name} must be an integer >= {low}{upper}, got {written(value)}.")
 
 
+def _real(value: object) -> float:
+    """``value`` as a float; nan for a bool, a string or a number no float holds (10**400)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except (OverflowError, ValueError):
+            pass
+    return math.nan
+
+
 def check_probability(value: object, name: str) -> float:
     """``value`` as a float in [0, 1], else an InvalidOptionError saying so.
 
     Examples
     --------
     >>> from spdgraph.vocabulary import check_probability
-    >>> check_probability(0.25, "d")
-    0.25
+    >>> check_probability(0.25, "d"), check_probability(1, "d")  # a float, always
+    (0.25, 1.0)
     """
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        try:
-            q = float(value)
-        except (OverflowError, ValueError):  # 10**400: not a probability either
-            q = float("nan")
-        if 0.0 <= q <= 1.0:
-            return q
+    q = _real(value)
+    if 0.0 <= q <= 1.0:
+        return q
     raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {written(value)}.")
+
+
+def check_positive(value: object, name: str) -> float:
+    """``value`` as a float, finite and > 0, else an InvalidOptionError saying so.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import check_positive
+    >>> check_positive(3, "df")
+    3.0
+    >>> check_positive(float("inf"), "df")
+    Traceback (most recent call last):
+    ...
+    spdgraph.errors.InvalidOptionError: df must be a positive finite number, got inf.
+    """
+    x = _real(value)
+    if 0.0 < x < math.inf:
+        return x
+    raise InvalidOptionError(f"{name} must be a positive finite number, got {written(value)}.")
+
+
+def check_choice(value: object, name: str, choices: tuple[str, ...] | list[str]) -> str:
+    """``value`` when it is one of ``choices``, else an InvalidOptionError listing them.
+
+    Examples
+    --------
+    >>> from spdgraph.vocabulary import check_choice
+    >>> check_choice("cv", "criterion", ("stars", "cv", "ebic"))
+    'cv'
+    >>> check_choice("aic", "rule", ("cv", "ebic"))
+    Traceback (most recent call last):
+    ...
+    spdgraph.errors.InvalidOptionError: rule must be one of ['cv', 'ebic'], got 'aic'.
+    """
+    if isinstance(value, str) and value in choices:
+        return value
+    raise InvalidOptionError(f"{name} must be one of {list(choices)}, got {written(value)}.")
 
 
 def import_path(spec: str, what: str = "") -> Any:

@@ -85,3 +85,27 @@ def test_select_glasso_and_score_record_their_threads():
         rtol=1e-10,
         atol=1e-12,
     )
+
+
+def test_every_reader_of_the_core_count_respects_the_affinity(monkeypatch):
+    """One core count (``available_cores``): the study's default workers and the memory
+    model's blocks see the cores this process may use, not the machine's."""
+    import os
+    from pathlib import Path
+
+    from spdgraph.sampling._memory import estimate_bytes
+    from spdgraph.study._run import _workers
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert available_cores() == 3
+    assert _workers(None) == 3
+    assert estimate_bytes(40, 100, chunks=1) == estimate_bytes(40, 100, chunks=1, workers=3)
+    package = Path(spdgraph.__file__).parent
+    readers = [
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if "cpu_count(" in (text := path.read_text(encoding="utf-8"))
+        or "sched_getaffinity(" in text
+    ]
+    assert readers == ["_threads.py"]

@@ -46,6 +46,20 @@ def _degrees(indptr, indices):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _lightest_neighbour(indptr, indices, degree, group, v, free_only):  # pragma: no cover
+    """``v``'s neighbour of least degree (the first found on a tie), -1 when it has none;
+    with ``free_only``, among its neighbours in no group yet."""
+    best = -1
+    best_degree = indptr.size  # above any degree (p + 1)
+    for k in range(indptr[v], indptr[v + 1]):
+        u = indices[k]
+        if u != v and (not free_only or group[u] == -1) and degree[u] < best_degree:
+            best = u
+            best_degree = degree[u]
+    return best
+
+
+@njit(cache=True, nogil=True)
 def _join_leftovers(indptr, indices, visit_order, degree, group):  # pragma: no cover - compiled
     """Each node still free (all its neighbours taken) joins its lightest neighbour's group.
 
@@ -57,14 +71,7 @@ def _join_leftovers(indptr, indices, visit_order, degree, group):  # pragma: no 
     for v in visit_order:
         if group[v] != -1 or degree[v] == 0:
             continue
-        best = -1
-        best_degree = p + 1
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if u != v and degree[u] < best_degree:
-                best = u
-                best_degree = degree[u]
-        joined[v] = group[best]
+        joined[v] = group[_lightest_neighbour(indptr, indices, degree, group, v, False)]
     for v in range(p):
         if joined[v] != -1:
             group[v] = joined[v]
@@ -92,13 +99,7 @@ def contract_level(indptr, indices, visit_order, most_pairs):  # pragma: no cove
             break
         if group[v] != -1 or degree[v] == 0:
             continue
-        best = -1
-        best_degree = p + 1
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if u != v and group[u] == -1 and degree[u] < best_degree:
-                best = u
-                best_degree = degree[u]
+        best = _lightest_neighbour(indptr, indices, degree, group, v, True)
         if best >= 0:
             group[v] = groups
             group[best] = groups

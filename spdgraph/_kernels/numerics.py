@@ -10,12 +10,15 @@ matrix or an ``(n, p, p)`` stack unless it says otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from spdgraph.vocabulary import KIND_ALIASES  # the one table of kind spellings
+# the one table of kind spellings and its one lookup; ``canonical_kind`` is the name
+# accessor/ still imports it by (vocabulary's ``known_kind``: None for an unknown kind)
+from spdgraph.vocabulary import KIND_ALIASES, MATRIX_KIND_ALIASES
+from spdgraph.vocabulary import known_kind as canonical_kind
 
 __all__ = [
     "KIND_ALIASES",
@@ -35,13 +38,6 @@ __all__ = [
 ]
 
 
-#: Every kind an spdgraph matrix can carry (``attrs["kind"]``), with aliases.
-MATRIX_KIND_ALIASES: Mapping[str, str] = {
-    **KIND_ALIASES,
-    "correlation": "correlation",
-    "partial_correlation": "partial_correlation",
-}
-
 #: The largest scaled condition number spdgraph certifies: the 1-norm condition number (estimated
 #: from the Cholesky factor, or bounded by a dominance proof) of ``D^-1/2 M D^-1/2``, the
 #: scale-free quantity that decides whether a Cholesky factorization succeeds in double
@@ -49,17 +45,6 @@ MATRIX_KIND_ALIASES: Mapping[str, str] = {
 #: happens to succeed: that fails only near 1/eps ~ 4.5e15, so every matrix clearly on one side
 #: of this bound gets the same decision on every machine.
 MAX_SCALED_CONDITION = 1e12
-
-
-def canonical_kind(kind: object, aliases: Mapping[str, str] = KIND_ALIASES) -> str | None:
-    """The canonical name of ``kind`` (case-insensitive), or None when it is unknown.
-
-    >>> canonical_kind("Concentration"), canonical_kind("banana")
-    ('precision', None)
-    """
-    if not isinstance(kind, str):
-        return None
-    return aliases.get(kind.lower())
 
 
 def plain(value: object) -> object:

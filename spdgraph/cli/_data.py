@@ -4,7 +4,8 @@
 draws Gaussian-copula data (``--marginals`` for every node, ``--marginal
 NODE=SPEC`` per node; SPEC is ``gaussian``, ``binary``,
 ``ordinal(n_categories=3)``, ``ordinal(cuts=[-1, 0.5])`` or a scipy.stats
-distribution with literal arguments such as ``poisson(3)``). The input is any
+distribution with literal arguments such as ``poisson(3)``; read by
+:func:`spdgraph.marginals.parse_marginal`, as ``simulate``'s ``data``). The input is any
 file ``spdgraph.open`` reads (its format recognised by content); the output's
 format comes from its suffix (``.nc``, ``.zarr``, ``.csv``, a plugin's) or
 ``--format NAME``, through the format table of :mod:`spdgraph.io`.
@@ -13,81 +14,23 @@ format comes from its suffix (``.nc``, ``.zarr``, ``.csv``, a plugin's) or
 from __future__ import annotations
 
 import argparse
-import ast
 from typing import Any
 
+from spdgraph.cli._arguments import add_count, add_output, add_seed, report_written
 from spdgraph.cli._options import (
     _add_format_option,
     _add_verify_option,
-    _non_negative_int,
     _output_format,
     _verify,
-    count_argument,
 )
 from spdgraph.errors import InvalidOptionError
 
-__all__ = ["parse_marginal"]
-
-
-def parse_marginal(text: str) -> object:
-    """A marginal spec from its command-line text (``"t(df=5)"``, ``"binary"``, ...).
-
-    Examples
-    --------
-    >>> from spdgraph.cli._data import parse_marginal
-    >>> parse_marginal("poisson(3)").mean()
-    np.float64(3.0)
-    >>> parse_marginal("ordinal(n_categories=2)").cuts
-    (0.0,)
-    """
-    from scipy import stats
-
-    from spdgraph.marginals import MAX_SPEC_CHARS, Ordinal
-
-    if len(text) > MAX_SPEC_CHARS:
-        raise InvalidOptionError(
-            f"the marginal {text[:30]!r}... has {len(text):,} characters; a marginal is written "
-            f"in at most {MAX_SPEC_CHARS:,}, such as t(df=5) or ordinal(n_categories=3)."
-        )
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError as exc:
-        raise InvalidOptionError(f"cannot read the marginal {text!r} ({exc.msg}).") from exc
-    except (RecursionError, MemoryError):
-        raise InvalidOptionError(
-            f"the marginal {text[:30]!r}... nests too deep to read."
-        ) from None
-    if isinstance(node, ast.Name) and node.id in ("gaussian", "normal", "standardized", "binary"):
-        return node.id
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-        raise InvalidOptionError(
-            f"a marginal is a name or a call such as t(df=5) or poisson(3), got {text!r}."
-        )
-    try:
-        args = [ast.literal_eval(a) for a in node.args]
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
-        raise InvalidOptionError(f"arguments of {text!r} must be Python literals.") from exc
-    name = node.func.id
-    if name == "ordinal":
-        try:
-            return Ordinal(*args, **kwargs)
-        except TypeError as exc:
-            raise InvalidOptionError(
-                f"{text!r}: {exc}; ordinal takes cuts=, n_categories= or probabilities=."
-            ) from None
-    dist = getattr(stats, name, None)
-    if not isinstance(dist, stats.rv_continuous | stats.rv_discrete):
-        raise InvalidOptionError(f"{name!r} is not a scipy.stats distribution.")
-    try:
-        frozen = dist(*args, **kwargs)
-        frozen.ppf(0.5)
-    except (TypeError, ValueError) as exc:
-        raise InvalidOptionError(f"cannot build the marginal {text!r} ({exc}).") from exc
-    return frozen
+__all__: list[str] = []
 
 
 def _marginals(args: argparse.Namespace, labels: list[Any]) -> object:
+    from spdgraph.marginals import parse_marginal
+
     per_node = dict(args.marginal or [])
     if not per_node:
         return None if args.marginals is None else parse_marginal(args.marginals)
@@ -115,11 +58,9 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     io.write_array(data, args.output, format=_output_format(args))
     count = data.sizes.get("sample", 1) * data.sizes.get("group", 1)
     kind = "" if marginals is None else " (copula/discrete marginals)"
-    print(
-        f"wrote {args.n_obs} observations x {data.sizes['node']} nodes{kind} for {count} "
-        f"matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']}) to {args.output}"
-    )
-    return 0
+    matrices = f"{count} matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']})"
+    what = f"{args.n_obs} observations x {data.sizes['node']} nodes{kind} for {matrices}"
+    return report_written(what, args.output)
 
 
 def _add_draw_parser(sub: Any) -> None:
@@ -136,18 +77,11 @@ def _add_draw_parser(sub: Any) -> None:
         ),
     )
     draw.add_argument("input", metavar="MATRICES", help="file written by `spdgraph sample`")
-    draw.add_argument(
-        "--n-obs",
-        type=count_argument("n_obs", low=0),
-        required=True,
-        help="observations per matrix",
-    )
-    draw.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
-    draw.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        help="output: a .nc (netCDF) file, a .zarr (Zarr) store, a .csv table (a folder of "
+    add_count(draw, "--n-obs", low=0, required=True, help="observations per matrix")
+    add_seed(draw)
+    add_output(
+        draw,
+        "output: a .nc (netCDF) file, a .zarr (Zarr) store, a .csv table (a folder of "
         "CSV tables for a stack), or any registered format's suffix",
     )
     _add_format_option(draw)

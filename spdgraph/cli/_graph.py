@@ -21,21 +21,21 @@ CSR adjacency) or an edge list: the way to write a graph of a million nodes.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from spdgraph.cli._arguments import add_count, add_output, add_seed, report_written
 from spdgraph.cli._options import _key_value, _non_negative_int, count_argument
 from spdgraph.errors import FileError, InvalidOptionError
-from spdgraph.vocabulary import family_key
+from spdgraph.vocabulary import canonical_family
 
 __all__: list[str] = []
 
 #: command line option -> family parameter (all default to None: not given)
 _OPTIONS: dict[str, str] = {
-    "d": "density d of erdos_renyi (default for 'random': huge's min(1, 3/p))",
+    "d": "erdos_renyi: density d (default huge's min(1, 3/p))",
     "n_hubs": "hub: number of hubs",
     "mode": "hub: huge (a star per group of nodes) or bdgraph (random hubs linked to all)",
     "n_groups": "cluster: number of groups",
@@ -99,38 +99,30 @@ def make_family_graph(
     seed_flag: str = "--seed",
     backend: str = "networkx",
 ) -> Any:
-    """The graph of ``spdgraph graph`` and ``sample --graph-family``; checks what it takes.
+    """The graph of ``spdgraph graph`` and ``sample --graph-family`` (``graphs.family_graph``).
 
-    ``flag(name)`` and ``seed_flag`` spell the options in messages as the
-    calling command names them; ``backend`` is the family's ``backend=``.
+    Only the command's spelling of the refusals is here: ``flag(name)`` and
+    ``seed_flag`` spell the options as the calling command names them;
+    ``backend`` is the family's ``backend=``.
     """
-    from spdgraph.graphs import FAMILIES
-    from spdgraph.vocabulary import canonical_family, check_count
+    from spdgraph.graphs import FAMILIES, family_graph
 
-    name = canonical_family(family)  # the spellings simulate and a study accept
-    p = check_count(p, "p")
-    if family_key(family) == "random":  # huge's and BDgraph's name, with huge's density
-        given.setdefault("d", min(1.0, 3.0 / p))
-    function = FAMILIES[name]
-    params = inspect.signature(function).parameters
-    takes = [k for k in _OPTIONS if k in params]
-    for key in given:
-        if key == "seed":
-            raise InvalidOptionError(f"give the graph's seed with {seed_flag}.")
-        if key not in params:
-            options = ", ".join(flag(k) for k in takes) or "none but p"
-            raise InvalidOptionError(
-                f"{flag(key)} does not apply to graph family {name!r}; its options: {options}."
-            )
-    if "d" in params and "d" not in given:
-        raise InvalidOptionError(f"graph family 'erdos_renyi' needs {flag('d')} (its density).")
-    if "seed" in params:
-        given["seed"] = seed
-    elif seed is not None:
-        raise InvalidOptionError(f"graph family {name!r} is not random; drop {seed_flag}.")
-    if isinstance(given.get("shape"), list) and len(given["shape"]) == 1:
-        given["shape"] = given["shape"][0]
-    return function(p, **given, backend=backend)
+    spec = FAMILIES[canonical_family(family)]  # the spellings simulate and a study accept
+    if "seed" in given:
+        raise InvalidOptionError(f"give the graph's seed with {seed_flag}.")
+    unknown = [k for k in given if spec.r_arguments.get(k, k) not in spec.parameters]
+    if unknown:
+        options = ", ".join(flag(k) for k in spec.parameters) or "none but p"
+        raise InvalidOptionError(
+            f"{flag(unknown[0])} does not apply to graph family {spec.name!r}; its options: "
+            f"{options}."
+        )
+    parameters = spec.arguments(given)
+    if seed is not None and not spec.draws(parameters):
+        raise InvalidOptionError(f"graph family {spec.name!r} is not random; drop {seed_flag}.")
+    if isinstance(parameters.get("shape"), list) and len(parameters["shape"]) == 1:
+        parameters["shape"] = parameters["shape"][0]
+    return family_graph(spec.name, p, seed=seed, backend=backend, **parameters)
 
 
 def _header(g: Any) -> list[str]:
@@ -212,17 +204,14 @@ def _cmd_graph_sparse(args: argparse.Namespace, output: Path, given: dict[str, A
             f"{output.suffix}; change the output's suffix."
         )
     adjacency = make_family_graph(args.family, args.p, args.seed, given, backend="scipy")
-    family = args.family.replace("-", "_")
+    family = canonical_family(args.family)
     header = [f"spdgraph graph {family}", "parameters " + json.dumps({"p": args.p, **given})]
     if args.seed is not None:
         header.append(f"seed {args.seed}")
     write_sparse_graph(adjacency, header, output)
     seed = f", seed {args.seed}" if args.seed is not None else ""
-    print(
-        f"wrote {family} graph (p = {adjacency.shape[0]}, {adjacency.nnz // 2} edges{seed}, "
-        f"sparse) to {args.output}"
-    )
-    return 0
+    edges = f"{adjacency.nnz // 2} edges{seed}, sparse"
+    return report_written(f"{family} graph (p = {adjacency.shape[0]}, {edges})", args.output)
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
@@ -235,11 +224,10 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     g = make_family_graph(args.family, args.p, args.seed, given)
     write_graph(g, output)
     seed = f", seed {g.graph['seed']}" if "seed" in g.graph else ""
-    print(
-        f"wrote {g.graph['family']} graph (p = {g.number_of_nodes()}, "
-        f"{g.number_of_edges()} edges{seed}) to {args.output}"
+    edges = f"{g.number_of_edges()} edges{seed}"
+    return report_written(
+        f"{g.graph['family']} graph (p = {g.number_of_nodes()}, {edges})", args.output
     )
-    return 0
 
 
 def _add_graph_parser(sub: Any) -> None:
@@ -250,13 +238,11 @@ def _add_graph_parser(sub: Any) -> None:
         "that `spdgraph sample` reads (.txt edge list, .csv, .graphml, .gml, .npy).",
     )
     graph.add_argument("family", help="graph family, e.g. hub, cluster, band (see docs/graphs.md)")
-    graph.add_argument("--p", type=count_argument("p"), required=True, help="number of nodes")
+    add_count(graph, "--p", required=True, help="number of nodes")
     for key, doc in _OPTIONS.items():
         graph.add_argument(f"--{key.replace('_', '-')}", type=_TYPES[key], default=None, help=doc)
-    graph.add_argument(
-        "--seed", type=_non_negative_int, default=None, help="seed (random families)"
-    )
-    graph.add_argument("-o", "--output", required=True, help="graph file to write")
+    add_seed(graph, "seed (random families)")
+    add_output(graph, "graph file to write")
     graph.add_argument(
         "--backend",
         choices=("networkx", "scipy"),

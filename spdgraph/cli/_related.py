@@ -15,11 +15,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from spdgraph.cli._arguments import add_count, add_edits, add_output, add_seed, report_written
 from spdgraph.cli._options import (
     _add_format_option,
-    _non_negative_int,
     _output_format,
-    count_argument,
     kind_argument,
 )
 from spdgraph.errors import FileError
@@ -71,11 +70,9 @@ def _cmd_related(args: argparse.Namespace) -> int:
         _write_graphs(graphs, args.graphs_dir)
     da = spdgraph.sample(graphs, args.method, size=args.size, seed=args.seed, kind=args.kind)
     io.write_array(da, args.output, format=_output_format(args))
-    print(
-        f"wrote {args.n_graphs} related graphs ({args.mode}: +{args.n_add}/-{args.n_remove} "
-        f"edges) sampled as {da.name} (seed {da.attrs['seed']}) to {args.output}"
-    )
-    return 0
+    edits = f"{args.mode}: +{args.n_add}/-{args.n_remove} edges"
+    what = f"{args.n_graphs} related graphs ({edits}) sampled as {da.name}"
+    return report_written(f"{what} (seed {da.attrs['seed']})", args.output)
 
 
 def _add_related_parser(sub: Any) -> None:
@@ -84,25 +81,8 @@ def _add_related_parser(sub: Any) -> None:
         help="make K related graphs from a base graph and sample them into one file (group dim)",
     )
     related.add_argument("graph", metavar="BASE", help="graph file of the shared base graph")
-    related.add_argument(
-        "-k",
-        "--n-graphs",
-        type=count_argument("n_graphs"),
-        required=True,
-        help="number of graphs (groups or time steps)",
-    )
-    related.add_argument(
-        "--n-add",
-        type=count_argument("n_add", low=0),
-        default=0,
-        help="edges added per graph (group) or per step (time)",
-    )
-    related.add_argument(
-        "--n-remove",
-        type=count_argument("n_remove", low=0),
-        default=0,
-        help="edges removed per graph (group) or per step (time)",
-    )
+    add_count(related, "-k", "--n-graphs", required=True, help="graphs (groups or time steps)")
+    add_edits(related, "per graph (group) or per step (time)")
     related.add_argument(
         "--mode",
         choices=["group", "time"],
@@ -110,23 +90,16 @@ def _add_related_parser(sub: Any) -> None:
         help="group: each graph edits the base; time: each step edits the last",
     )
     related.add_argument("-m", "--method", default="po", help="generator (default po)")
-    related.add_argument(
-        "--size",
-        type=count_argument("size", low=0),
-        default=None,
-        help="matrices per graph (default: one)",
-    )
+    add_count(related, "--size", low=0, help="matrices per graph (default: one)")
     related.add_argument("--kind", default="covariance", type=kind_argument)
-    related.add_argument("--seed", type=_non_negative_int, default=None, help="seed")
+    add_seed(related)
     related.add_argument(
         "--graphs-dir", metavar="DIR", help="also write each graph as a 0/1 adjacency CSV in DIR"
     )
     _add_format_option(related)
-    related.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        help="output: .nc, .zarr, .csv (a folder of CSV tables per group) or any registered "
+    add_output(
+        related,
+        "output: .nc, .zarr, .csv (a folder of CSV tables per group) or any registered "
         "format's suffix",
     )
     related.set_defaults(func=_cmd_related)

@@ -14,11 +14,11 @@ import argparse
 import sys
 from typing import Any
 
+from spdgraph.cli._arguments import add_count, add_seed
 from spdgraph.cli._options import (
     _add_verify_option,
-    _non_negative_int,
     _verify,
-    count_argument,
+    vocabulary_argument,
 )
 
 __all__: list[str] = []
@@ -43,6 +43,13 @@ def _areas(data: Any, truth: Any, table: Any, method: str = "lasso") -> Any:
             f"{method}_path_pr_auc": [r["pr_auc"] for r in rows],
         }
     )
+
+
+def _criterion(text: str) -> str:
+    """``--criterion``: validation's one check of it (stars, ebic, cv)."""
+    from spdgraph.validation import check_criterion
+
+    return vocabulary_argument(check_criterion)(text)
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -90,13 +97,14 @@ def _add_score_parser(sub: Any) -> None:
         action="append",
         help="built-in learner (repeatable): lasso, adalasso, ridge, pls, shrink, glasso",
     )
-    score.add_argument("--seed", type=_non_negative_int, default=None, help="CV folds' seed")
-    score.add_argument("--cv", type=count_argument("cv"), default=5, help="cross-validation folds")
+    add_seed(score, "CV folds' seed")
+    add_count(score, "--cv", low=2, default=5, help="cross-validation folds")
     score.add_argument(
         "--criterion",
-        choices=("stars", "ebic", "cv"),
+        type=_criterion,
         default=None,
-        help="how glasso chooses its penalty (default: the library's, see docs/validation.md)",
+        help="how glasso chooses its penalty: stars, ebic or cv (default: the library's, "
+        "see docs/validation.md)",
     )
     score.add_argument("--gamma", type=float, default=0.5, help="EBIC's gamma (--criterion ebic)")
     score.add_argument(

@@ -16,7 +16,8 @@ import argparse
 import sys
 from typing import Any
 
-from spdgraph.cli._options import _add_format_option, _output_format, count_argument
+from spdgraph.cli._arguments import add_count, add_output
+from spdgraph.cli._options import _add_format_option, _output_format
 
 __all__: list[str] = []
 
@@ -84,10 +85,8 @@ def _add_study_parser(sub: Any) -> None:
     actions = cmd.add_subparsers(dest="study_command", required=True)
     run = actions.add_parser("run", help="run the cells not yet stored, then tables and plots")
     run.add_argument("study", help="the study's TOML file (docs/study.md)")
-    run.add_argument("-o", "--output", required=True, help="the study's folder (created)")
-    run.add_argument(
-        "--workers", type=count_argument("workers"), default=None, help="processes (default: CPUs)"
-    )
+    add_output(run, "the study's folder (created)")
+    add_count(run, "--workers", help="processes (default: CPUs)")
     run.add_argument(
         "--scheduler", default=None, help="dask scheduler address, or 'local' (LocalCluster)"
     )

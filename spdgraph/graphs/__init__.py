@@ -12,15 +12,15 @@ registered graph backend's type (``"scipy"``, ``"igraph"``, ``"networkit"``,
 ...) built straight from a sparse adjacency, in O(p + edges) time and memory
 (``docs/graphs.md``, "Graphs at scale"). Each family lives in a private
 module and is re-exported here, so ``spdgraph.graphs.<name>`` is the public
-name; :data:`FAMILIES` maps the names to the functions.
+name; :data:`FAMILIES` is the one table of families (name, R's names of the
+family and of its parameters, parameters with defaults, builder) and
+:func:`family_graph` the one builder from a family's name, which
+:func:`spdgraph.simulate`, the commands and a study's configuration call.
 :func:`perfect_elimination_order` tells whether a graph (as a boolean
 adjacency) is chordal and gives the order the decomposable-graph samplers need.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from spdgraph._kernels.chordal import perfect_elimination_order
 from spdgraph.graphs._common import check_count as check_count  # for the CLI
@@ -29,15 +29,18 @@ from spdgraph.graphs._growth import scale_free, small_world
 from spdgraph.graphs._random import erdos_renyi
 from spdgraph.graphs._regular import ar1, ar2, band, circle, lattice
 from spdgraph.graphs._related import related_graphs, shared_edges
+from spdgraph.graphs._table import FAMILIES, Family, family_graph
 
 __all__ = [
     "FAMILIES",
+    "Family",
     "ar1",
     "ar2",
     "band",
     "circle",
     "cluster",
     "erdos_renyi",
+    "family_graph",
     "hub",
     "lattice",
     "perfect_elimination_order",
@@ -47,18 +50,3 @@ __all__ = [
     "small_world",
     "star",
 ]
-
-#: Every graph family by name (what ``spdgraph graph FAMILY`` makes).
-FAMILIES: dict[str, Callable[..., Any]] = {
-    "ar1": ar1,
-    "ar2": ar2,
-    "band": band,
-    "circle": circle,
-    "cluster": cluster,
-    "erdos_renyi": erdos_renyi,
-    "hub": hub,
-    "lattice": lattice,
-    "scale_free": scale_free,
-    "small_world": small_world,
-    "star": star,
-}

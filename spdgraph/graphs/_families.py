@@ -20,6 +20,7 @@ from spdgraph.graphs._common import (
 )
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
+    bernoulli_edges,
     bernoulli_positions,
     check_pairs,
     finish,
@@ -27,6 +28,7 @@ from spdgraph.graphs._sparse import (
     unrank_upper,
 )
 from spdgraph.seeds import SeedLike
+from spdgraph.vocabulary import check_choice
 
 __all__ = ["cluster", "hub", "star"]
 
@@ -90,8 +92,7 @@ def hub(
     9
     """
     p = check_count(p, "p")
-    if mode not in _HUB_MODES:
-        raise InvalidOptionError(f"mode must be one of {_HUB_MODES}, got {written(mode)}.")
+    mode = check_choice(mode, "mode", _HUB_MODES)
     if n_hubs is None:
         n_hubs = _huge_groups(p) if mode == "huge" else math.ceil(p / 20)
     n_hubs = check_count(n_hubs, "n_hubs", 1, p)
@@ -286,7 +287,7 @@ def _sbm_edges(
     i, j = unrank_upper(kept - first_pair[k], size[k])
     rows, cols = [i + first_node[k]], [j + first_node[k]]
     if between > 0.0:
-        bi, bj = unrank_upper(bernoulli_positions(rng, p * (p - 1) // 2, between), p)
+        bi, bj = bernoulli_edges(rng, p, between)
         across = group[bi] != group[bj]
         rows.append(bi[across])
         cols.append(bj[across])

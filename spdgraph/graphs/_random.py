@@ -10,18 +10,19 @@ from spdgraph.graphs import _sparse
 from spdgraph.graphs._common import check_count, check_graph_memory, check_probability, seeded_rng
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
-    bernoulli_positions,
+    bernoulli_edges,
     check_pairs,
     finish,
     resolve_backend,
-    unrank_upper,
 )
 from spdgraph.seeds import SeedLike
 
 __all__ = ["erdos_renyi"]
 
 
-def erdos_renyi(p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAULT_BACKEND) -> Any:
+def erdos_renyi(
+    p: int, d: float | None = None, seed: SeedLike = None, *, backend: str = DEFAULT_BACKEND
+) -> Any:
     """Erdős–Rényi graph G(p, d): each of the p(p-1)/2 edges independently with probability d.
 
     Same model as gmat's ``rgraph(p, d)``, R ``huge.generator(d = p,
@@ -37,7 +38,8 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAU
     p
         Number of nodes (>= 1).
     d
-        Edge probability (density) in [0, 1].
+        Edge probability (density) in [0, 1]. Default: huge's ``min(1, 3/p)``
+        (every entry point that names the family takes the same default).
     seed
         int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence` or None.
     backend
@@ -66,12 +68,14 @@ def erdos_renyi(p: int, d: float, seed: SeedLike = None, *, backend: str = DEFAU
     10
     >>> sorted(g.edges) == sorted(erdos_renyi(10, 0.5, seed=0).edges)
     True
+    >>> erdos_renyi(60, seed=0).graph["parameters"]["d"]  # huge's default, 3/p
+    0.05
     >>> a = erdos_renyi(100_000, 5e-5, seed=1, backend="scipy")  # O(p + edges)
     >>> type(a).__name__, a.shape
     ('csr_array', (100000, 100000))
     """
     p = check_count(p, "p")
-    d = check_probability(d, "d")
+    d = min(1.0, 3.0 / p) if d is None else check_probability(d, "d")
     backend = resolve_backend(backend)
     pairs = check_pairs("erdos_renyi", p)
     pairwise = pairs <= _sparse.PAIRWISE_PAIRS
@@ -89,4 +93,4 @@ def _draw(
         rows, cols = np.triu_indices(p, k=1)
         keep = rng.random(rows.size) < d
         return rows[keep], cols[keep]
-    return unrank_upper(bernoulli_positions(rng, p * (p - 1) // 2, d), p)
+    return bernoulli_edges(rng, p, d)

@@ -53,26 +53,24 @@ def band(p: int, bandwidth: int = 1, *, backend: str = DEFAULT_BACKEND) -> Any:
     """
     p = check_count(p, "p")
     bandwidth = check_count(bandwidth, "bandwidth")
+    return _banded("band", p, bandwidth, {"bandwidth": bandwidth}, backend)
+
+
+def _banded(family: str, p: int, width: int, params: dict[str, Any], backend: str) -> Any:
+    """The band graph of ``width`` on ``p`` nodes, recorded as ``family`` (band, ar1, ar2)."""
+    p = check_count(p, "p")
     backend = resolve_backend(backend)
-    check_graph_memory("band", p, p * min(bandwidth, p), backend=backend)
-    rows, cols = _band_edges(p, bandwidth)
-    params = {"bandwidth": bandwidth}
-    return finish(p, rows, cols, "band", params, None, backend, ordered=True)
+    check_graph_memory(family, p, p * min(width, p), backend=backend)
+    rows, cols = _band_edges(p, width)
+    return finish(p, rows, cols, family, params, None, backend, ordered=True)
 
 
 def ar1(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     """The chain ``0 - 1 - ... - (p-1)``: the concentration graph of an AR(1) process.
 
     R ``BDgraph::bdgraph.sim(p, graph = "AR1")`` (the graph of the inverse of
-    the covariance ``0.7^|i-j|``), and huge's ``band`` with ``g = 1``.
-
-    Parameters
-    ----------
-    p
-        Number of nodes (>= 1).
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    the covariance ``0.7^|i-j|``), and huge's ``band`` with ``g = 1``:
+    ``band(p, 1)`` recorded as ``ar1``, with ``p`` and ``backend`` as :func:`band`'s.
 
     Examples
     --------
@@ -80,26 +78,15 @@ def ar1(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     >>> sorted(ar1(4).edges)
     [(0, 1), (1, 2), (2, 3)]
     """
-    p = check_count(p, "p")
-    backend = resolve_backend(backend)
-    check_graph_memory("ar1", p, p, backend=backend)
-    rows, cols = _band_edges(p, 1)
-    return finish(p, rows, cols, "ar1", {}, None, backend, ordered=True)
+    return _banded("ar1", p, 1, {}, backend)
 
 
 def ar2(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     """Band of width 2 (``|i - j| <= 2``): the concentration graph of an AR(2) process.
 
     R ``BDgraph::bdgraph.sim(p, graph = "AR2")`` (the graph of the Toeplitz
-    precision ``(1, 0.5, 0.25, 0, ...)``), and huge's ``band`` with ``g = 2``.
-
-    Parameters
-    ----------
-    p
-        Number of nodes (>= 1).
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    precision ``(1, 0.5, 0.25, 0, ...)``), and huge's ``band`` with ``g = 2``:
+    ``band(p, 2)`` recorded as ``ar2``, with ``p`` and ``backend`` as :func:`band`'s.
 
     Examples
     --------
@@ -107,11 +94,7 @@ def ar2(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     >>> ar2(5).number_of_edges()
     7
     """
-    p = check_count(p, "p")
-    backend = resolve_backend(backend)
-    check_graph_memory("ar2", p, 2 * p, backend=backend)
-    rows, cols = _band_edges(p, 2)
-    return finish(p, rows, cols, "ar2", {}, None, backend, ordered=True)
+    return _banded("ar2", p, 2, {}, backend)
 
 
 def circle(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:

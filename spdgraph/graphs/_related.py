@@ -7,11 +7,12 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, written
+from spdgraph.errors import InvalidOptionError
 from spdgraph.graphs import _sparse
 from spdgraph.graphs._common import check_count, check_graph_memory
 from spdgraph.graphs._sparse import DEFAULT_BACKEND, canonical_upper, resolve_backend, unrank_upper
 from spdgraph.seeds import SeedLike, root_stream, seed_sequence
+from spdgraph.vocabulary import check_choice
 
 __all__ = ["related_graphs", "shared_edges"]
 
@@ -90,8 +91,7 @@ def related_graphs(
     nodes, upper = _base_edges(base)
     n_graphs = check_count(n_graphs, "n_graphs")
     n_add, n_remove = check_count(n_add, "n_add", 0), check_count(n_remove, "n_remove", 0)
-    if mode not in _MODES:
-        raise InvalidOptionError(f"mode must be 'group' or 'time', got {written(mode)}.")
+    mode = check_choice(mode, "mode", _MODES)
     backend = resolve_backend(backend)
     p = len(nodes)
     # K graphs of about base's edges (+ n_add each), then the dense scratch of small

@@ -20,6 +20,7 @@ from spdgraph.errors import InvalidOptionError, TooLargeError
 __all__ = [
     "DEFAULT_BACKEND",
     "PAIRWISE_PAIRS",
+    "bernoulli_edges",
     "bernoulli_positions",
     "canonical_upper",
     "check_pairs",
@@ -108,6 +109,11 @@ def bernoulli_positions(rng: np.random.Generator, n: int, q: float) -> np.ndarra
 def _row_offsets(i: np.ndarray, s: np.ndarray | int) -> np.ndarray:
     """Index of the first pair ``(i, i + 1)`` in the row-major upper triangle of ``s`` nodes."""
     return i * (2 * s - i - 1) // 2
+
+
+def bernoulli_edges(rng: np.random.Generator, p: int, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """The edges ``i < j`` of G(p, q) in row-major order, by geometric skipping (O(edges))."""
+    return unrank_upper(bernoulli_positions(rng, p * (p - 1) // 2, q), p)
 
 
 def unrank_upper(k: np.ndarray, s: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:

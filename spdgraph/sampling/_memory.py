@@ -28,13 +28,13 @@ core). ``kind`` changes nothing (it only names the output).
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from spdgraph._machine import available_memory
+from spdgraph._threads import available_cores
 from spdgraph.errors import TooLargeError, written
 from spdgraph.plugins.types import GeneratorSpec
 
@@ -95,7 +95,7 @@ def estimate_bytes(
         blocks, per_block = (1 if n else 0), n
     else:
         per_block = min(n, chunks)
-        blocks = min(math.ceil(n / per_block), workers or os.cpu_count() or 1)
+        blocks = min(math.ceil(n / per_block), workers or available_cores())
     matrices = blocks * per_block
     arrays = matrices * per_matrix + blocks * per_call
     total = p * p * (GRAPH_BYTES_PER_ENTRY + 8 * arrays) + fixed * blocks

@@ -10,13 +10,14 @@ latent Gaussian whose precision is the truth.
 
 from __future__ import annotations
 
-import ast
 import math
 import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from spdgraph.errors import InvalidOptionError, written
+from spdgraph.marginals import parse_marginal
+from spdgraph.vocabulary import check_positive
 
 __all__ = ["DATA_TYPES", "data_marginals", "describe_data"]
 
@@ -39,42 +40,6 @@ DATA_TYPES: dict[str, str] = {
 _DATA_OPTIONS = {"cut": 4, "df": 3.0, "mean_count": 3.0}
 
 
-def _parse_spec(text: str) -> object:
-    """A marginal written as text: a scipy.stats call with literal arguments or ordinal(...)."""
-    from scipy import stats
-
-    from spdgraph.marginals import MAX_SPEC_CHARS, Ordinal
-
-    if len(text) > MAX_SPEC_CHARS:
-        raise InvalidOptionError(
-            f"data {text[:40]!r}... has {len(text):,} characters; a marginal is written in at "
-            f"most {MAX_SPEC_CHARS:,}, such as 't(df=5)' or 'ordinal(n_categories=3)'."
-        )
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-            raise ValueError
-        args = [ast.literal_eval(a) for a in node.args]
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise InvalidOptionError(
-            f"unknown data type {text!r}: give one of {sorted(DATA_TYPES)} or a marginal "
-            "such as 't(df=5)', 'poisson(3)' or 'ordinal(n_categories=3)'."
-        ) from None
-    name = node.func.id
-    try:
-        if name == "ordinal":
-            return Ordinal(*args, **kwargs)
-        dist = getattr(stats, name, None)
-        if not isinstance(dist, stats.rv_continuous | stats.rv_discrete):
-            raise InvalidOptionError(f"{name!r} is not a scipy.stats distribution.")
-        return dist(*args, **kwargs)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, InvalidOptionError):
-            raise
-        raise InvalidOptionError(f"data {text!r}: {exc}.") from None
-
-
 def _categories(cut: object) -> int:
     """The ``cut`` option: a whole number of categories, 2 .. MAX_CATEGORIES."""
     from spdgraph.marginals import MAX_CATEGORIES
@@ -90,14 +55,6 @@ def _categories(cut: object) -> int:
     return int(cut)  # type: ignore[call-overload]
 
 
-def _positive_number(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidOptionError(f"{name} must be a positive number, got {written(value)}.")
-    if not (math.isfinite(float(value)) and float(value) > 0):
-        raise InvalidOptionError(f"{name} must be a positive finite number, got {value!r}.")
-    return float(value)
-
-
 def _named(name: str, p: int, options: dict[str, Any]) -> object:
     from scipy import stats
 
@@ -107,7 +64,7 @@ def _named(name: str, p: int, options: dict[str, Any]) -> object:
     if name in ("categorical", "ordinal", "mixed"):
         cut = _categories(cut)
     if name in ("t", "mixed", "count"):
-        df, mean = _positive_number(df, "df"), _positive_number(mean, "mean_count")
+        df, mean = check_positive(df, "df"), check_positive(mean, "mean_count")
     if name == "gaussian":
         return None
     if name == "non-gaussian":
@@ -135,7 +92,7 @@ def data_marginals(data: object, p: int, options: dict[str, Any]) -> tuple[objec
         name = data.strip().lower().replace("_", "-")
         if name in DATA_TYPES:
             return _named(name, p, used), used
-        return _parse_spec(data), used
+        return parse_marginal(data, also=f", or a data type of {sorted(DATA_TYPES)}"), used
     if data is None:
         return None, used
     if isinstance(data, Mapping | Sequence) or hasattr(data, "ppf") or hasattr(data, "cuts"):

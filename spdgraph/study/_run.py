@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spdgraph._threads import available_cores
 from spdgraph.errors import (
     FileError,
     InvalidOptionError,
@@ -166,7 +167,7 @@ def _dask(
 
 def _workers(workers: object) -> int:
     if workers is None:
-        return max(1, min(os.cpu_count() or 1, 8))
+        return min(available_cores(), 8)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidOptionError(f"workers must be a positive integer, got {written(workers)}.")
     return workers

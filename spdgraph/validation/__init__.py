@@ -36,6 +36,7 @@ from spdgraph.validation._glasso import (
 from spdgraph.validation._glasso_select import (
     CRITERIA,
     GlassoSelection,
+    check_criterion,
     glasso_penalties,
     select_glasso,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "Metric",
     "PosteriorScores",
     "Score",
+    "check_criterion",
     "coefficients_to_pcor",
     "confusion",
     "correlation_null_pdf",

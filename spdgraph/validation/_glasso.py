@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, NumericalError, written
+from spdgraph.errors import InvalidOptionError, NumericalError
+from spdgraph.vocabulary import check_count, check_positive
 
 __all__ = ["GlassoFit", "glasso_kkt", "graphical_lasso", "graphical_lasso_path"]
 
@@ -88,15 +89,6 @@ def _check_covariance(s: object) -> np.ndarray:
             "(drop constant columns)."
         )
     return (arr + arr.T) / 2.0
-
-
-def _check_rho(rho: object) -> float:
-    if isinstance(rho, bool) or not isinstance(rho, (int, float, np.integer, np.floating)):
-        raise InvalidOptionError(f"rho must be a positive number, got {written(rho)}.")
-    val = float(rho)
-    if not np.isfinite(val) or val <= 0:
-        raise InvalidOptionError(f"rho must be a positive finite number, got {val}.")
-    return val
 
 
 def glasso_kkt(
@@ -222,18 +214,6 @@ class _Solver:
         )
 
 
-def _check_int(name: str, val: object, low: int) -> int:
-    if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < low:
-        raise InvalidOptionError(f"{name} must be an integer >= {low}, got {written(val)}.")
-    return int(val)
-
-
-def _check_tol(kkt_tol: object) -> float:
-    if isinstance(kkt_tol, bool) or not isinstance(kkt_tol, (int, float)) or not kkt_tol > 0:
-        raise InvalidOptionError(f"kkt_tol must be a positive number, got {written(kkt_tol)}.")
-    return float(kkt_tol)
-
-
 def graphical_lasso_path(
     s: np.ndarray,
     rhos: Sequence[float] | np.ndarray,
@@ -257,13 +237,13 @@ def graphical_lasso_path(
     [0, 2, 3]
     """
     s = _check_covariance(s)
-    values = [_check_rho(r) for r in np.atleast_1d(np.asarray(rhos, dtype=object))]
-    tol = _check_tol(kkt_tol)
+    values = [check_positive(r, "rho") for r in np.atleast_1d(np.asarray(rhos, dtype=object))]
+    tol = check_positive(kkt_tol, "kkt_tol")
     solver = _Solver(
         s,
         bool(penalize_diagonal),
-        _check_int("max_iter", max_iter, 1),
-        _check_int("max_retries", max_retries, 0),
+        check_count(max_iter, "max_iter"),
+        check_count(max_retries, "max_retries", low=0),
     )
     return [solver.solve(rho, tol) for rho in values]
 

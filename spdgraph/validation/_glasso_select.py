@@ -31,8 +31,9 @@ from spdgraph.errors import InvalidOptionError, written
 from spdgraph.validation._glasso import KKT_TOL, GlassoFit, _check_covariance, _Solver
 from spdgraph.validation._lasso import kfold
 from spdgraph.validation._stars import stars_instability
+from spdgraph.vocabulary import check_choice, check_count
 
-__all__ = ["CRITERIA", "GlassoSelection", "glasso_penalties", "select_glasso"]
+__all__ = ["CRITERIA", "GlassoSelection", "check_criterion", "glasso_penalties", "select_glasso"]
 
 #: Penalty selection criteria of :func:`select_glasso`.
 CRITERIA = ("cv", "ebic", "stars")
@@ -47,6 +48,11 @@ CV_LAMBDA_MIN_RATIO = 0.01
 EBIC_LOGLIKS = ("penalized", "huge")
 #: The learner ``"glasso"``'s default criterion (chosen by the table in docs/validation.md).
 GLASSO_CRITERION = "stars"
+
+
+def check_criterion(criterion: object) -> str:
+    """``criterion`` when it is one of :data:`CRITERIA` (the one check of it)."""
+    return check_choice(criterion, "criterion", CRITERIA)
 
 
 @dataclass(frozen=True)
@@ -137,8 +143,7 @@ def _refuse_removed(removed: dict[str, object]) -> None:
 
 
 def _check_grid(nlambda: object, lambda_min_ratio: object) -> int:
-    if isinstance(nlambda, bool) or not isinstance(nlambda, (int, np.integer)) or nlambda < 1:
-        raise InvalidOptionError(f"nlambda must be an integer >= 1, got {written(nlambda)}.")
+    nlambda = check_count(nlambda, "nlambda")
     if (
         isinstance(lambda_min_ratio, bool)
         or not isinstance(lambda_min_ratio, (int, float))
@@ -147,7 +152,7 @@ def _check_grid(nlambda: object, lambda_min_ratio: object) -> int:
         raise InvalidOptionError(
             f"lambda_min_ratio must be a number in (0, 1), got {written(lambda_min_ratio)}."
         )
-    return int(nlambda)
+    return nlambda
 
 
 def ebic_loglik_value(precision: np.ndarray, s: np.ndarray, rho: float, convention: str) -> float:
@@ -310,14 +315,8 @@ def _select_glasso(
     cv_kkt_tol: float,
     max_iter: int,
 ) -> GlassoSelection:
-    if criterion not in CRITERIA:
-        raise InvalidOptionError(
-            f"criterion must be one of {list(CRITERIA)}, got {written(criterion)}."
-        )
-    if ebic_loglik not in EBIC_LOGLIKS:
-        raise InvalidOptionError(
-            f"ebic_loglik must be one of {list(EBIC_LOGLIKS)}, got {written(ebic_loglik)}."
-        )
+    check_criterion(criterion)
+    check_choice(ebic_loglik, "ebic_loglik", EBIC_LOGLIKS)
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] < 2:
         raise InvalidOptionError(f"x must be (n, p) data with n >= 2, got shape {x.shape}.")

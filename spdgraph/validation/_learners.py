@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError, written
-from spdgraph.validation._glasso_select import CRITERIA, GLASSO_CRITERION
+from spdgraph.errors import InvalidOptionError
+from spdgraph.validation._glasso_select import GLASSO_CRITERION, check_criterion
 from spdgraph.validation._lasso import (
     _adaptive_cv,
     _lasso_cv_path,
@@ -27,6 +27,7 @@ from spdgraph.validation._lasso import (
     require_sklearn,
 )
 from spdgraph.validation._shrink import precision_to_pcor, shrink_pcor, standardize
+from spdgraph.vocabulary import check_count
 
 __all__ = [
     "BUILTIN_LEARNERS",
@@ -226,12 +227,8 @@ def _fit_learners(x, learners, *, seed, cv, on_fit, criterion, gamma):
             f"unknown learner(s) {unknown}; built-in learners are {list(BUILTIN_LEARNERS)} "
             "(or pass a callable / estimator to spdgraph.validation.score)."
         )
-    if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
-        raise InvalidOptionError(f"cv must be an integer >= 2, got {written(cv)}.")
-    if criterion not in CRITERIA:
-        raise InvalidOptionError(
-            f"criterion must be one of {list(CRITERIA)}, got {written(criterion)}."
-        )
+    check_count(cv, "cv", low=2)
+    check_criterion(criterion)  # before any learner runs
     xs = standardize(x)
     n, p = xs.shape
     if p < 2:

@@ -300,8 +300,8 @@ def score(
     with thread_budget(check_blas_threads(blas_threads)) as threads:
         if isinstance(learner, str):
             estimate = fit_learners(
-                x, [learner], seed=seed, cv=cv, criterion=criterion or GLASSO_CRITERION,
-                gamma=gamma, blas_threads=blas_threads,
+                x, [learner], seed=seed, cv=cv, gamma=gamma, blas_threads=blas_threads,
+                criterion=GLASSO_CRITERION if criterion is None else criterion,
             )[learner]  # fmt: skip
             rule = SELECTION_RULES[learner] if rule is None else rule
         else:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
+from spdgraph.vocabulary import check_count
 
 __all__: list[str] = []
 
@@ -66,8 +67,7 @@ def stars_instability(
     """
     from spdgraph.validation._glasso import _Solver
 
-    if isinstance(rep, bool) or not isinstance(rep, (int, np.integer)) or rep < 2:
-        raise InvalidOptionError(f"stars_rep must be an integer >= 2, got {written(rep)}.")
+    check_count(rep, "stars_rep", low=2)
     if isinstance(thresh, bool) or not isinstance(thresh, (int, float)) or not 0 < thresh < 1:
         raise InvalidOptionError(
             f"stars_thresh must be a number in (0, 1) (huge's scale; its default is 0.1), "

@@ -76,7 +76,7 @@ def test_random_is_huges_default_density(tmp_path, capsys):
         (["graph", "huber", "--p", 5], "unknown graph family 'huber'; known families: ar1"),
         (["graph", "band", "--p", 5, "--n-hubs", 2], "--n-hubs does not apply to graph family"),
         (["graph", "band", "--p", 5, "--seed", 2], "'band' is not random; drop --seed"),
-        (["graph", "erdos_renyi", "--p", 5], "needs --d"),
+        (["graph", "hub", "--p", 5, "--seed", 2], "'hub' is not random; drop --seed"),
         (["graph", "hub", "--p", 5, "--n-hubs", 9], "n_hubs must be an integer >= 1 and <= 5"),
         (["graph", "cluster", "--p", 5, "--prob", 2], r"prob must be a probability in [0, 1]"),
         (["graph", "lattice", "--p", 7], "pass shape=(rows, cols)"),

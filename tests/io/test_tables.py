@@ -9,9 +9,9 @@ import pytest
 
 import spdgraph
 from spdgraph.cli import main
-from spdgraph.cli._data import parse_marginal
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.io import save_csv
+from spdgraph.marginals import parse_marginal
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_cli_draw_netcdf_records_marginals(graph_file, tmp_path):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--marginals", "weibull"], "a name or a call"),
+        (["--marginals", "weibull"], "'weibull' names no marginal"),
         (["--marginals", "nosuch(1)"], "not a scipy.stats distribution"),
         (["--marginals", "t(df=x)"], "literals"),
         (["--marginal", "q=binary"], "not a node"),

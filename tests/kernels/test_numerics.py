@@ -136,19 +136,12 @@ def test_cholesky_errors_name_the_matrix():
         num.cholesky_factors(stack, KeyError, "item")
 
 
-@pytest.mark.parametrize(
-    ("raw", "expected"),
-    [("covariance", "covariance"), ("PRECISION", "precision"), ("concentration", "precision")],
-)
-def test_kind_aliases(raw, expected):
-    assert num.canonical_kind(raw) == expected
-    assert num.canonical_kind(raw, num.MATRIX_KIND_ALIASES) == expected
+def test_the_kernels_look_kinds_up_with_the_vocabulary():
+    """One lookup of kind spellings: the kernels' name for it is the vocabulary's function."""
+    from spdgraph import vocabulary
 
-
-def test_unknown_kinds():
-    assert num.canonical_kind("correlation") is None
-    assert num.canonical_kind("correlation", num.MATRIX_KIND_ALIASES) == "correlation"
-    assert num.canonical_kind(3) is None
+    assert num.canonical_kind is vocabulary.known_kind
+    assert num.MATRIX_KIND_ALIASES is vocabulary.MATRIX_KIND_ALIASES
 
 
 def test_find_violation_large_matrices_checked_one_by_one():

@@ -164,7 +164,7 @@ def test_lazy_requests_count_the_chunks_in_flight(monkeypatch):
     assert need.matrices == 20  # two chunks at once on two workers
     assert need.bytes < estimate_bytes(500, 1000, **work).bytes
     monkeypatch.setattr(_memory, "available_memory", lambda: need.bytes - 1)
-    monkeypatch.setattr(_memory.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_memory, "available_cores", lambda: 2)
     with pytest.raises(spdgraph.TooLargeError, match="20 matrices"):
         spdgraph.sample(nx.path_graph(500), "dd", size=1000, chunks=10, normalize=False)
 

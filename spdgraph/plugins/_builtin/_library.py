@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from spdgraph.errors import GraphError, MissingDependencyError
-from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.plugins.hookspecs import offering
+from spdgraph.plugins.types import DAG, GraphBackend, GraphData
 
 __all__ = [
     "adjacency_from_edges",
@@ -27,6 +28,7 @@ __all__ = [
     "hashable_unique",
     "labels_and_rows",
     "library_of",
+    "offered_backend",
     "positions",
     "require",
     "unwrap",
@@ -255,3 +257,23 @@ def dag_from_array(array: np.ndarray, what: str) -> GraphData:
     if directed.diagonal().any():
         raise GraphError(f"the {what} has a non-zero diagonal (self-loops).")
     return from_directed(directed, range(array.shape[0]))
+
+
+#: The protocol's names an ``adapt_*`` module defines (the ``GraphBackend`` fields).
+_PROTOCOL = ("recognises", "to_graph", "from_graph", "count_nodes", "from_sparse")
+
+
+def offered_backend(
+    name: str, namespace: Mapping[str, Any], *, trylast: bool = False
+) -> tuple[GraphBackend, Callable[[], list[GraphBackend]]]:
+    """``(record, hook)`` of a built-in ``adapt_*`` module, from its ``globals()``.
+
+    The module's functions named as the :class:`GraphBackend` fields
+    (``recognises``, ``to_graph`` and those of ``from_graph``, ``count_nodes``,
+    ``from_sparse`` it defines) and its ``UNDIRECTED_HINT`` make the record;
+    the hook offers it (:func:`spdgraph.plugins.hookspecs.offering`), and the
+    module binds the two as ``BACKEND, spdgraph_graph_backends``.
+    """
+    fields = {key: namespace[key] for key in _PROTOCOL if key in namespace}
+    backend = GraphBackend(name, undirected_hint=namespace.get("UNDIRECTED_HINT", ""), **fields)
+    return backend, offering(backend, trylast=trylast)

@@ -16,11 +16,11 @@ from spdgraph.plugins._builtin._library import (
     adjacency_from_edges,
     first_parallel,
     from_directed,
+    offered_backend,
     require,
     upper_edges,
 )
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -91,15 +91,4 @@ def from_sparse(data: SparseGraphData) -> Any:
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = "Use graph.as_undirected() (or graph.to_undirected() in place)."
 
-BACKEND = GraphBackend(
-    "igraph",
-    recognises,
-    to_graph,
-    from_graph,
-    count_nodes,
-    undirected_hint=UNDIRECTED_HINT,
-    from_sparse=from_sparse,
-)
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("igraph", globals())

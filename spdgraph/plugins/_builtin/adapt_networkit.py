@@ -15,11 +15,11 @@ from spdgraph.plugins._builtin._library import (
     edge_list_data,
     labels_and_rows,
     library_of,
+    offered_backend,
     require,
     upper_edges,
 )
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 #: The node attribute read as node labels (NetworKit node attributes are int, float or str).
 NAME_ATTRIBUTE = "name"
@@ -113,15 +113,4 @@ def _set_names(graph: Any, labels: Sequence[Any]) -> None:
 #: What to tell a user who passes a directed graph to a method taking an undirected one.
 UNDIRECTED_HINT = "Use networkit.graphtools.toUndirected(G)."
 
-BACKEND = GraphBackend(
-    "networkit",
-    recognises,
-    to_graph,
-    from_graph,
-    count_nodes,
-    undirected_hint=UNDIRECTED_HINT,
-    from_sparse=from_sparse,
-)
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("networkit", globals())

@@ -8,9 +8,13 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import from_directed, require, upper_edges
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins._builtin._library import (
+    from_directed,
+    offered_backend,
+    require,
+    upper_edges,
+)
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -114,15 +118,4 @@ UNDIRECTED_HINT = (
     "Use graph.to_undirected() (an edge in either direction becomes an undirected edge)."
 )
 
-BACKEND = GraphBackend(
-    "networkx",
-    recognises,
-    to_graph,
-    from_graph,
-    count_nodes,
-    undirected_hint=UNDIRECTED_HINT,
-    from_sparse=from_sparse,
-)
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("networkx", globals())

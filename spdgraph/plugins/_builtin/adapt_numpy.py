@@ -11,9 +11,8 @@ from typing import Any
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.plugins._builtin._library import dag_from_array, unwrap
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins._builtin._library import dag_from_array, offered_backend, unwrap
+from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -56,10 +55,5 @@ def from_sparse(data: SparseGraphData) -> Any:
     return out
 
 
-BACKEND = GraphBackend(
-    "numpy", recognises, to_graph, from_graph, count_nodes, from_sparse=from_sparse
-)
-
-
 # asked last: any library's array subclass goes first
-spdgraph_graph_backends = offering(BACKEND, trylast=True)
+BACKEND, spdgraph_graph_backends = offered_backend("numpy", globals(), trylast=True)

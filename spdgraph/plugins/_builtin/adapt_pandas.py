@@ -9,9 +9,8 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError, written
-from spdgraph.plugins._builtin._library import require
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData
+from spdgraph.plugins._builtin._library import offered_backend, require
+from spdgraph.plugins.types import GraphData
 
 
 def recognises(graph: object) -> bool:
@@ -61,10 +60,7 @@ def from_graph(data: GraphData) -> Any:
     return frame
 
 
-BACKEND = GraphBackend("pandas", recognises, to_graph, from_graph, count_nodes)
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("pandas", globals())
 
 
 def _difference(index: Any, columns: Any, shown: int = 5) -> str:

@@ -14,11 +14,11 @@ from spdgraph.plugins._builtin._library import (
     edge_list_data,
     labels_and_rows,
     library_of,
+    offered_backend,
     require,
     upper_edges,
 )
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -84,15 +84,4 @@ UNDIRECTED_HINT = (
     "undirected edge)."
 )
 
-BACKEND = GraphBackend(
-    "rustworkx",
-    recognises,
-    to_graph,
-    from_graph,
-    count_nodes,
-    undirected_hint=UNDIRECTED_HINT,
-    from_sparse=from_sparse,
-)
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("rustworkx", globals())

@@ -13,9 +13,14 @@ from typing import Any
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.plugins._builtin._library import dag_from_array, require, unwrap, upper_edges
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphBackend, GraphData, SparseGraphData
+from spdgraph.plugins._builtin._library import (
+    dag_from_array,
+    offered_backend,
+    require,
+    unwrap,
+    upper_edges,
+)
+from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
 
 
 def recognises(graph: object) -> bool:
@@ -59,9 +64,4 @@ def from_sparse(data: SparseGraphData) -> Any:
     return out
 
 
-BACKEND = GraphBackend(
-    "scipy", recognises, to_graph, from_graph, count_nodes, from_sparse=from_sparse
-)
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("scipy", globals())

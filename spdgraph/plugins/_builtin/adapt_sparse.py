@@ -14,9 +14,14 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import dag_from_array, library_of, require, unwrap
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import DAG, GraphBackend, GraphData
+from spdgraph.plugins._builtin._library import (
+    dag_from_array,
+    library_of,
+    offered_backend,
+    require,
+    unwrap,
+)
+from spdgraph.plugins.types import DAG, GraphData
 
 _WHAT = "PyData sparse adjacency array"
 
@@ -66,7 +71,4 @@ def from_graph(data: GraphData) -> Any:
     return sparse.COO.from_numpy(np.asarray(data.adjacency, dtype=bool))
 
 
-BACKEND = GraphBackend("sparse", recognises, to_graph, from_graph, count_nodes)
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("sparse", globals())

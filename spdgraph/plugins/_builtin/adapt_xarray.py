@@ -9,9 +9,8 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
-from spdgraph.plugins._builtin._library import require
-from spdgraph.plugins.hookspecs import offering
-from spdgraph.plugins.types import GraphBackend, GraphData
+from spdgraph.plugins._builtin._library import offered_backend, require
+from spdgraph.plugins.types import GraphData
 
 
 def recognises(graph: object) -> bool:
@@ -91,7 +90,4 @@ def from_graph(data: GraphData) -> Any:
     )
 
 
-BACKEND = GraphBackend("xarray", recognises, to_graph, from_graph, count_nodes)
-
-
-spdgraph_graph_backends = offering(BACKEND)
+BACKEND, spdgraph_graph_backends = offered_backend("xarray", globals())
