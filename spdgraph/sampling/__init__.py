@@ -10,7 +10,8 @@ or the lazy one (``_lazy``, dask, one task per chunk) runs ``_engine.generate_bl
 ``_memory`` is the memory model, ``_progress`` decides when a call shows a bar.
 
 Interface for the rest of the package: ``sample``, ``methods``, ``adapt_graph``
-(public as ``spdgraph.*``), ``ACHIEVED_SPECTRUM``, ``estimate_need`` and ``check_need``
+(public as ``spdgraph.*``), ``adapt_for`` (a graph read once as ``sample`` of a
+method and layout reads it; ``simulate`` uses it), ``ACHIEVED_SPECTRUM``, ``estimate_need`` and ``check_need``
 (the memory guard, also for a graph not built yet), ``warmup`` (public as
 ``spdgraph.warmup``: compile every kernel ahead; ``_warmup`` also says once when a
 first call compiles). ``Progress``, ``PROGRESS_DELAY``, ``stderr_is_tty``,
@@ -29,7 +30,7 @@ from spdgraph._machine import (
 )
 from spdgraph.sampling._core import adapt_graph, methods, sample
 from spdgraph.sampling._output import ACHIEVED_SPECTRUM
-from spdgraph.sampling._request import check_need, estimate_need
+from spdgraph.sampling._request import adapt_for, check_need, estimate_need
 from spdgraph.sampling._sparse_certify import comparison_weights, prove_positive_definite
 from spdgraph.sampling._warmup import warmup
 
@@ -37,6 +38,7 @@ __all__ = [
     "ACHIEVED_SPECTRUM",
     "PROGRESS_DELAY",
     "Progress",
+    "adapt_for",
     "adapt_graph",
     "available_memory",
     "check_need",

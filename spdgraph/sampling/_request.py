@@ -21,7 +21,14 @@ from spdgraph.parameters import check_sample_arguments
 from spdgraph.plugins import find_generator, generators
 from spdgraph.plugins.options import check_options
 from spdgraph.plugins.types import GeneratorSpec, GraphData
-from spdgraph.sampling._adapt import SparseGraph, adapt_graph, count_nodes, recognise
+from spdgraph.sampling._adapt import (
+    Recognised,
+    SparseGraph,
+    adapt_graph,
+    adapt_graph_sparse,
+    count_nodes,
+    recognise,
+)
 from spdgraph.sampling._adapt_dag import adapt_dag, refuse_dag
 from spdgraph.sampling._entries import resolve_entries
 from spdgraph.sampling._lazy import check_chunks
@@ -33,7 +40,14 @@ from spdgraph.sampling._sparse import refuse_for_layout, sparse_graph
 from spdgraph.seeds import seed_attrs, seed_sequence
 from spdgraph.spectrum import check_targets
 
-__all__ = ["SampleCall", "SampleRequest", "build_request", "check_need", "estimate_need"]
+__all__ = [
+    "SampleCall",
+    "SampleRequest",
+    "adapt_for",
+    "build_request",
+    "check_need",
+    "estimate_need",
+]
 
 
 def build_request(graph: object, call: SampleCall, *, grouped: bool = False) -> SampleRequest:
@@ -123,17 +137,45 @@ def _dense_graph(
     counted = found.count_nodes()
     if counted is not None:
         memory.check(counted)
-    if gen.accepts_dag:
-        graph_data = adapt_dag(found, kind, gen.name)
-    else:
-        refuse_dag(
-            graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag)
-        )
-        graph_data = adapt_graph(found, gen.name, complete=complete)
+    graph_data = _read(found, graph, gen, kind, complete)
     p = graph_data.adjacency.shape[0]
     if counted != p:  # no count (a backend without count_nodes), or a plugin
         memory.check(p)  # adapting a type differently: check right after adapting
     return graph_data
+
+
+def _read(found: Recognised, graph: object, gen: GeneratorSpec, kind: str, complete: bool) -> GraphData:
+    if gen.accepts_dag:
+        return adapt_dag(found, kind, gen.name)
+    refuse_dag(graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag))
+    return adapt_graph(found, gen.name, complete=complete)
+
+
+def adapt_for(
+    graph: object,
+    method: object = "po",
+    *,
+    kind: object = "covariance",
+    complete: object = False,
+    sparse: object = False,
+) -> GraphData | SparseGraph:
+    """``graph`` read once as ``sample(graph, method, kind=, complete=, sparse=)`` reads it.
+
+    Directed acyclic for a DAG-capable method (its zero pattern that of
+    ``kind``), undirected otherwise; sparse (a ``SparseGraph``) with
+    ``sparse=True``. ``sample`` takes the result as it is, so a caller that needs
+    the node count first (``spdgraph.simulate``) reads the graph once.
+
+    >>> import networkx as nx
+    >>> adapt_for(nx.gn_graph(5, seed=1), "dag").directed.sum()
+    np.int64(4)
+    """
+    arguments = check_sample_arguments({"kind": kind, "complete": complete, "sparse": sparse})
+    gen, _ = find_generator(method)
+    if arguments["sparse"]:
+        return adapt_graph_sparse(graph, gen.name, complete=arguments["complete"])
+    found = recognise(graph, gen.name if gen.accepts_dag else None)
+    return _read(found, graph, gen, arguments["kind"], arguments["complete"])
 
 
 def _progress(asked: bool | None, gen: GeneratorSpec, graph: object, n: int) -> bool:
