@@ -159,7 +159,9 @@ class Parameter:
 
     ``none`` is what ``None`` means when it is allowed (``None``: it is not);
     ``cli=False`` leaves the command line's argument to its command (a file for
-    ``factor``, a seed, the command's own progress switch).
+    ``factor``, a seed, the command's own progress switch); ``to_generator=True``
+    hands the checked value to the generator as a keyword argument (with the
+    method's options, ``SampleRequest.generator_arguments``).
     """
 
     name: str
@@ -168,6 +170,7 @@ class Parameter:
     doc: str
     none: str | None = None
     cli: bool = True
+    to_generator: bool = False
 
     def describe(self) -> str:
         """What the value may be, as the messages and ``--help`` say it."""

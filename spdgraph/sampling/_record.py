@@ -123,9 +123,14 @@ class SampleRequest:
 
     def generator_arguments(self) -> dict[str, Any]:
         """The keyword arguments the generator gets besides ``rng``/``entries``/``factor``:
-        the method options, ``portable=True`` in portable mode and, for a DAG-capable
+        the method options, the table's ``to_generator`` parameters, ``portable=True`` in portable mode and, for a DAG-capable
         generator, ``dag=`` (the directed adjacency) and ``kind=``."""
         arguments = dict(self.options)
+        arguments.update(
+            (name, self.arguments[name])
+            for name, row in SAMPLE_PARAMETERS.items()
+            if row.to_generator and name in self.arguments
+        )
         if self.portable:
             arguments["portable"] = True
         if self.gen.accepts_dag:
