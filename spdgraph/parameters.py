@@ -87,7 +87,8 @@ class Interval:
         if self.low is not None and self.high is not None:
             if self.type is int and low_in and high_in:
                 return f"{what} from {self.low:,} to {self.high:,}"
-            return f"{what} in {'[' if low_in else '('}{self.low}, {self.high}{']' if high_in else ')'}"
+            left, right = "[" if low_in else "(", "]" if high_in else ")"
+            return f"{what} in {left}{self.low}, {self.high}{right}"
         if self.low is not None:
             return f"{what} {'>=' if low_in else '>'} {self.low}"
         if self.high is not None:
@@ -299,10 +300,10 @@ def check_sample_arguments(arguments: Mapping[str, object]) -> dict[str, Any]:
     >>> checked = check_sample_arguments({"size": 3, "kind": "Concentration"})
     >>> checked["size"], checked["kind"], checked["normalize"]
     (3, 'precision', True)
-    >>> check_sample_arguments({"max_redraws": -1})
+    >>> check_sample_arguments({"max_redraws": -1})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    spdgraph.errors.InvalidOptionError: max_redraws must be an integer from 0 to 1,000,000 (redraws of one matrix before the graph is declared uncertifiable), got -1.
+    spdgraph.errors.InvalidOptionError: max_redraws must be an integer from 0 to 1,000,000 ...
     """
     unknown = sorted(set(arguments) - set(SAMPLE_PARAMETERS))
     if unknown:

@@ -1,9 +1,10 @@
 """``spdgraph simulate hub --p 50 --n 100 -o sim.nc``: :func:`spdgraph.simulate` to a file.
 
-GRAPH (positional, as for ``spdgraph graph``, or ``--graph``) is a family name of R huge/BDgraph (``random``, ``hub``,
-``cluster``, ``band``, ``scale-free``, ``smallworld``, ``circle``, ``star``,
-``lattice``, ``AR(1)``, ``AR(2)``) with ``--p``, or a graph file
-(:func:`spdgraph.read_graph`). The parameters of :func:`spdgraph.sample` have
+GRAPH (positional, as for ``spdgraph graph``, or ``--graph``) is a family name of
+R huge/BDgraph (``random``, ``hub``, ``cluster``, ``band``, ``scale-free``,
+``smallworld``, ``circle``, ``star``, ``lattice``, ``AR(1)``, ``AR(2)``) with
+``--p``, or a graph file (:func:`spdgraph.read_graph`). The parameters of
+:func:`spdgraph.sample` have
 their own flags, built from its table (``--normalize``, ``--max-redraws``...);
 family, method and data options are repeatable ``--option KEY=VALUE`` (Python
 literals: ``--option g=4 --option v=0.3``).

@@ -123,8 +123,9 @@ class SampleRequest:
 
     def generator_arguments(self) -> dict[str, Any]:
         """The keyword arguments the generator gets besides ``rng``/``entries``/``factor``:
-        the method options, the table's ``to_generator`` parameters, ``portable=True`` in portable mode and, for a DAG-capable
-        generator, ``dag=`` (the directed adjacency) and ``kind=``."""
+        the method options, the table's ``to_generator`` parameters, ``portable=True`` in
+        portable mode and, for a DAG-capable generator, ``dag=`` (the directed adjacency)
+        and ``kind=``."""
         arguments = dict(self.options)
         arguments.update(
             (name, self.arguments[name])

@@ -144,7 +144,9 @@ def _dense_graph(
     return graph_data
 
 
-def _read(found: Recognised, graph: object, gen: GeneratorSpec, kind: str, complete: bool) -> GraphData:
+def _read(
+    found: Recognised, graph: object, gen: GeneratorSpec, kind: str, complete: bool
+) -> GraphData:
     if gen.accepts_dag:
         return adapt_dag(found, kind, gen.name)
     refuse_dag(graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag))
