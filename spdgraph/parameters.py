@@ -73,13 +73,16 @@ class Interval:
     """A number of ``type`` (``int`` or ``float``) between ``low`` and ``high``.
 
     ``closed`` says which ends belong (``"both"``, ``"left"``, ``"right"``,
-    ``"neither"``). An integer beyond 2**53 is a :class:`TooLargeError`.
+    ``"neither"``). ``memory=True``: a count of things held in memory, so an
+    integer beyond 2**53 is a :class:`TooLargeError` (else refused as any value
+    outside the interval).
     """
 
     type: type
     low: float | None = None
     high: float | None = None
     closed: str = "both"
+    memory: bool = False
 
     def describe(self) -> str:
         what = "an integer" if self.type is int else "a number"
@@ -102,6 +105,8 @@ class Interval:
         number: int | float
         if self.type is int:
             number = int(value)  # type: ignore[call-overload]
+            if number > MAX_COUNT and not self.memory:  # decided on the integer
+                raise Refused
         else:
             try:
                 number = float(value)  # type: ignore[arg-type]
@@ -192,7 +197,7 @@ class Parameter:
             checked = self.constraint.check(value)
         except Refused:
             raise InvalidOptionError(self.message(value)) from None
-        if isinstance(self.constraint, Interval) and self.constraint.type is int:
+        if isinstance(self.constraint, Interval) and self.constraint.memory:
             if checked > MAX_COUNT:  # decided on the integer: 10**400 never overflows
                 raise TooLargeError(
                     f"{self.name} = {written(value)} is beyond any machine's memory (at most "
@@ -223,7 +228,7 @@ SAMPLE_PARAMETERS: dict[str, Parameter] = _parameters(
         "which matrix has the graph's zeros",
     ),
     Parameter(
-        "size", None, Interval(int, 0), "matrices in a stack", none="one matrix"
+        "size", None, Interval(int, 0, memory=True), "matrices in a stack", none="one matrix"
     ),
     Parameter(
         "uncertified", "redraw", StrOptions(("redraw", "raise")),
