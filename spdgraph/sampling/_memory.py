@@ -1,5 +1,11 @@
 """Memory guard: refuse a request that cannot fit before any large allocation.
 
+The layout of a request (``SampleRequest.layout``) chooses its model: the dense
+and lazy layouts the one below, from the node count; the sparse layout
+:func:`check_sparse_memory`, from the non-zeros of the graph read sparse
+(:func:`sparse_need`: ``BYTES_PER_ENTRY`` per stored entry, ``BYTES_PER_NODE``
+per node). For the dense and lazy layouts:
+
 :func:`estimate_bytes` is the core's model of the peak memory of one
 :func:`spdgraph.sample` call, from the node count ``p`` and the request
 alone (so it runs before the graph is adapted to a dense adjacency):
