@@ -99,17 +99,18 @@ class Interval:
         return what
 
     def check(self, value: object) -> int | float:
-        kind = numbers.Integral if self.type is int else numbers.Real
-        if _is_bool(value) or not isinstance(value, kind):
+        if _is_bool(value) or not isinstance(value, numbers.Real):
             raise Refused
         number: int | float
         if self.type is int:
-            number = int(value)  # type: ignore[call-overload]
+            if not isinstance(value, numbers.Integral):
+                raise Refused
+            number = int(value)
             if number > MAX_COUNT and not self.memory:  # decided on the integer
                 raise Refused
         else:
             try:
-                number = float(value)  # type: ignore[arg-type]
+                number = float(value)
             except (OverflowError, ValueError):
                 raise Refused from None
             if number != number or number in (float("inf"), float("-inf")):
@@ -198,7 +199,9 @@ class Parameter:
         except Refused:
             raise InvalidOptionError(self.message(value)) from None
         if isinstance(self.constraint, Interval) and self.constraint.memory:
-            if checked > MAX_COUNT:  # decided on the integer: 10**400 never overflows
+            if (
+                isinstance(checked, int) and checked > MAX_COUNT
+            ):  # decided on the integer: 10**400 never overflows
                 raise TooLargeError(
                     f"{self.name} = {written(value)} is beyond any machine's memory (at most "
                     f"2**53); use a smaller {self.name}."

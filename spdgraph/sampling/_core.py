@@ -317,7 +317,7 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
     """
     from spdgraph._machine import Progress
 
-    n, p = request.n, request.graph.adjacency.shape[0]
+    n, p = request.n, request.dense_graph.adjacency.shape[0]
     factors = request.factors
     step = max(1, min(n // 50, PROGRESS_RUN_BYTES // (8 * p * p)))
     values = np.empty((n, p, p), dtype=np.float64)
@@ -354,5 +354,5 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
 
 def _label(request: SampleRequest, values: Any, attrs: dict[str, Any]) -> xr.DataArray:
     return build_dataarray(
-        values, request.graph, kind=request.kind, stacked=request.stacked, attrs=attrs
+        values, request.dense_graph, kind=request.kind, stacked=request.stacked, attrs=attrs
     )

@@ -68,7 +68,7 @@ def sample_groups(
     """
     if len(graphs) == 0:
         raise InvalidOptionError("the sequence of graphs is empty; give at least one graph.")
-    root = seed_sequence(call.get("seed"))
+    root = seed_sequence(call.get("seed"))  # type: ignore[arg-type]  # checked there
     requests = [  # build_request refuses what a group cannot take (factor, sparse=True)
         build_request(graph, call.replace(seed=group_root(root, k)), grouped=True)
         for k, graph in enumerate(graphs)

@@ -114,6 +114,12 @@ class SampleRequest:
     layout: str = "dense"
     arguments: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def dense_graph(self) -> GraphData:
+        """The graph of a dense or lazy request (a boolean ``p x p`` adjacency)."""
+        assert isinstance(self.graph, GraphData), "a sparse request has a SparseGraph"
+        return self.graph
+
     def rngs(self, start: int = 0, stop: int | None = None) -> MatrixStreams | None:
         """The generators of matrices ``start .. stop - 1`` (all by default; None
         with explicit factors), made on first use (:class:`~spdgraph.seeds.MatrixStreams`)."""
@@ -135,5 +141,5 @@ class SampleRequest:
         if self.portable:
             arguments["portable"] = True
         if self.gen.accepts_dag:
-            arguments.update(dag=self.graph.directed, kind=self.kind)
+            arguments.update(dag=self.dense_graph.directed, kind=self.kind)
         return arguments

@@ -47,6 +47,7 @@ from spdgraph.seeds import MatrixStreams, redraw_stream
 
 __all__ = ["refuse_for_layout", "sample_sparse", "sparse_graph", "sparse_methods"]
 
+
 def sparse_methods() -> list[str]:
     """The installed methods that can build a sparse result (``sample(..., sparse=True)``)."""
     return sorted(n for n, (g, _) in generators().items() if g.sparse_function is not None)

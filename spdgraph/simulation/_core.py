@@ -52,9 +52,7 @@ def _graphs(
     if isinstance(graph, str):
         family = canonical_family(graph)
         graph_options, options = split_family_options(family, options)
-        made = family_graph(
-            family, p, graph_options, stream_seed(root, "graph"), backend="scipy"
-        )
+        made = family_graph(family, p, graph_options, stream_seed(root, "graph"), backend="scipy")
         attrs["graph_family"] = family
         attrs["graph_name"] = graph
         attrs["graph_parameters"] = json.dumps({"p": p, **graph_options}, default=str)
@@ -273,7 +271,7 @@ def simulate(
     # one graph step, whatever the layout: made, related, read once knowing the method
     graph, options, attrs = _graphs(graph, p, options, related, root)
     graph = _adapted(graph, method, kind, options, sparse)
-    first = graph[0] if isinstance(graph, list) else graph
+    first: Any = graph[0] if isinstance(graph, list) else graph
     nodes = int(first.p if sparse else first.adjacency.shape[0])
     if not sparse:
         marginals, data_options = data_marginals(data, nodes, options)

@@ -6,6 +6,8 @@ command line and a study's check alike."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -23,7 +25,7 @@ ROW = Parameter(
 class ToyPlugin:
     """A generator that takes the new option (as the code that uses it would)."""
 
-    seen: list[int] = []
+    seen: ClassVar[list[int]] = []
 
     @spdgraph.hookimpl
     def spdgraph_register_generators(self):

@@ -36,9 +36,7 @@ def test_dense_and_sparse_simulations_share_the_graph_and_its_attrs(family, opti
     graph_attrs = ("graph_family", "graph_name", "graph_parameters", "p", "n_edges", "method")
     assert {k: dense.attrs[k] for k in graph_attrs} == {k: sparse.attrs[k] for k in graph_attrs}
     assert json.loads(dense.attrs["graph_parameters"])["p"] == 30
-    np.testing.assert_array_equal(
-        dense["adjacency"].values, sparse["adjacency"].data.todense()
-    )
+    np.testing.assert_array_equal(dense["adjacency"].values, sparse["adjacency"].data.todense())
     # the same zeros (the values agree to rounding: the sparse construction's own sums)
     np.testing.assert_array_equal(
         dense["precision"].values != 0, sparse["precision"].data.todense() != 0
