@@ -212,7 +212,7 @@ def add_sample_arguments(
         else:
             parser.add_argument(
                 flag, dest=row.name, type=table_argument(row.name), default=default,
-                metavar="VALUE", help=f"{text}: {row.describe()}",
+                metavar=row.name.upper(), help=f"{text}: {row.describe()}",
             )  # fmt: skip
 
 
