@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from spdgraph.errors import InvalidOptionError, SpdgraphError
@@ -165,3 +165,64 @@ def _add_verify_option(parser: argparse.ArgumentParser) -> None:
 def _verify(args: argparse.Namespace) -> bool:
     """Whether to check the input files' digests (not ``--no-verify``)."""
     return not getattr(args, "no_verify", False)
+
+
+def table_argument(name: str) -> Callable[[str], Any]:
+    """An argparse type from the ``sample()`` parameter table: the text read as a Python
+    literal, then checked by the table's row, so ``--max-redraws -1`` is refused with
+    the message ``sample(max_redraws=-1)`` gets."""
+    from spdgraph.parameters import SAMPLE_PARAMETERS
+
+    def parse(text: str) -> Any:
+        try:
+            return SAMPLE_PARAMETERS[name].check(_literal(text.strip()))
+        except InvalidOptionError as exc:  # a usage error; a TooLargeError is main's
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name
+    return parse
+
+
+def add_sample_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    skip: tuple[str, ...] = (),
+    defaults: Mapping[str, Any] | None = None,
+) -> None:
+    """A ``--name`` argument for every row of :data:`spdgraph.parameters.SAMPLE_PARAMETERS`
+    the command does not spell itself (``cli=False`` rows, ``skip``): a
+    ``--name/--no-name`` switch for a boolean, else ``--name VALUE`` checked by
+    :func:`table_argument`; help from the row's doc. ``defaults`` (by name) are
+    set on the namespace; any other argument not given is absent from it
+    (:func:`sample_arguments` then leaves it to ``sample``'s default).
+    """
+    from spdgraph.parameters import SAMPLE_PARAMETERS, Boolean
+
+    for row in SAMPLE_PARAMETERS.values():
+        if not row.cli or row.name in skip:
+            continue
+        default = (defaults or {}).get(row.name, argparse.SUPPRESS)
+        shown = row.default if default is argparse.SUPPRESS else default
+        flag, text = "--" + row.name.replace("_", "-"), f"{row.doc} (default {shown!r})"
+        if isinstance(row.constraint, Boolean) and row.none is None:
+            parser.add_argument(
+                flag, dest=row.name, action=argparse.BooleanOptionalAction, default=default,
+                help=text,
+            )  # fmt: skip
+        else:
+            parser.add_argument(
+                flag, dest=row.name, type=table_argument(row.name), default=default,
+                metavar=row.name.upper(), help=f"{text}: {row.describe()}",
+            )  # fmt: skip
+
+
+def sample_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``sample()`` parameters :func:`add_sample_arguments` added, as given on the
+    command line (or defaulted), by name."""
+    from spdgraph.parameters import SAMPLE_PARAMETERS
+
+    return {
+        name: getattr(args, name)
+        for name, row in SAMPLE_PARAMETERS.items()
+        if row.cli and hasattr(args, name)
+    }

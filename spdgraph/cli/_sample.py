@@ -7,7 +7,6 @@ terminal and after :data:`spdgraph.sampling.PROGRESS_DELAY` seconds.
 from __future__ import annotations
 
 import argparse
-import inspect
 import math
 import sys
 from pathlib import Path
@@ -16,31 +15,14 @@ from typing import Any
 from spdgraph.cli._graph import _add_graph_family_options, _graph_argument
 from spdgraph.cli._options import (
     _add_format_option,
-    _add_switch,
     _key_value,
-    _literal,
     _non_negative_int,
     _output_format,
-    count_argument,
-    kind_argument,
+    add_sample_arguments,
+    sample_arguments,
 )
 from spdgraph.errors import FileError, InvalidOptionError
-
-#: ``sample`` parameters with a dedicated option; every other keyword-only
-#: parameter of :func:`spdgraph.sample` gets a generic ``--name VALUE`` option.
-_SAMPLE_EXPLICIT = {
-    "size",
-    "seed",
-    "kind",
-    "normalize",
-    "entries",
-    "factor",
-    "chunks",
-    "portable",
-    "progress",
-    "sparse",
-}
-
+from spdgraph.parameters import SAMPLE_PARAMETERS, sample_defaults
 
 #: With ``--scheduler`` but no ``--chunks``, the run is split into about this many chunks.
 SCHEDULER_CHUNK_COUNT = 50
@@ -51,29 +33,6 @@ LARGE_RUN = 1000
 
 #: How long ``--scheduler`` waits for the scheduler to answer.
 SCHEDULER_TIMEOUT = "10s"
-
-
-#: Every other keyword-only parameter of :func:`spdgraph.sample` and its default,
-#: written out so that building the parser (``spdgraph --help``) does not import
-#: the sampling code; a test checks it against ``sample``'s signature.
-_SAMPLE_GENERIC: dict[str, Any] = {
-    "min_eigenvalue": None,
-    "condition_number": None,
-    "negative_share": None,
-    "uncertified": "redraw",
-    "max_redraws": 20,
-    "complete": False,
-    "certificate": "any",
-}
-
-
-def _extra_sample_parameters() -> list[inspect.Parameter]:
-    """The keyword-only parameters of :func:`spdgraph.sample` with a generic ``--name``."""
-    keyword = inspect.Parameter.KEYWORD_ONLY
-    return [
-        inspect.Parameter(name, keyword, default=default)
-        for name, default in _SAMPLE_GENERIC.items()
-    ]
 
 
 def _stderr_is_tty() -> bool:
@@ -175,15 +134,9 @@ def _check_family_memory(args: argparse.Namespace) -> None:
         return  # the family's own checks name the problem
     from spdgraph.sampling import check_need
 
-    check_need(
-        p,
-        args.method,
-        size=args.size,
-        chunks=args.chunks,
-        normalize=args.normalize,
-        min_eigenvalue=getattr(args, "extra_min_eigenvalue", None),
-        condition_number=getattr(args, "extra_condition_number", None),
-    )
+    table = sample_arguments(args)
+    names = ("size", "chunks", "normalize", "min_eigenvalue", "condition_number")
+    check_need(p, args.method, **{name: table[name] for name in names})
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:
@@ -206,51 +159,33 @@ def _cmd_sample(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             raise FileError(f"cannot read factor file {args.factor!r} ({exc}).") from exc
     options = dict(args.option or [])
-    extra = {
-        param.name: getattr(args, f"extra_{param.name}")
-        for param in _extra_sample_parameters()
-        if hasattr(args, f"extra_{param.name}")
-    }
-    clash = sorted(set(options) & ({"method", "graph", *_SAMPLE_EXPLICIT} | set(extra)))
+    table = sample_arguments(args)  # every sample() parameter, built from the table
+    clash = sorted(set(options) & {"method", "graph", *SAMPLE_PARAMETERS})
     if clash:
         raise InvalidOptionError(
             f"--option {clash[0]}=... names a sample parameter; use its own flag "
             f"(--{clash[0].replace('_', '-')}) instead."
         )
-    chunks = args.chunks
-    n = args.size if args.size is not None else 1
-    if chunks is None and args.scheduler:
-        chunks = max(1, math.ceil(n / SCHEDULER_CHUNK_COUNT))
-    if chunks is None and n >= LARGE_RUN and not args.no_progress and _stderr_is_tty():
+    n = table["size"] if table["size"] is not None else 1
+    if table["chunks"] is None and args.scheduler:
+        table["chunks"] = max(1, math.ceil(n / SCHEDULER_CHUNK_COUNT))
+    if table["chunks"] is None and n >= LARGE_RUN and not args.no_progress and _stderr_is_tty():
         print(
             f"spdgraph: sampling {n} matrices in memory; pass --chunks N for bounded memory.",
             file=sys.stderr,
         )
     client = _connect(args.scheduler) if args.scheduler else None
     try:
-        da = spdgraph.sample(
-            graph,
-            method=args.method,
-            size=args.size,
-            seed=args.seed,
-            kind=args.kind,
-            normalize=args.normalize,
-            entries=args.entries,
-            factor=factor,
-            chunks=chunks,
-            portable=args.portable,
-            progress=False if args.no_progress or chunks is not None else None,
-            sparse=args.sparse,
-            **extra,
-            **options,
-        )
+        table.update(seed=args.seed, entries=args.entries, factor=factor)
+        table["progress"] = False if args.no_progress or table["chunks"] is not None else None
+        da = spdgraph.sample(graph, method=args.method, **table, **options)
         _save_output(da, args.output, client=client, args=args)
     finally:
         if client is not None:
             client.close()
     count = da.sizes.get("sample", 1)
     print(
-        f"wrote {count} {da.name} matri{'x' if args.size is None else 'ces'} "
+        f"wrote {count} {da.name} matri{'x' if table['size'] is None else 'ces'} "
         f"({da.sizes['node']} nodes, method {da.attrs['method']}, seed {da.attrs['seed']}) "
         f"to {args.output}"
     )
@@ -280,25 +215,10 @@ def _add_sample_parser(sub: Any) -> None:
     _add_format_option(sample)
     sample.add_argument("-m", "--method", default="po", help="generator (default po)")
     sample.add_argument(
-        "--size",
-        type=count_argument("size", low=0),
-        default=None,
-        help="number of matrices (a stack); default: one matrix",
-    )
-    sample.add_argument(
         "--seed",
         type=_non_negative_int,
         default=None,
         help="seed (default: fresh entropy, recorded in the file)",
-    )
-    sample.add_argument(
-        "--kind",
-        default="covariance",
-        type=kind_argument,
-        help="how to read the matrix (default covariance)",
-    )
-    _add_switch(
-        sample, "--normalize", default=True, help="rescale to unit diagonal (default: yes)"
     )
     sample.add_argument(
         "--entries",
@@ -307,18 +227,6 @@ def _add_sample_parser(sub: Any) -> None:
         help="distribution of the random entries (default normal)",
     )
     sample.add_argument("--factor", metavar="FILE.npy", help="explicit initial factor(s) (po)")
-    _add_switch(
-        sample,
-        "--portable",
-        default=False,
-        help="identical bits on every machine (po, dd, huge, dag; slower; default: no)",
-    )
-    sample.add_argument(
-        "--sparse",
-        action="store_true",
-        help="a sparse result, never a dense p x p array (dd, huge; graphs of a million "
-        "nodes; saved as coordinate triplets in .nc or .zarr)",
-    )
     sample.add_argument(
         "--option",
         metavar="KEY=VALUE",
@@ -327,29 +235,15 @@ def _add_sample_parser(sub: Any) -> None:
         help="method option, VALUE a Python literal (repeatable), e.g. "
         "--option residual_tolerance=1e-6",
     )
-    for param in _extra_sample_parameters():
-        sample.add_argument(
-            f"--{param.name.replace('_', '-')}",
-            dest=f"extra_{param.name}",
-            type=_literal,
-            default=argparse.SUPPRESS,
-            metavar="VALUE",
-            help=f"sample(..., {param.name}=VALUE), a Python literal (default {param.default!r})",
-        )
+    # --size, --kind, --normalize, --chunks, --sparse, ...: one per row of the table
+    add_sample_arguments(sample, defaults=sample_defaults())
     _add_execution_options(sample)
     sample.set_defaults(func=_cmd_sample)
 
 
 def _add_execution_options(sample: argparse.ArgumentParser) -> None:
-    """Where and how the matrices are computed: dask chunks, a scheduler, progress."""
-    sample.add_argument(
-        "--chunks",
-        type=count_argument("chunks"),
-        default=None,
-        help="matrices per dask chunk: compute lazily, chunk by chunk, with a progress bar "
-        "(default: in memory, as spdgraph.sample; about "
-        f"{SCHEDULER_CHUNK_COUNT} chunks with --scheduler)",
-    )
+    """Where and how the matrices are computed: a scheduler (with about
+    :data:`SCHEDULER_CHUNK_COUNT` chunks when ``--chunks`` is not given), progress."""
     sample.add_argument(
         "--scheduler",
         metavar="ADDRESS",

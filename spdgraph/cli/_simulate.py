@@ -1,10 +1,13 @@
-"""``spdgraph simulate --graph hub --p 50 --n 100 -o sim.nc``: :func:`spdgraph.simulate` to a file.
+"""``spdgraph simulate hub --p 50 --n 100 -o sim.nc``: :func:`spdgraph.simulate` to a file.
 
-``--graph`` is a family name of R huge/BDgraph (``random``, ``hub``,
-``cluster``, ``band``, ``scale-free``, ``smallworld``, ``circle``, ``star``,
-``lattice``, ``AR(1)``, ``AR(2)``) with ``--p``, or a graph file
-(:func:`spdgraph.read_graph`). Family, method and data options are repeatable
-``--option KEY=VALUE`` (Python literals: ``--option g=4 --option v=0.3``).
+GRAPH (positional, as for ``spdgraph graph``, or ``--graph``) is a family name of
+R huge/BDgraph (``random``, ``hub``, ``cluster``, ``band``, ``scale-free``,
+``smallworld``, ``circle``, ``star``, ``lattice``, ``AR(1)``, ``AR(2)``) with
+``--p``, or a graph file (:func:`spdgraph.read_graph`). The parameters of
+:func:`spdgraph.sample` have
+their own flags, built from its table (``--normalize``, ``--max-redraws``...);
+family, method and data options are repeatable ``--option KEY=VALUE`` (Python
+literals: ``--option g=4 --option v=0.3``).
 The output's suffix picks the format among the registered ones that hold a
 Dataset (``.nc`` netCDF, ``.zarr``, a plugin's), ``--format NAME`` names one,
 and any other path is a folder of CSV files
@@ -27,8 +30,9 @@ from spdgraph.cli._options import (
     _key_value,
     _non_negative_int,
     _output_format,
+    add_sample_arguments,
     count_argument,
-    kind_argument,
+    sample_arguments,
 )
 
 __all__: list[str] = []
@@ -49,6 +53,24 @@ def _check_sparse_output(output: Path, format: str | None) -> None:
         )
 
 
+def _graph_argument(args: argparse.Namespace) -> str:
+    """GRAPH, positional as for ``spdgraph graph``, or ``--graph`` (both: the same)."""
+    from spdgraph.errors import InvalidOptionError
+
+    given = {value for value in (args.family, args.graph) if value is not None}
+    if len(given) > 1:
+        raise InvalidOptionError(
+            f"the graph is given twice, differently: {args.family!r} (GRAPH) and "
+            f"--graph {args.graph!r}; give it once."
+        )
+    if not given:
+        raise InvalidOptionError(
+            "spdgraph simulate needs a graph: a family name (spdgraph simulate hub --p 50 ...) "
+            "or a graph file."
+        )
+    return given.pop()
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph.errors import InvalidOptionError
@@ -57,10 +79,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if args.format == "csv" and output.suffix.lower() in (".nc", ".zarr"):
         raise InvalidOptionError(f"--format csv writes a folder; {args.output!r} names a file.")
-    if args.sparse:
+    if args.sparse:  # before any work
         _check_sparse_output(output, _output_format(args))
     check_simulation_target(output, args.overwrite, _output_format(args))  # before any work
-    graph: Any = args.graph
+    graph: Any = _graph_argument(args)
     try:
         canonical_family(graph)
     except InvalidOptionError as exc:
@@ -68,6 +90,14 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise InvalidOptionError(f"{exc} No graph file {graph!r} exists either.") from None
         graph = spdgraph.read_graph(graph)
     options = dict(args.option or [])
+    table = sample_arguments(args)  # the sample() parameters, built from the table
+    clash = sorted(set(options) & set(table))  # --kind, --size, --sparse or a flag given
+    if clash:
+        raise InvalidOptionError(
+            f"--option {clash[0]}=... names a sample parameter; use its own flag "
+            f"(--{clash[0].replace('_', '-')}) instead."
+        )
+    options.update({k: v for k, v in table.items() if k not in ("kind", "size", "sparse")})
     related = None
     if args.groups:
         related = {"n_graphs": args.groups, "n_add": args.n_add, "n_remove": args.n_remove}
@@ -76,13 +106,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         args.n,
         p=args.p,
         method=args.method,
-        kind=args.kind,
+        kind=table["kind"],
         data=args.data,
         missing=args.missing,
-        size=args.size,
+        size=table["size"],
         related=related,
         seed=args.seed,
-        sparse=args.sparse,
+        sparse=table["sparse"],
         **options,
     )
     # an existing output was refused without --overwrite before any work (cli.WRITERS)
@@ -102,8 +132,12 @@ def _add_simulate_parser(sub: Any) -> None:
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
     cmd.add_argument(
-        "--graph", required=True, help="a family name (hub, AR(1)...) or a graph file"
+        "family",
+        nargs="?",
+        metavar="GRAPH",
+        help="a family name (hub, AR(1)...) or a graph file, as for spdgraph graph",
     )
+    cmd.add_argument("--graph", help="the same as GRAPH (either one; both must agree)")
     cmd.add_argument(
         "--p", type=count_argument("p"), default=None, help="number of nodes (with a family)"
     )
@@ -114,12 +148,8 @@ def _add_simulate_parser(sub: Any) -> None:
         help="number of observations (default 0)",
     )
     cmd.add_argument("--method", default="po", help="generator (default po; huge, gwishart...)")
-    cmd.add_argument("--kind", default="precision", type=kind_argument)
     cmd.add_argument("--data", default="gaussian", help="gaussian, binary, mixed, t(df=5)...")
     cmd.add_argument("--missing", type=float, default=0.0, help="MCAR rate of missing values")
-    cmd.add_argument(
-        "--size", type=count_argument("size", low=0), default=None, help="a stack of SIZE matrices"
-    )
     cmd.add_argument(
         "--groups",
         type=count_argument("groups", low=0),
@@ -144,10 +174,11 @@ def _add_simulate_parser(sub: Any) -> None:
     cmd.add_argument(
         "--option", type=_key_value, action="append", metavar="KEY=VALUE", help="repeatable"
     )
-    cmd.add_argument(
-        "--sparse",
-        action="store_true",
-        help="sparse precision (dd, huge, gwishart on chordal graphs); .nc or .zarr output",
+    # --kind, --size, --sparse, --normalize, ...: one per row of sample()'s table
+    add_sample_arguments(
+        cmd,
+        skip=("chunks",),  # a simulation is computed in memory
+        defaults={"kind": "precision", "size": None, "sparse": False},
     )
     _add_format_option(cmd, "the simulation (a format that holds Datasets)")
     cmd.add_argument(

@@ -345,6 +345,8 @@ def adapt_graph_sparse(
 
     from spdgraph.adjacency import sparse_adjacency_from_matrix
 
+    if isinstance(graph, SparseGraph):  # read already (simulate reads once): as it is
+        return graph
     scipy_sparse = sys.modules.get("scipy.sparse")
     pydata = sys.modules.get("sparse")
     networkx = sys.modules.get("networkx")

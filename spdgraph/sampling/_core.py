@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from spdgraph.errors import InvalidOptionError, written
+from spdgraph.parameters import SAMPLE_PARAMETERS
 from spdgraph.plugins import generators
 from spdgraph.sampling._adapt import adapt_graph
 from spdgraph.sampling._compile import note_compilation
@@ -201,7 +201,9 @@ def sample(
         by a Cholesky factorization.
     **method_options
         Options of the chosen method (e.g. ``residual_tolerance`` for
-        ``"po"``); unknown names are an error.
+        ``"po"``); unknown names are an error. A parameter of
+        :data:`spdgraph.parameters.SAMPLE_PARAMETERS` not spelled out above is
+        taken here as well (the table checks it).
 
     Returns
     -------
@@ -245,42 +247,12 @@ def sample(
     ('group', 'node', 'node_2')
     """
 
-    call = SampleCall(
-        method,
-        size=size,
-        seed=seed,
-        kind=kind,
-        normalize=normalize,
-        entries=entries,
-        factor=factor,
-        min_eigenvalue=min_eigenvalue,
-        condition_number=condition_number,
-        negative_share=negative_share,
-        chunks=chunks,
-        portable=portable,
-        progress=progress,
-        uncertified=uncertified,
-        max_redraws=max_redraws,
-        method_options=method_options,
-        complete=complete,
-        certificate=certificate,
-    )
-    if certificate not in CERTIFICATES:
-        raise InvalidOptionError(
-            f"certificate must be one of {', '.join(map(repr, CERTIFICATES))}, got "
-            f"{written(certificate)}: 'deterministic' refuses the randomized proof of "
-            "positive definiteness that sparse=True may fall back on."
-        )
-    if not isinstance(sparse, bool | np.bool_):
-        raise InvalidOptionError(f"sparse must be True or False, got {written(sparse)}.")
-    if sparse:
-        if isinstance(graph, list | tuple):
-            raise InvalidOptionError(
-                "sparse=True takes one graph; sample each related graph in its own call."
-            )
-        from spdgraph.sampling._sparse import sample_sparse
-
-        return sample_sparse(graph, call)
+    given = locals()  # sample()'s own arguments, by the table's names
+    arguments = {name: given[name] for name in SAMPLE_PARAMETERS if name in given}
+    # a parameter of the table not spelled in the signature arrives among the options
+    arguments.update({k: v for k, v in method_options.items() if k in SAMPLE_PARAMETERS})
+    options = {k: v for k, v in method_options.items() if k not in SAMPLE_PARAMETERS}
+    call = SampleCall(method, method_options=options, **arguments)
     if isinstance(graph, list | tuple):  # related graphs: one array with a `group` dim
         from spdgraph.sampling._groups import sample_groups
 
@@ -288,14 +260,15 @@ def sample(
     return _run(build_request(graph, call))
 
 
-#: The values of ``sample(certificate=...)``.
-CERTIFICATES = ("any", "deterministic")
-
-
 def _run(request: SampleRequest) -> xr.DataArray:
-    """One checked request to its labelled DataArray: eagerly, or lazily with chunks."""
+    """One checked request to its labelled DataArray, by the executor of its layout:
+    the eager engine, the lazy one (dask chunks) or the sparse construction."""
+    if request.layout == "sparse":
+        from spdgraph.sampling._sparse import sample_sparse
+
+        return sample_sparse(request)
     note_compilation(request.gen)
-    if request.chunks is not None:  # lazily: one engine task per chunk
+    if request.layout == "lazy":  # lazily: one engine task per chunk
         from spdgraph.sampling._lazy import sample_lazy
 
         return _label(request, sample_lazy(request), request.attrs)
@@ -344,7 +317,7 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
     """
     from spdgraph._machine import Progress
 
-    n, p = request.n, request.graph.adjacency.shape[0]
+    n, p = request.n, request.dense_graph.adjacency.shape[0]
     factors = request.factors
     step = max(1, min(n // 50, PROGRESS_RUN_BYTES // (8 * p * p)))
     values = np.empty((n, p, p), dtype=np.float64)
@@ -381,5 +354,5 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
 
 def _label(request: SampleRequest, values: Any, attrs: dict[str, Any]) -> xr.DataArray:
     return build_dataarray(
-        values, request.graph, kind=request.kind, stacked=request.stacked, attrs=attrs
+        values, request.dense_graph, kind=request.kind, stacked=request.stacked, attrs=attrs
     )

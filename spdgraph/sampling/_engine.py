@@ -122,7 +122,7 @@ def certified_block(
         block = made_block(request, rngs, None, failures)
     except NumericalError as exc:
         if n == 1:
-            block, failures = np.eye(request.graph.adjacency.shape[0])[None].copy(), {0: exc}
+            block, failures = np.eye(request.dense_graph.adjacency.shape[0])[None].copy(), {0: exc}
         else:  # which matrix? make the block again matrix by matrix, each from the start
             # of its own stream (a slice of MatrixStreams is fresh; a list's are as left)
             parts = [certified_block(request, rngs[k : k + 1], None, first + k) for k in range(n)]

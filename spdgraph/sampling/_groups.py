@@ -10,7 +10,6 @@ graph: the ``adjacency`` coordinate has dims ``("group", "node", "node_2")``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -69,13 +68,9 @@ def sample_groups(
     """
     if len(graphs) == 0:
         raise InvalidOptionError("the sequence of graphs is empty; give at least one graph.")
-    if call.factor is not None:
-        raise InvalidOptionError(
-            "factor= cannot be given with several graphs; sample each graph on its own."
-        )
-    root = seed_sequence(call.seed)
-    requests = [
-        build_request(graph, replace(call, seed=group_root(root, k)))
+    root = seed_sequence(call.get("seed"))  # type: ignore[arg-type]  # checked there
+    requests = [  # build_request refuses what a group cannot take (factor, sparse=True)
+        build_request(graph, call.replace(seed=group_root(root, k)), grouped=True)
         for k, graph in enumerate(graphs)
     ]
     _check_nodes(requests)

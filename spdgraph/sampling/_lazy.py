@@ -71,7 +71,7 @@ def sample_lazy(request: SampleRequest) -> dask.array.Array:
 
     assert request.chunks is not None
     chunks, n = request.chunks, request.n
-    p = request.graph.adjacency.shape[0]
+    p = request.dense_graph.adjacency.shape[0]
     name = f"spdgraph-sample-{request.gen.name}-{uuid.uuid4().hex}"
     meta = np.empty((0, 0, 0), dtype=np.float64)
     shipped = replace(request, factors=None)

@@ -278,7 +278,7 @@ def made_block(
 
     A matrix failing its certificate raises, or with ``failures`` is recorded there
     (its place holds the identity)."""
-    graph, gen, plugin, entries = request.graph, request.gen, request.plugin, request.entries
+    graph, gen, plugin, entries = request.dense_graph, request.gen, request.plugin, request.entries
     options: Mapping[str, Any] = request.generator_arguments()
     normalize = request.normalize
     adjacency = graph.adjacency

@@ -1,5 +1,11 @@
 """Memory guard: refuse a request that cannot fit before any large allocation.
 
+The layout of a request (``SampleRequest.layout``) chooses its model: the dense
+and lazy layouts the one below, from the node count; the sparse layout
+:func:`check_sparse_memory`, from the non-zeros of the graph read sparse
+(:func:`sparse_need`: ``BYTES_PER_ENTRY`` per stored entry, ``BYTES_PER_NODE``
+per node). For the dense and lazy layouts:
+
 :func:`estimate_bytes` is the core's model of the peak memory of one
 :func:`spdgraph.sample` call, from the node count ``p`` and the request
 alone (so it runs before the graph is adapted to a dense adjacency):
@@ -38,7 +44,14 @@ from spdgraph._threads import available_cores
 from spdgraph.errors import TooLargeError, written
 from spdgraph.plugins.types import GeneratorSpec
 
-__all__ = ["MemoryCheck", "MemoryNeed", "check_memory", "estimate_bytes"]
+__all__ = [
+    "MemoryCheck",
+    "MemoryNeed",
+    "check_memory",
+    "check_sparse_memory",
+    "estimate_bytes",
+    "sparse_need",
+]
 
 #: Bytes per adjacency entry: boolean adjacency, transpose check, generator copies.
 GRAPH_BYTES_PER_ENTRY = 4
@@ -191,3 +204,35 @@ class MemoryCheck:
                 "(spdgraph.sampling.estimate_need(graph, method) gives each method's need)"
             )
         check_memory(n, p, need=need, advice=advice)
+
+
+#: The sparse layout's model. The core's bytes per stored entry of one matrix: the
+#: generator's CSR (value and index), the structure checks' boolean copies and
+#: transpose, the rescaling, the output COO (value and two int64 coordinates) and
+#: the certificate's int64 copies of the index arrays.
+BYTES_PER_ENTRY = 96
+#: Bytes per node: diagonal, weights, row sums and the certificate's margins.
+BYTES_PER_NODE = 96
+
+
+def sparse_need(gen: GeneratorSpec, p: int, edges: int, matrices: int) -> int:
+    """Bytes of ``matrices`` sparse matrices on ``p`` nodes and ``edges`` edges in flight."""
+    entries = 2 * edges + p
+    per_matrix = entries * (BYTES_PER_ENTRY + gen.sparse_work_per_entry) + p * BYTES_PER_NODE
+    graph = 2 * edges * 24  # the adjacency (CSR) and its COO coordinates
+    return int(graph + matrices * per_matrix)
+
+
+def check_sparse_memory(gen: GeneratorSpec, p: int, edges: int, matrices: int) -> None:
+    """The sparse layout's memory guard: a TooLargeError when :func:`sparse_need` does
+    not fit, before any matrix is made (the graph's non-zeros are known by then)."""
+    need = sparse_need(gen, p, edges, matrices)
+    available = available_memory()
+    if available is not None and need > available:
+        raise TooLargeError(
+            f"{matrices} sparse matri{'x' if matrices == 1 else 'ces'} on {p:,} nodes and "
+            f"{edges:,} edges need about {need / 2**30:,.1f} GiB "
+            f"({BYTES_PER_ENTRY + gen.sparse_work_per_entry:.0f} bytes per stored entry) "
+            f"but only {available / 2**30:,.1f} GiB is available; ask for fewer matrices "
+            "(a smaller size) or use a graph with fewer edges."
+        )

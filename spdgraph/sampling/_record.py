@@ -11,44 +11,65 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from spdgraph.parameters import SAMPLE_PARAMETERS
 from spdgraph.plugins.types import EntrySampler, GeneratorSpec, GraphData
-from spdgraph.seeds import MatrixStreams, SeedLike
+from spdgraph.seeds import MatrixStreams
 
-__all__ = ["SampleCall", "SampleRequest"]
+if TYPE_CHECKING:
+    from spdgraph.sampling._adapt import SparseGraph
+
+__all__ = ["LAYOUTS", "SampleCall", "SampleRequest"]
+
+#: The layouts of a result, each with its executor and memory model: in memory,
+#: lazy (dask chunks) and sparse (PyData sparse, no dense p x p array).
+LAYOUTS = ("dense", "lazy", "sparse")
 
 
-@dataclass(frozen=True)
 class SampleCall:
     """The arguments of one :func:`spdgraph.sample` call, unchecked (see there).
 
+    ``method``, the method's ``method_options`` and ``arguments``: the call's
+    ``sample()`` parameters by name (:data:`spdgraph.parameters.SAMPLE_PARAMETERS`),
+    one mapping, so that a new parameter needs no field here. ``call.get(name)``
+    reads one (its table default when not given).
+
     Examples
     --------
-    >>> SampleCall("dd", size=3).size
-    3
+    >>> call = SampleCall("dd", size=3)
+    >>> call.get("size"), call.get("kind")
+    (3, 'covariance')
+    >>> call.replace(size=5).get("size")
+    5
     """
 
-    method: object = "po"
-    size: object = None
-    seed: SeedLike = None
-    kind: object = "covariance"
-    normalize: object = True
-    entries: object = "normal"
-    factor: object = None
-    min_eigenvalue: object = None
-    condition_number: object = None
-    negative_share: object = None
-    chunks: object = None
-    portable: object = False
-    progress: object = None
-    uncertified: object = "redraw"
-    max_redraws: object = 20
-    method_options: Mapping[str, Any] = field(default_factory=dict)
-    complete: object = False
-    certificate: object = "any"
+    __slots__ = ("arguments", "method", "method_options")
+
+    def __init__(
+        self,
+        method: object = "po",
+        *,
+        method_options: Mapping[str, Any] | None = None,
+        **arguments: object,
+    ) -> None:
+        self.method = method
+        self.method_options: Mapping[str, Any] = dict(method_options or {})
+        self.arguments: Mapping[str, object] = dict(arguments)
+
+    def get(self, name: str) -> object:
+        """The argument ``name`` as given, else its default in the table."""
+        if name in self.arguments:
+            return self.arguments[name]
+        return SAMPLE_PARAMETERS[name].default
+
+    def replace(self, **changes: object) -> SampleCall:
+        """The same call with some arguments changed (a group's seed, say)."""
+        return SampleCall(
+            self.method, method_options=self.method_options, **{**self.arguments, **changes}
+        )
 
 
 @dataclass(frozen=True)
@@ -62,10 +83,16 @@ class SampleRequest:
     ``portable`` the generator's portable mode; ``uncertified`` and
     ``max_redraws`` what to do with a matrix failing its certificate. ``attrs`` is
     the provenance the output carries; ``progress`` whether the eager path shows a progress bar
-    (``sample(progress=...)``, resolved).
+    (``sample(progress=...)``, resolved). ``layout`` (one of :data:`LAYOUTS`) chooses
+    the executor and the memory model, nothing else: ``"dense"`` the eager engine,
+    ``"lazy"`` one dask task per chunk, ``"sparse"`` the sparse construction (``graph``
+    is then a :class:`~spdgraph.sampling._adapt.SparseGraph`). ``arguments`` holds
+    every ``sample()`` parameter checked by the table
+    (:func:`spdgraph.parameters.check_sample_arguments`): the code that uses a new
+    parameter reads ``request.arguments[name]``.
     """
 
-    graph: GraphData
+    graph: GraphData | SparseGraph
     gen: GeneratorSpec
     plugin: str
     kind: str
@@ -84,6 +111,14 @@ class SampleRequest:
     portable: bool = False
     uncertified: str = "redraw"
     max_redraws: int = 20
+    layout: str = "dense"
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def dense_graph(self) -> GraphData:
+        """The graph of a dense or lazy request (a boolean ``p x p`` adjacency)."""
+        assert isinstance(self.graph, GraphData), "a sparse request has a SparseGraph"
+        return self.graph
 
     def rngs(self, start: int = 0, stop: int | None = None) -> MatrixStreams | None:
         """The generators of matrices ``start .. stop - 1`` (all by default; None
@@ -94,11 +129,17 @@ class SampleRequest:
 
     def generator_arguments(self) -> dict[str, Any]:
         """The keyword arguments the generator gets besides ``rng``/``entries``/``factor``:
-        the method options, ``portable=True`` in portable mode and, for a DAG-capable
-        generator, ``dag=`` (the directed adjacency) and ``kind=``."""
+        the method options, the table's ``to_generator`` parameters, ``portable=True`` in
+        portable mode and, for a DAG-capable generator, ``dag=`` (the directed adjacency)
+        and ``kind=``."""
         arguments = dict(self.options)
+        arguments.update(
+            (name, self.arguments[name])
+            for name, row in SAMPLE_PARAMETERS.items()
+            if row.to_generator and name in self.arguments
+        )
         if self.portable:
             arguments["portable"] = True
         if self.gen.accepts_dag:
-            arguments.update(dag=self.graph.directed, kind=self.kind)
+            arguments.update(dag=self.dense_graph.directed, kind=self.kind)
         return arguments

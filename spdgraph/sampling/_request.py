@@ -9,7 +9,6 @@ and lazy paths then only execute it.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -17,84 +16,92 @@ from typing import Any
 import numpy as np
 
 from spdgraph._version import __version__
-from spdgraph.errors import FactorError, InvalidOptionError, TooLargeError, written
+from spdgraph.errors import FactorError, InvalidOptionError
+from spdgraph.parameters import check_sample_arguments
 from spdgraph.plugins import find_generator, generators
 from spdgraph.plugins.options import check_options
 from spdgraph.plugins.types import GeneratorSpec, GraphData
-from spdgraph.sampling._adapt import adapt_graph, count_nodes, recognise
+from spdgraph.sampling._adapt import (
+    Recognised,
+    SparseGraph,
+    adapt_graph,
+    adapt_graph_sparse,
+    count_nodes,
+    recognise,
+)
 from spdgraph.sampling._adapt_dag import adapt_dag, refuse_dag
-from spdgraph.sampling._engine import UNCERTIFIED_MODES
 from spdgraph.sampling._entries import resolve_entries
 from spdgraph.sampling._lazy import check_chunks
 from spdgraph.sampling._memory import MemoryCheck, MemoryNeed
 from spdgraph.sampling._output import json_options
 from spdgraph.sampling._progress import show_progress
 from spdgraph.sampling._record import SampleCall, SampleRequest
+from spdgraph.sampling._sparse import refuse_for_layout, sparse_graph
 from spdgraph.seeds import seed_attrs, seed_sequence
 from spdgraph.spectrum import check_targets
-from spdgraph.vocabulary import canonical_kind
 
-__all__ = ["SampleCall", "SampleRequest", "build_request", "check_need", "estimate_need"]
+__all__ = [
+    "SampleCall",
+    "SampleRequest",
+    "adapt_for",
+    "build_request",
+    "check_need",
+    "estimate_need",
+]
 
 
-def build_request(graph: object, call: SampleCall) -> SampleRequest:
-    """Check every argument of one :func:`spdgraph.sample` call and return the request."""
+def build_request(graph: object, call: SampleCall, *, grouped: bool = False) -> SampleRequest:
+    """Check every argument of one :func:`spdgraph.sample` call and return the request.
+
+    The one place ``sample()``'s arguments are checked, in one order for every
+    layout (dense, stacked, lazy, sparse): the table first
+    (:func:`spdgraph.parameters.check_sample_arguments`), then what depends on
+    the method, then the layout's own refusals. The layout then chooses the
+    memory model and the graph's form (dense or sparse), nothing else.
+    ``grouped``: the call is one of a list of related graphs.
+    """
     # 1. cheap argument checks, before any heavy work
-    portable = _check_portable(call.portable)
-    progress = call.progress
-    if progress is not None and not isinstance(progress, bool | np.bool_):
-        raise InvalidOptionError(
-            f"progress must be True, False or None (automatic), got {written(progress)}."
-        )
-    kind = _check_kind(call.kind)
-    size = _check_size(call.size)
-    uncertified, max_redraws = _check_uncertified(call.uncertified, call.max_redraws)
-    factor, negative_share = call.factor, call.negative_share
-    memory = _memory_check_for(call)
-    normalize, gen = memory.normalize, memory.gen
-    eps, k0 = check_targets(call.min_eigenvalue, call.condition_number, normalize)
-    sampler, entries_label = resolve_entries(call.entries, negative_share)
-    plugin = find_generator(call.method)[1]
+    arguments = check_sample_arguments(call.arguments)
+    layout = "sparse" if arguments["sparse"] else "lazy" if arguments["chunks"] else "dense"
+    gen, plugin = find_generator(call.method)
+    kind, size, normalize = arguments["kind"], arguments["size"], arguments["normalize"]
+    factor, negative_share = arguments["factor"], arguments["negative_share"]
+    eps, k0 = check_targets(arguments["min_eigenvalue"], arguments["condition_number"], normalize)
+    sampler, entries_label = resolve_entries(arguments["entries"], negative_share)
     options = check_options(call.method_options, gen.options, gen.name, plugin, generators)
-    _check_factor_use(gen, factor, negative_share)
+    _check_factor_use(gen, factor, negative_share, grouped)
+    refuse_for_layout(layout, gen, arguments, grouped)
+    chunks = check_chunks(arguments["chunks"])  # dask installed
     # the seed too is checked before any graph is read (a bad seed after a large
     # adaptation would waste seconds and gigabytes)
-    root: np.random.SeedSequence | None = seed_sequence(call.seed) if factor is None else None
-    if portable:
+    root = seed_sequence(arguments["seed"]) if factor is None else None
+    if arguments["portable"]:
         _check_portable_use(gen, plugin, eps, k0)
-    # 2. the memory the request needs, from the node count, before any p x p array
-    found = recognise(graph, gen.name if gen.accepts_dag else None)  # one backend, asked once
-    counted = found.count_nodes()
-    if counted is not None:
-        memory.check(counted)
-    # 3. the graph (directed acyclic for the DAG-capable methods only)
-    if gen.accepts_dag:
-        graph_data = adapt_dag(found, kind, gen.name)
+    # 2-3. the graph read once, the layout's memory model checked before any matrix
+    n = 1 if size is None else size
+    if layout == "sparse":
+        graph_data: GraphData | SparseGraph = sparse_graph(graph, gen, arguments["complete"], n)
     else:
-        refuse_dag(
-            graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag)
-        )
-        graph_data = adapt_graph(found, gen.name, complete=call.complete)
-    p = graph_data.adjacency.shape[0]
-    if counted != p:  # no count (a backend without count_nodes), or a plugin
-        memory.check(p)  # adapting a type differently: check right after adapting
+        memory = MemoryCheck(gen, size, factor, chunks, normalize, eps or k0)
+        graph_data = _dense_graph(graph, gen, kind, arguments["complete"], memory)
     # 4. random streams or factors
     attrs = _provenance(gen.name, options, plugin, kind, normalize, eps, k0)
-    attrs["portable"] = int(portable)
-    attrs["uncertified"] = uncertified
+    attrs["portable"] = int(arguments["portable"])
+    attrs["uncertified"] = arguments["uncertified"]
     if gen.intended_kind is not None and gen.intended_kind != kind:
         attrs["kind_note"] = _kind_note(gen, kind)
     factors: np.ndarray | None = None
     if factor is not None:
-        factors, n, stacked = _check_factor(factor, p, size)
+        assert isinstance(graph_data, GraphData)  # sparse=True refused it
+        factors, n, stacked = _check_factor(factor, graph_data.adjacency.shape[0], size)
         attrs["factor"] = "given"
         attrs["seed"] = "none (explicit factor)"
     else:
-        n, stacked = (1 if size is None else size), size is not None
+        stacked = size is not None
         assert root is not None
         attrs["entries"] = entries_label
         if negative_share is not None:
-            attrs["negative_share"] = float(negative_share)  # type: ignore[arg-type]
+            attrs["negative_share"] = float(negative_share)
         attrs.update(seed_attrs(root))
     return SampleRequest(
         graph=graph_data,
@@ -108,35 +115,76 @@ def build_request(graph: object, call: SampleCall) -> SampleRequest:
         options=options,
         min_eigenvalue=eps,
         condition_number=k0,
-        chunks=memory.chunks,
+        chunks=chunks,
         root=root,
         factors=factors,
         attrs=attrs,
-        progress=show_progress(
-            None if progress is None else bool(progress), gen, p, _edges(graph_data), n
-        ),
-        portable=portable,
-        uncertified=uncertified,
-        max_redraws=max_redraws,
+        progress=_progress(arguments["progress"], gen, graph_data, n),
+        portable=arguments["portable"],
+        uncertified=arguments["uncertified"],
+        max_redraws=arguments["max_redraws"],
+        layout=layout,
+        arguments=arguments,
     )
 
 
-def _check_uncertified(uncertified: object, max_redraws: object) -> tuple[str, int]:
-    if uncertified not in UNCERTIFIED_MODES:
-        raise InvalidOptionError(
-            f"uncertified must be 'redraw' (draw a matrix that fails its certificate again "
-            f"from its own stream) or 'raise', got {written(uncertified)}."
-        )
-    if (
-        isinstance(max_redraws, bool)
-        or not isinstance(max_redraws, numbers.Integral)
-        or not 0 <= int(max_redraws) <= 10**6
-    ):
-        raise InvalidOptionError(
-            "max_redraws must be an integer from 0 to 1,000,000 (redraws of one matrix "
-            f"before the graph is declared uncertifiable), got {written(max_redraws)}."
-        )
-    return str(uncertified), int(max_redraws)
+def _dense_graph(
+    graph: object, gen: GeneratorSpec, kind: str, complete: bool, memory: MemoryCheck
+) -> GraphData:
+    """The graph read once (undirected, or directed for a DAG-capable method), the
+    dense memory guard run from the node count before any ``p x p`` array exists."""
+    found = recognise(graph, gen.name if gen.accepts_dag else None)  # one backend, asked once
+    counted = found.count_nodes()
+    if counted is not None:
+        memory.check(counted)
+    graph_data = _read(found, graph, gen, kind, complete)
+    p = graph_data.adjacency.shape[0]
+    if counted != p:  # no count (a backend without count_nodes), or a plugin
+        memory.check(p)  # adapting a type differently: check right after adapting
+    return graph_data
+
+
+def _read(
+    found: Recognised, graph: object, gen: GeneratorSpec, kind: str, complete: bool
+) -> GraphData:
+    if gen.accepts_dag:
+        return adapt_dag(found, kind, gen.name)
+    refuse_dag(graph, gen.name, sorted(n for n, (g, _) in generators().items() if g.accepts_dag))
+    return adapt_graph(found, gen.name, complete=complete)
+
+
+def adapt_for(
+    graph: object,
+    method: object = "po",
+    *,
+    kind: object = "covariance",
+    complete: object = False,
+    sparse: object = False,
+) -> GraphData | SparseGraph:
+    """``graph`` read once as ``sample(graph, method, kind=, complete=, sparse=)`` reads it.
+
+    Directed acyclic for a DAG-capable method (its zero pattern that of
+    ``kind``), undirected otherwise; sparse (a ``SparseGraph``) with
+    ``sparse=True``. ``sample`` takes the result as it is, so a caller that needs
+    the node count first (``spdgraph.simulate``) reads the graph once.
+
+    >>> import networkx as nx
+    >>> adapt_for(nx.gn_graph(5, seed=1), "dag").directed.sum()
+    np.int64(4)
+    """
+    arguments = check_sample_arguments({"kind": kind, "complete": complete, "sparse": sparse})
+    gen, _ = find_generator(method)
+    if arguments["sparse"]:
+        return adapt_graph_sparse(graph, gen.name, complete=arguments["complete"])
+    found = recognise(graph, gen.name if gen.accepts_dag else None)
+    return _read(found, graph, gen, arguments["kind"], arguments["complete"])
+
+
+def _progress(asked: bool | None, gen: GeneratorSpec, graph: object, n: int) -> bool:
+    """Whether the eager path shows a bar (never the sparse one)."""
+    if not isinstance(graph, GraphData):
+        return False
+    return show_progress(asked, gen, graph.adjacency.shape[0], _edges(graph), n)
 
 
 def _edges(graph: GraphData) -> int:
@@ -167,7 +215,13 @@ def _provenance(
     return attrs
 
 
-def _check_factor_use(gen: GeneratorSpec, factor: object, negative_share: object) -> None:
+def _check_factor_use(
+    gen: GeneratorSpec, factor: object, negative_share: object, grouped: bool
+) -> None:
+    if factor is not None and grouped:
+        raise InvalidOptionError(
+            "factor= cannot be given with several graphs; sample each graph on its own."
+        )
     if factor is not None and not gen.accepts_factor:
         explicit = sorted(n for n, (g, _) in generators().items() if g.accepts_factor)
         raise InvalidOptionError(
@@ -198,12 +252,6 @@ def _kind_note(gen: GeneratorSpec, kind: str) -> str:
     return note
 
 
-def _check_portable(portable: object) -> bool:
-    if not isinstance(portable, bool | np.bool_):
-        raise InvalidOptionError(f"portable must be True or False, got {written(portable)}.")
-    return bool(portable)
-
-
 def _check_portable_use(gen: GeneratorSpec, plugin: str, eps: object, k0: object) -> None:
     if not gen.portable:
         able = sorted(n for n, (g, _) in generators().items() if g.portable)
@@ -218,34 +266,6 @@ def _check_portable_use(gen: GeneratorSpec, plugin: str, eps: object, k0: object
             "depend on the CPU: they cannot be combined with portable=True. Pass "
             "portable=False, or no spectrum target."
         )
-
-
-def _check_kind(kind: object) -> str:
-    return canonical_kind(kind)
-
-
-def _check_size(size: object) -> int | None:
-    if size is None:
-        return None
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral):
-        raise InvalidOptionError(
-            "size must be None (one matrix) or a non-negative integer (a stack), "
-            f"got {written(size)}."
-        )
-    if size < 0:
-        raise InvalidOptionError(f"size must be non-negative, got {written(size)}.")
-    if int(size) > 2**53:  # decided on the integer: 10**400 never reaches float arithmetic
-        raise TooLargeError(
-            f"size = {written(size)} matrices is beyond any machine's memory; use a smaller "
-            "size (the memory guard says how many fit)."
-        )
-    return int(size)
-
-
-def _check_normalize(normalize: object) -> bool:
-    if not isinstance(normalize, bool | np.bool_):
-        raise InvalidOptionError(f"normalize must be True or False, got {written(normalize)}.")
-    return bool(normalize)
 
 
 def _check_factor(factor: object, p: int, size: int | None) -> tuple[np.ndarray, int, bool]:
@@ -322,16 +342,14 @@ def estimate_need(
     >>> need.p, need.matrices, need.bytes > 1000 * 1000 * 8
     (1000, 1, True)
     """
-    _check_kind(kind)
     memory = _memory_check_for(
-        SampleCall(
-            method,
-            size=size,
-            chunks=chunks,
-            normalize=normalize,
-            min_eigenvalue=min_eigenvalue,
-            condition_number=condition_number,
-        )
+        method,
+        size=size,
+        chunks=chunks,
+        normalize=normalize,
+        min_eigenvalue=min_eigenvalue,
+        condition_number=condition_number,
+        kind=kind,
     )
     p = count_nodes(graph)
     if p is None:
@@ -347,26 +365,15 @@ def check_need(p: int, method: object = "po", **arguments: Any) -> None:
     fit is refused before the graph costs anything. Raises
     :class:`~spdgraph.errors.TooLargeError` as ``sample`` would.
     """
-    _memory_check_for(SampleCall(method, **arguments)).check(p)
+    _memory_check_for(method, **arguments).check(p)
 
 
-def _memory_check_for(call: SampleCall) -> MemoryCheck:
-    """The memory guard of ``call`` (its size, chunks, normalize, targets and method
-    checked: the cheap checks the guard needs)."""
-    normalize = _check_normalize(call.normalize)
-    eps, k0 = check_targets(call.min_eigenvalue, call.condition_number, normalize)
-    gen, _ = find_generator(call.method)
-    size, chunks = _check_size(call.size), check_chunks(call.chunks)
-    return MemoryCheck(gen, size, call.factor, chunks, normalize, eps or k0)
-
-
-#: The checks and records ``sample(..., sparse=True)`` shares with this module
-#: (:mod:`spdgraph.sampling._sparse`), under public names.
-check_kind = _check_kind
-check_size = _check_size
-check_normalize = _check_normalize
-check_portable = _check_portable
-check_portable_use = _check_portable_use
-check_uncertified = _check_uncertified
-kind_note = _kind_note
-provenance = _provenance
+def _memory_check_for(method: object, **given: object) -> MemoryCheck:
+    """The dense memory guard of a call: its arguments checked by the table, then its
+    targets and method (the cheap checks the guard needs)."""
+    arguments = check_sample_arguments(given)
+    normalize = arguments["normalize"]
+    eps, k0 = check_targets(arguments["min_eigenvalue"], arguments["condition_number"], normalize)
+    gen, _ = find_generator(method)
+    chunks = check_chunks(arguments["chunks"])
+    return MemoryCheck(gen, arguments["size"], None, chunks, normalize, eps or k0)

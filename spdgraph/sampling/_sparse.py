@@ -6,12 +6,14 @@ For graphs of a million nodes the dense path cannot run (one ``p x p`` matrix at
 from a sparse adjacency without any dense intermediate, and the core here does
 what the dense engine does, on the stored entries:
 
-1. every argument checked first; options the sparse path cannot honour (``chunks``,
-   ``factor``, spectrum targets) refused, a generator without the capability
-   refused naming those that have it;
+1. every argument checked first, by the one ``build_request`` of every layout
+   (``sampling/_request.py``); there, :func:`refuse_for_layout` refuses what the
+   sparse layout cannot honour (``chunks``, ``factor``, spectrum targets, a
+   generator without the capability, naming those that have it);
 2. the graph read to its sparse canonical form
-   (:func:`spdgraph.sampling._adapt.adapt_graph_sparse`), and the memory guard
-   run on its non-zeros (:func:`sparse_need`), before any matrix is made;
+   (:func:`spdgraph.sampling._adapt.adapt_graph_sparse`), and the sparse memory
+   model run on its non-zeros (:func:`spdgraph.sampling._memory.check_sparse_memory`),
+   before any matrix is made (:func:`sparse_graph`, also from ``build_request``);
 3. matrix ``k`` drawn from the same stream as the dense path's matrix ``k``, its
    structure checked and its positive definiteness proven
    (:mod:`spdgraph.sampling._sparse_certify`), rescaled to unit diagonal as the
@@ -23,6 +25,7 @@ what the dense engine does, on the stored entries:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -33,26 +36,16 @@ from spdgraph.errors import (
     InvalidOptionError,
     MissingDependencyError,
     NumericalError,
-    TooLargeError,
     UncertifiedMatrixError,
-    written,
 )
-from spdgraph.plugins import find_generator, generators
-from spdgraph.plugins.options import check_options
+from spdgraph.plugins import generators
 from spdgraph.plugins.types import GeneratorSpec
 from spdgraph.sampling._adapt import SparseGraph, adapt_graph_sparse, label_array
-from spdgraph.sampling._record import SampleCall
-from spdgraph.seeds import MatrixStreams, redraw_stream, seed_attrs, seed_sequence
+from spdgraph.sampling._memory import check_sparse_memory, sparse_need
+from spdgraph.sampling._record import SampleRequest
+from spdgraph.seeds import MatrixStreams, redraw_stream
 
-__all__ = ["BYTES_PER_ENTRY", "BYTES_PER_NODE", "sample_sparse", "sparse_methods", "sparse_need"]
-
-#: The core's bytes per stored entry of one matrix: the generator's CSR (value and
-#: index), the structure checks' boolean copies and transpose, the rescaling, the
-#: output COO (value and two int64 coordinates) and the certificate's int64 copies
-#: of the index arrays.
-BYTES_PER_ENTRY = 96
-#: Bytes per node: diagonal, weights, row sums and the certificate's margins.
-BYTES_PER_NODE = 96
+__all__ = ["refuse_for_layout", "sample_sparse", "sparse_graph", "sparse_methods"]
 
 
 def sparse_methods() -> list[str]:
@@ -60,15 +53,18 @@ def sparse_methods() -> list[str]:
     return sorted(n for n, (g, _) in generators().items() if g.sparse_function is not None)
 
 
-def sparse_need(gen: GeneratorSpec, p: int, edges: int, matrices: int) -> int:
-    """Bytes of ``matrices`` sparse matrices on ``p`` nodes and ``edges`` edges in flight."""
-    entries = 2 * edges + p
-    per_matrix = entries * (BYTES_PER_ENTRY + gen.sparse_work_per_entry) + p * BYTES_PER_NODE
-    graph = 2 * edges * 24  # the adjacency (CSR) and its COO coordinates
-    return int(graph + matrices * per_matrix)
-
-
-def _refuse_unsupported(call: SampleCall, gen: GeneratorSpec) -> None:
+def refuse_for_layout(
+    layout: str, gen: GeneratorSpec, arguments: Mapping[str, Any], grouped: bool
+) -> None:
+    """What a layout cannot do, refused by ``build_request`` after the table's checks:
+    the sparse layout takes one graph, a method with a sparse construction, random
+    draws and no spectrum target."""
+    if layout != "sparse":
+        return
+    if grouped:
+        raise InvalidOptionError(
+            "sparse=True takes one graph; sample each related graph in its own call."
+        )
     if gen.sparse_function is None:
         able = sparse_methods()
         raise InvalidOptionError(
@@ -77,13 +73,8 @@ def _refuse_unsupported(call: SampleCall, gen: GeneratorSpec) -> None:
             f"{', '.join(map(repr, able)) or 'no installed method'}. Pass sparse=False, "
             "or one of those methods."
         )
-    refused = {
-        "chunks": call.chunks is not None,
-        "factor": call.factor is not None,
-        "min_eigenvalue": call.min_eigenvalue is not None,
-        "condition_number": call.condition_number is not None,
-    }
-    named = [name for name, given in refused.items() if given]
+    refused = ("chunks", "factor", "min_eigenvalue", "condition_number")
+    named = [name for name in refused if arguments[name] is not None]
     if named:
         raise InvalidOptionError(
             f"sparse=True cannot be combined with {', '.join(named)}: a sparse result is "
@@ -93,83 +84,43 @@ def _refuse_unsupported(call: SampleCall, gen: GeneratorSpec) -> None:
         )
 
 
-def sample_sparse(graph: object, call: SampleCall) -> xr.DataArray:
-    """The sparse path of :func:`spdgraph.sample` (see the module docstring)."""
-    from spdgraph.sampling._entries import resolve_entries
-    from spdgraph.sampling._request import (
-        check_kind,
-        check_normalize,
-        check_portable,
-        check_portable_use,
-        check_size,
-        check_uncertified,
-        kind_note,
-        provenance,
-    )
+def sparse_graph(graph: object, gen: GeneratorSpec, complete: bool, n: int) -> SparseGraph:
+    """The graph read once to its sparse canonical form, then the sparse memory model
+    (:func:`spdgraph.sampling._memory.check_sparse_memory`) on its non-zeros."""
+    sgraph = adapt_graph_sparse(graph, gen.name, complete=complete)
+    check_sparse_memory(gen, sgraph.p, sgraph.edges, n)
+    return sgraph
 
-    # 1. cheap checks, before the graph is read
-    kind = check_kind(call.kind)
-    size = check_size(call.size)
-    normalize = check_normalize(call.normalize)
-    portable = check_portable(call.portable)
-    uncertified, max_redraws = check_uncertified(call.uncertified, call.max_redraws)
-    if call.progress is not None and not isinstance(call.progress, bool | np.bool_):
-        raise InvalidOptionError(
-            f"progress must be True, False or None (automatic), got {written(call.progress)}."
-        )
-    gen, plugin = find_generator(call.method)
-    if gen.accepts_dag:
-        raise InvalidOptionError(
-            f"method {gen.name!r} takes a DAG; sparse=True works with "
-            f"{', '.join(map(repr, sparse_methods()))}."
-        )
-    _refuse_unsupported(call, gen)
-    options = check_options(call.method_options, gen.options, gen.name, plugin)
-    if portable:
-        check_portable_use(gen, plugin, None, None)
-    sampler, entries_label = resolve_entries(call.entries, call.negative_share)
-    root = seed_sequence(call.seed)
-    n = 1 if size is None else size
-    # 2. the graph, sparse, and the memory guard on its non-zeros
-    sgraph = adapt_graph_sparse(graph, gen.name, complete=call.complete)
-    need = sparse_need(gen, sgraph.p, sgraph.edges, n)
+
+def sample_sparse(request: SampleRequest) -> xr.DataArray:
+    """The sparse executor: the matrices of a checked ``layout="sparse"`` request, each
+    proven positive definite (see the module docstring)."""
+    sgraph, gen, root = request.graph, request.gen, request.root
+    assert isinstance(sgraph, SparseGraph) and root is not None
+    arguments = dict(request.generator_arguments(), kind=request.kind)
+    need = sparse_need(gen, sgraph.p, sgraph.edges, request.n)
     available = available_memory()
-    if available is not None and need > available:
-        raise TooLargeError(
-            f"{n} sparse matri{'x' if n == 1 else 'ces'} on {sgraph.p:,} nodes and "
-            f"{sgraph.edges:,} edges need about {need / 2**30:,.1f} GiB "
-            f"({BYTES_PER_ENTRY + gen.sparse_work_per_entry:.0f} bytes per stored entry) "
-            f"but only {available / 2**30:,.1f} GiB is available; ask for fewer matrices "
-            "(a smaller size) or use a graph with fewer edges."
-        )
-    attrs = provenance(gen.name, options, plugin, kind, normalize, None, None)
-    attrs.update(portable=int(portable), uncertified=uncertified, entries=entries_label)
-    if call.negative_share is not None:
-        attrs["negative_share"] = float(call.negative_share)  # type: ignore[arg-type]
-    if gen.intended_kind is not None and gen.intended_kind != kind:
-        attrs["kind_note"] = kind_note(gen, kind)
-    attrs.update(seed_attrs(root))
-    arguments = dict(options, kind=kind)
-    if portable:
-        arguments["portable"] = True
-    # 3. the matrices, each proven positive definite
-    who = f"generator {gen.name!r} (plugin {plugin!r})"
-    streams = MatrixStreams(root, 0, n)
-    matrices, certificates, redraws = [], [], []
     budget = None if available is None else max(0, available - need)
-    for k in range(n):
+    who = f"generator {gen.name!r} (plugin {request.plugin!r})"
+    streams = MatrixStreams(root, 0, request.n)
+    matrices, certificates, redraws = [], [], []
+    for k in range(request.n):
         matrix, certificate, r = _certified(
-            sgraph, gen, who, k, streams[k], root, sampler, arguments,
-            normalize=normalize, uncertified=uncertified, max_redraws=max_redraws,
-            budget=budget, randomized=call.certificate != "deterministic",
+            sgraph, gen, who, k, streams[k], root, request.entries, arguments,
+            normalize=request.normalize, uncertified=request.uncertified,
+            max_redraws=request.max_redraws, budget=budget,
+            randomized=request.arguments["certificate"] != "deterministic",
         )  # fmt: skip
         matrices.append(matrix)
         certificates.append(certificate)
         redraws.append(r)
-    attrs.update(_certificate_attrs(certificates, stacked=size is not None))
-    attrs["redraws"] = redraws if size is not None else redraws[0]
+    attrs = dict(request.attrs)
+    attrs.update(_certificate_attrs(certificates, stacked=request.stacked))
+    attrs["redraws"] = redraws if request.stacked else redraws[0]
     attrs["sparse"] = 1
-    return sparse_dataarray(matrices, sgraph, kind=kind, stacked=size is not None, attrs=attrs)
+    return sparse_dataarray(
+        matrices, sgraph, kind=request.kind, stacked=request.stacked, attrs=attrs
+    )
 
 
 def _certified(

@@ -14,11 +14,12 @@ import spdgraph.accessor  # noqa: F401 - registers da.spd
 from spdgraph._version import __version__
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs import related_graphs
-from spdgraph.plugins.types import GraphData
-from spdgraph.sampling import adapt_graph, sample
+from spdgraph.parameters import SAMPLE_PARAMETERS
+from spdgraph.sampling import adapt_for, adapt_graph, sample
 from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence, sub_root
 from spdgraph.simulation._data import data_marginals, describe_data
 from spdgraph.simulation._families import canonical_family, family_graph, split_family_options
+from spdgraph.simulation._sparse import refuse_sparse, sparse_dataset
 from spdgraph.vocabulary import canonical_kind, check_count
 
 __all__ = ["STREAMS", "simulate", "stream_seed"]
@@ -40,15 +41,21 @@ def _graphs(
     related: Mapping[str, Any] | None,
     root: np.random.SeedSequence,
 ) -> tuple[object, dict[str, Any], dict[str, Any]]:
-    """``(graph or list of graphs, the options left for sample, graph attrs)``."""
+    """``(graph or list of graphs, the options left for sample, graph attrs)``.
+
+    A family's graph is built sparse (``backend="scipy"``, O(p + edges)) whatever
+    the layout, so a dense and a sparse simulation of the same call have the same
+    graph and the same ``graph_parameters`` (the family's parameters as given, with
+    ``p``).
+    """
     attrs: dict[str, Any] = {}
     if isinstance(graph, str):
         family = canonical_family(graph)
         graph_options, options = split_family_options(family, options)
-        made = family_graph(family, p, graph_options, stream_seed(root, "graph"))
+        made = family_graph(family, p, graph_options, stream_seed(root, "graph"), backend="scipy")
         attrs["graph_family"] = family
         attrs["graph_name"] = graph
-        attrs["graph_parameters"] = json.dumps(made.graph.get("parameters", {}), default=str)
+        attrs["graph_parameters"] = json.dumps({"p": p, **graph_options}, default=str)
         graph = made
     elif p is not None:
         raise InvalidOptionError(
@@ -57,36 +64,43 @@ def _graphs(
     else:
         attrs["graph_family"] = "given"
     if related:
-        if isinstance(graph, list | tuple):
-            raise InvalidOptionError("related= makes the group of graphs; pass one base graph.")
-        if isinstance(graph, nx.Graph):
-            base = graph
-        else:
-            adapted = adapt_graph(graph)
-            base = nx.relabel_nodes(
-                nx.from_numpy_array(adapted.adjacency.astype(np.int8)),
-                dict(enumerate(adapted.labels)),
-            )
-        allowed = {"n_graphs", "n_add", "n_remove", "mode"}
-        if not set(related) <= allowed or "n_graphs" not in related:
-            raise InvalidOptionError(
-                f"related takes n_graphs (required), n_add, n_remove and mode, got "
-                f"{sorted(related)}."
-            )
-        seed = sub_root(root, STREAMS["graph"], 1)
-        graph = related_graphs(base, **dict(related), seed=seed)
+        graph = _related(graph, related, root)
         attrs["related"] = json.dumps(dict(related))
     return graph, options, attrs
 
 
+def _related(
+    graph: object, related: Mapping[str, Any], root: np.random.SeedSequence
+) -> list[object]:
+    """The related graphs of one base graph (read once if it is not networkx's)."""
+    if isinstance(graph, list | tuple):
+        raise InvalidOptionError("related= makes the group of graphs; pass one base graph.")
+    if isinstance(graph, nx.Graph):
+        base = graph
+    else:
+        adapted = adapt_graph(graph)
+        base = nx.relabel_nodes(
+            nx.from_numpy_array(adapted.adjacency.astype(np.int8)),
+            dict(enumerate(adapted.labels)),
+        )
+    allowed = {"n_graphs", "n_add", "n_remove", "mode"}
+    if not set(related) <= allowed or "n_graphs" not in related:
+        raise InvalidOptionError(
+            f"related takes n_graphs (required), n_add, n_remove and mode, got {sorted(related)}."
+        )
+    seed = sub_root(root, STREAMS["graph"], 1)
+    return list(related_graphs(base, **dict(related), seed=seed))
+
+
 def _adapted(
-    graph: object, method: str, options: Mapping[str, Any]
-) -> GraphData | list[GraphData]:
-    """Each graph adapted once; ``sample`` takes the result as it is (no second reading)."""
+    graph: object, method: str, kind: str, options: Mapping[str, Any], sparse: bool
+) -> Any:
+    """Each graph read once, knowing the method (a DAG for a DAG-capable one) and the
+    layout; ``sample`` takes the result as it is (no second reading)."""
     complete = options.get("complete", False)
     if isinstance(graph, list | tuple):
-        return [adapt_graph(g, method, complete=complete) for g in graph]
-    return adapt_graph(graph, method, complete=complete)
+        return [adapt_for(g, method, kind=kind, complete=complete) for g in graph]
+    return adapt_for(graph, method, kind=kind, complete=complete, sparse=sparse)
 
 
 def _per_group(matrix: xr.DataArray, step: str) -> xr.DataArray:
@@ -251,42 +265,46 @@ def simulate(
     kind = canonical_kind(kind)
     root = seed_sequence(seed)
     options = dict(options)
-    if not isinstance(sparse, bool | np.bool_):
-        raise InvalidOptionError(f"sparse must be True or False, got {written(sparse)}.")
+    sparse = SAMPLE_PARAMETERS["sparse"].check(sparse)  # the table's message, as sample's
     if sparse:
-        from spdgraph.simulation._sparse import simulate_sparse
-
-        return simulate_sparse(
-            graph, int(n), p=p, method=method, kind=kind, data=data, missing=missing,
-            size=size, related=related, root=root, options=options,
-            seeds={name: stream_seed(root, name) for name in STREAMS}, streams=STREAMS,
-        )  # fmt: skip
+        refuse_sparse(related, data, missing)
+    # one graph step, whatever the layout: made, related, read once knowing the method
     graph, options, attrs = _graphs(graph, p, options, related, root)
-    graph = _adapted(graph, method, options)  # once: the node count here, then sample
-    n_nodes = (graph[0] if isinstance(graph, list) else graph).adjacency
-    marginals, data_options = data_marginals(data, n_nodes.shape[0], options)
-    groups = len(graph) if isinstance(graph, list | tuple) else 1
-    check_simulation_memory(groups * (1 if size is None else int(size)), n_nodes.shape[0], n)
+    graph = _adapted(graph, method, kind, options, sparse)
+    first: Any = graph[0] if isinstance(graph, list) else graph
+    nodes = int(first.p if sparse else first.adjacency.shape[0])
+    if not sparse:
+        marginals, data_options = data_marginals(data, nodes, options)
+        groups = len(graph) if isinstance(graph, list) else 1
+        check_simulation_memory(groups * (1 if size is None else int(size)), nodes, n)
     truth = sample(
-        graph, method, kind=kind, size=size, seed=stream_seed(root, "matrix"), **options
+        graph, method, kind=kind, size=size, seed=stream_seed(root, "matrix"), sparse=sparse,
+        **options,
+    )  # fmt: skip
+    # the layouts differ from here on only: the data, the inverse, the Dataset
+    attrs.update(
+        {
+            "n": int(n),
+            "p": nodes,
+            "kind": kind,
+            "method": truth.attrs["method"],  # the registered name ("PO" is "po")
+            "streams": json.dumps(STREAMS),
+            "spdgraph_version": __version__,
+            **seed_attrs(root),
+        }
     )
+    if sparse:
+        return sparse_dataset(truth, int(n), stream_seed(root, "data"), attrs)
     observations = truth.spd.draw(
         int(n), seed=stream_seed(root, "data"), marginals=marginals, missing=missing
     )
     adjacency = np.asarray(truth["adjacency"].values)
     attrs.update(
         {
-            "n": int(n),
-            "p": int(n_nodes.shape[0]),
             "n_edges": int(np.triu(adjacency if adjacency.ndim == 2 else adjacency[0], 1).sum()),
-            "kind": kind,
-            "method": truth.attrs["method"],  # the registered name ("PO" is "po")
             "data": data if isinstance(data, str) else describe_data(data),
             "data_options": json.dumps(data_options),
             "missing": float(missing),
-            "streams": json.dumps(STREAMS),
-            "spdgraph_version": __version__,
-            **seed_attrs(root),
         }
     )
     return _dataset(truth, observations, kind, attrs)

@@ -1,7 +1,8 @@
-"""``spdgraph.simulate(..., sparse=True)``: a sparse precision and exact data, no dense p x p.
+"""``spdgraph.simulate(..., sparse=True)`` after sampling: exact data, no dense p x p.
 
-The graph (a family name or any graph ``sample(..., sparse=True)`` reads), its
-matrix from ``sample(..., sparse=True)`` and Gaussian data drawn from it exactly
+The graph step is the dense layout's (``simulation/_core.py``: one graph, read
+once knowing the method); from the matrix of ``sample(..., sparse=True)`` on,
+Gaussian data are drawn exactly
 through a sparse Cholesky factorization (``da.spd.draw`` on a sparse matrix). The
 inverse of a sparse matrix is dense: it is included only while a dense ``p x p``
 array stays small (:data:`DENSE_INVERSE_NODES`), and ``attrs["omitted"]`` says so
@@ -16,59 +17,17 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from spdgraph._version import __version__
-from spdgraph.errors import InvalidOptionError, written
-from spdgraph.seeds import seed_attrs
+from spdgraph.errors import InvalidOptionError
 
-__all__ = ["DENSE_INVERSE_NODES", "simulate_sparse"]
+__all__ = ["DENSE_INVERSE_NODES", "refuse_sparse", "sparse_dataset"]
 
 #: Up to this many nodes the dense inverse (covariance of a precision, or the reverse)
 #: and, for a covariance, the partial correlations are included (8 * p**2 bytes each).
 DENSE_INVERSE_NODES = 4000
 
 
-def _graph(
-    graph: object, p: object, options: dict[str, Any], graph_seed: np.random.SeedSequence
-) -> tuple[object, dict[str, Any], dict[str, Any]]:
-    from spdgraph.simulation._families import canonical_family, family_graph, split_family_options
-
-    attrs: dict[str, Any] = {}
-    if not isinstance(graph, str):
-        if p is not None:
-            raise InvalidOptionError(
-                f"p={written(p)} is for a family name; a given graph has its own nodes."
-            )
-        attrs["graph_family"] = "given"
-        return graph, options, attrs
-    family = canonical_family(graph)
-    graph_options, options = split_family_options(family, options)
-    made = family_graph(family, p, graph_options, graph_seed, backend="scipy")  # O(p + edges)
-    attrs["graph_family"] = family
-    attrs["graph_name"] = graph
-    attrs["graph_parameters"] = json.dumps({"p": p, **graph_options}, default=str)
-    return made, options, attrs
-
-
-def simulate_sparse(
-    graph: object,
-    n: int,
-    *,
-    p: int | None,
-    method: str,
-    kind: str,
-    data: object,
-    missing: float,
-    size: int | None,
-    related: object,
-    root: np.random.SeedSequence,
-    options: dict[str, Any],
-    seeds: dict[str, np.random.SeedSequence],
-    streams: dict[str, int],
-) -> xr.Dataset:
-    """The sparse path of :func:`spdgraph.simulate` (see the module docstring);
-    ``seeds`` holds the call's ``"graph"``, ``"matrix"`` and ``"data"`` sub-streams."""
-    from spdgraph.sampling import sample
-
+def refuse_sparse(related: object, data: object, missing: object) -> None:
+    """What the sparse layout of ``simulate`` cannot do, refused before any work."""
     if related:
         raise InvalidOptionError("sparse=True takes one graph: related graphs need sparse=False.")
     if data != "gaussian" or missing:
@@ -76,12 +35,15 @@ def simulate_sparse(
             "sparse=True draws Gaussian data (data='gaussian', missing=0): other data types "
             "need the dense path (sparse=False)."
         )
-    graph, options, attrs = _graph(graph, p, dict(options), seeds["graph"])
-    truth = sample(
-        graph, method, kind=kind, size=size, seed=seeds["matrix"], sparse=True,
-        **options,
-    )  # fmt: skip
-    observations = truth.spd.draw(int(n), seed=seeds["data"])
+
+
+def sparse_dataset(
+    truth: xr.DataArray, n: int, data_seed: np.random.SeedSequence, attrs: dict[str, Any]
+) -> xr.Dataset:
+    """The sparse layout of :func:`spdgraph.simulate` after sampling (see the module
+    docstring): exact Gaussian data, the dense inverse while it stays small."""
+    kind = str(truth.name)
+    observations = truth.spd.draw(int(n), seed=data_seed)
     nodes = int(truth.sizes["node"])
     adjacency = truth["adjacency"].reset_coords(drop=True).rename("adjacency")
     adjacency.attrs = {"description": "the true graph: exact zeros of the " + kind}
@@ -90,6 +52,7 @@ def simulate_sparse(
     if kind == "precision":
         pcor = truth.spd.partial_correlation().drop_vars("adjacency")
         variables["partial_correlation"] = pcor.rename("partial_correlation")
+    attrs = dict(attrs)
     if nodes <= DENSE_INVERSE_NODES:
         dense = truth.copy(data=np.asarray(truth.data.todense()))
         inverse = dense.spd.inverse().drop_vars("adjacency")
@@ -107,21 +70,13 @@ def simulate_sparse(
         )
     variables["adjacency"] = adjacency
     variables["data"] = observations
-    n_edges = int(truth["adjacency"].data.nnz) // 2
     attrs.update(
         {
-            "n": int(n),
-            "p": nodes,
-            "n_edges": n_edges,
-            "kind": kind,
-            "method": method,
+            "n_edges": int(truth["adjacency"].data.nnz) // 2,
             "data": "gaussian",
             "data_options": json.dumps({}),
             "missing": 0.0,
             "sparse": 1,
-            "streams": json.dumps(streams),
-            "spdgraph_version": __version__,
-            **seed_attrs(root),
         }
     )
     return xr.Dataset(variables, attrs=attrs)

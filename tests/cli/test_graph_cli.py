@@ -145,3 +145,20 @@ def test_sample_graph_family_errors(argv, message, tmp_path, capsys):
     code, _, err = _run(["sample", *argv, "-o", tmp_path / "m.nc"], capsys)
     assert code == 2 and err.count("\n") == 1 and message in err
     assert not (tmp_path / "m.nc").exists()
+
+
+def test_simulate_takes_the_family_positionally(tmp_path, capsys):
+    """``spdgraph simulate band ...`` as ``spdgraph graph band ...``; ``--graph`` still works."""
+    from spdgraph.cli import main
+
+    positional, flagged = tmp_path / "a.nc", tmp_path / "b.nc"
+    args = ["--p", "8", "--n", "3", "--seed", "2", "--method", "dd"]
+    assert main(["simulate", "band", *args, "-o", str(positional)]) == 0
+    assert main(["simulate", "--graph", "band", *args, "-o", str(flagged)]) == 0
+    assert main(["simulate", "band", "--graph", "band", *args, "-o", str(tmp_path / "c.nc")]) == 0
+    a, b = spdgraph.open(positional), spdgraph.open(flagged)
+    assert a["precision"].values.tobytes() == b["precision"].values.tobytes()
+    assert main(["simulate", "band", "--graph", "hub", *args, "-o", str(tmp_path / "d.nc")]) == 2
+    assert "given twice" in capsys.readouterr().err
+    assert main(["simulate", *args, "-o", str(tmp_path / "e.nc")]) == 2
+    assert "needs a graph" in capsys.readouterr().err

@@ -81,20 +81,34 @@ def test_arrays_have_the_accessor_however_spdgraph_is_imported(code):
 def test_a_subcommand_still_parses_its_options():
     parser = spdgraph.cli.build_parser()
     args = parser.parse_args(["sample", "g.txt", "-o", "x.nc", "--max-redraws", "3"])
-    assert args.extra_max_redraws == 3
+    assert args.max_redraws == 3
 
 
-def test_the_written_out_sample_parameters_match_sample():
+def test_sample_spells_out_only_parameters_of_the_table():
+    """The signature may spell a parameter for the docs; the table decides its default."""
     import inspect
 
-    from spdgraph.cli._sample import _SAMPLE_EXPLICIT, _SAMPLE_GENERIC
+    from spdgraph.parameters import SAMPLE_PARAMETERS
 
     keyword = {
         name: param.default
         for name, param in inspect.signature(spdgraph.sample).parameters.items()
-        if param.kind is inspect.Parameter.KEYWORD_ONLY and name not in _SAMPLE_EXPLICIT
+        if param.kind is inspect.Parameter.KEYWORD_ONLY
     }
-    assert keyword == _SAMPLE_GENERIC
+    assert keyword == {name: SAMPLE_PARAMETERS[name].default for name in keyword}
+
+
+@pytest.mark.parametrize("command", ["sample", "simulate"])
+def test_the_commands_build_their_sample_arguments_from_the_table(command):
+    from spdgraph.parameters import SAMPLE_PARAMETERS
+
+    parser = spdgraph.cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    flags = {flag for action in sub._actions for flag in action.option_strings}
+    built = {name for name, row in SAMPLE_PARAMETERS.items() if row.cli}
+    if command == "simulate":
+        built -= {"chunks"}
+    assert {"--" + name.replace("_", "-") for name in built} <= flags
 
 
 def test_no_built_in_plugin_adds_a_subcommand():

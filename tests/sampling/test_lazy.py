@@ -113,12 +113,12 @@ def test_threaded_and_synchronous_schedulers_agree():
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
-        ({"chunks": 0}, spdgraph.InvalidOptionError, "positive integer"),
-        ({"chunks": -2}, spdgraph.InvalidOptionError, "positive integer"),
-        ({"chunks": 2.5}, spdgraph.InvalidOptionError, "positive integer"),
-        ({"chunks": True}, spdgraph.InvalidOptionError, "positive integer"),
+        ({"chunks": 0}, spdgraph.InvalidOptionError, "an integer >= 1"),
+        ({"chunks": -2}, spdgraph.InvalidOptionError, "an integer >= 1"),
+        ({"chunks": 2.5}, spdgraph.InvalidOptionError, "an integer >= 1"),
+        ({"chunks": True}, spdgraph.InvalidOptionError, "an integer >= 1"),
         ({"chunks": 2, "method": "nope"}, spdgraph.UnknownMethodError, "unknown method"),
-        ({"chunks": 2, "size": -1}, spdgraph.InvalidOptionError, "non-negative"),
+        ({"chunks": 2, "size": -1}, spdgraph.InvalidOptionError, "an integer >= 0"),
         ({"chunks": 2, "bogus": 1}, spdgraph.UnknownOptionError, "bogus"),
         ({"chunks": 2, "factor": np.eye(3)}, spdgraph.FactorError, "12 x 12"),
     ],

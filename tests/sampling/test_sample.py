@@ -108,7 +108,7 @@ def test_factor_stack_and_no_random_draw(rng):
     [
         ({"method": "nope"}, spdgraph.UnknownMethodError, "known methods: dag, dd, .*po"),
         ({"method": 3}, spdgraph.UnknownMethodError, "string"),
-        ({"size": -1}, spdgraph.InvalidOptionError, "non-negative"),
+        ({"size": -1}, spdgraph.InvalidOptionError, "an integer >= 0"),
         ({"size": 2.5}, spdgraph.InvalidOptionError, "integer"),
         ({"size": True}, spdgraph.InvalidOptionError, "integer"),
         ({"seed": -3}, spdgraph.InvalidOptionError, "non-negative"),

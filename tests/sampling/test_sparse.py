@@ -202,7 +202,7 @@ def test_a_matrix_that_is_not_positive_definite_is_never_accepted() -> None:
 
 
 def test_memory_guard_counts_the_non_zeros_and_refuses_before_work(monkeypatch) -> None:
-    from spdgraph.sampling import _sparse as sparse_path
+    from spdgraph.sampling import _memory as sparse_path
 
     calls = []
 
