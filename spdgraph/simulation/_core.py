@@ -13,7 +13,7 @@ import xarray as xr
 import spdgraph.accessor  # noqa: F401 - registers da.spd
 from spdgraph._version import __version__
 from spdgraph.errors import InvalidOptionError, written
-from spdgraph.graphs import related_graphs
+from spdgraph.graphs import FAMILIES, related_graphs
 from spdgraph.parameters import SAMPLE_PARAMETERS
 from spdgraph.sampling import adapt_for, adapt_graph, sample
 from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence, sub_root
@@ -45,8 +45,8 @@ def _graphs(
 
     A family's graph is built sparse (``backend="scipy"``, O(p + edges)) whatever
     the layout, so a dense and a sparse simulation of the same call have the same
-    graph and the same ``graph_parameters`` (the family's parameters as given, with
-    ``p``).
+    graph and the same ``graph_parameters`` (``p`` and every parameter of the family
+    under spdgraph's names: R's names translated, defaults filled in).
     """
     attrs: dict[str, Any] = {}
     if isinstance(graph, str):
@@ -55,7 +55,9 @@ def _graphs(
         made = family_graph(family, p, graph_options, stream_seed(root, "graph"), backend="scipy")
         attrs["graph_family"] = family
         attrs["graph_name"] = graph
-        attrs["graph_parameters"] = json.dumps({"p": p, **graph_options}, default=str)
+        spec = FAMILIES[family]
+        parameters = {"p": p, **spec.parameters, **spec.arguments(graph_options)}
+        attrs["graph_parameters"] = json.dumps(parameters, default=str)
         graph = made
     elif p is not None:
         raise InvalidOptionError(
