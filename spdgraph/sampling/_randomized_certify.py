@@ -54,7 +54,12 @@ import numpy as np
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION
 from spdgraph.errors import UncertifiedMatrixError
 
-__all__ = ["FAILURE_PROBABILITY", "MAX_STEPS", "randomized_certificate"]
+__all__ = ["FAILURE_PROBABILITY", "LOWER_BOUND_KEY", "MAX_STEPS", "randomized_certificate"]
+
+#: The key of a certificate's proven lower bound on the smallest eigenvalue: the
+#: sparse result's attrs hold it as ``certificate_lambda_min_lower_bound`` (a
+#: ``note_`` key of a certificate is recorded under its name without the prefix).
+LOWER_BOUND_KEY = "note_certificate_lambda_min_lower_bound"
 
 #: Independent starts run together; the proof needs every one of them to pass.
 STARTS = 3
@@ -135,7 +140,9 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
     Returns the certificate's attrs: ``certificate`` (its name),
     ``certificate_failure_probability``, ``condition_bound`` (the 2-norm
     condition number bound the proof gives, at most 1e12) and
-    ``certificate_steps`` (the products with the matrix).
+    ``certificate_steps`` (the products with the matrix) and
+    :data:`LOWER_BOUND_KEY`: ``sigma - R``, a lower bound on the smallest
+    eigenvalue that holds except with probability ``certificate_failure_probability``.
 
     Raises
     ------
@@ -183,6 +190,7 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
         "certificate_failure_probability": FAILURE_PROBABILITY,
         "condition_bound": largest_bound / smallest * (1.0 + 8 * _U),
         "certificate_steps": steps,
+        LOWER_BOUND_KEY: float(np.nextafter(smallest, -np.inf)),
     }
 
 

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION
+from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY
 from spdgraph.errors import GeneratorOutputError, NumericalError, UncertifiedMatrixError
 
 __all__ = ["check_structure", "comparison_weights", "prove_positive_definite"]
@@ -100,8 +101,11 @@ def check_structure(m: Any, adjacency: Any, who: str, k: int) -> Any:
     return csr
 
 
-def _gershgorin(csr: Any, w: np.ndarray) -> float | None:
-    """The proven 2-norm condition bound with weights ``w``, or None when a row fails."""
+def _gershgorin(csr: Any, w: np.ndarray) -> tuple[float, float] | None:
+    """The proven ``(2-norm condition bound, lower bound of lambda_min)`` with weights ``w``.
+
+    None when a row fails.
+    """
     from spdgraph._kernels.sparse import UNIT_ROUNDOFF, dominance_margins
 
     if not (w.size == csr.shape[0] and np.all(w > 0) and np.all(np.isfinite(w))):
@@ -119,7 +123,8 @@ def _gershgorin(csr: Any, w: np.ndarray) -> float | None:
     low = float(lower.min())
     if not low > 0:
         return None
-    return float(upper.max()) / low * (1.0 + 8 * UNIT_ROUNDOFF)
+    proven_low = float(np.nextafter(low * (1.0 - 4 * UNIT_ROUNDOFF), -np.inf))
+    return float(upper.max()) / low * (1.0 + 8 * UNIT_ROUNDOFF), proven_low
 
 
 def comparison_weights(csr: Any) -> np.ndarray | None:
@@ -132,7 +137,8 @@ def comparison_weights(csr: Any) -> np.ndarray | None:
     comparison = scipy.sparse.csr_array(comparison)
     ones = np.ones(csr.shape[0])
     try:
-        w, info = scipy.sparse.linalg.cg(comparison, ones, rtol=1e-10, maxiter=300)
+        with np.errstate(all="ignore"):  # a singular comparison matrix: checked below
+            w, info = scipy.sparse.linalg.cg(comparison, ones, rtol=1e-10, maxiter=300)
     except (ArithmeticError, ValueError):
         return None
     if info < 0 or not np.all(np.isfinite(w)):
@@ -196,17 +202,18 @@ def prove_positive_definite(
     :class:`~spdgraph.errors.MissingDependencyError` when it would need the
     factorization and cvxopt is missing.
     """
+    csr = _symmetric_finite(csr, what)
     candidates = [*weights, np.ones(csr.shape[0])]
     for w in candidates:
-        bound = _gershgorin(csr, np.asarray(w, dtype=np.float64))
-        if bound is not None:
-            return _dominance(bound, what)
+        proven = _gershgorin(csr, np.asarray(w, dtype=np.float64))
+        if proven is not None:
+            return _dominance(*proven, what)
     solved = comparison_weights(csr) if _comparison_form_positive(csr) else None
     if solved is not None:
-        bound = _gershgorin(csr, solved)
-        if bound is not None:
-            return _dominance(bound, what)
-    from spdgraph._kernels.sparse_cholesky import SparseFactor, plan_factor
+        proven = _gershgorin(csr, solved)
+        if proven is not None:
+            return _dominance(*proven, what)
+    from spdgraph._kernels.sparse_cholesky import plan_factor
     from spdgraph.errors import MissingDependencyError, TooLargeError
 
     try:
@@ -221,20 +228,60 @@ def prove_positive_definite(
         from spdgraph.sampling._randomized_certify import randomized_certificate
 
         return randomized_certificate(csr, what=what)
+    return _cholesky_certificate(csr, plan, what)
+
+
+def _symmetric_finite(csr: Any, what: str) -> Any:
+    """``csr`` canonical, after checking it finite and exactly symmetric (else refused)."""
+    import scipy.sparse
+
+    from spdgraph._kernels.sparse import first_structure_violation
+
+    csr = scipy.sparse.csr_array(csr)
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
+    code, i, j = first_structure_violation(indptr, indices, csr.data, indptr, indices)
+    if code == 1:
+        raise UncertifiedMatrixError(f"{what} holds a non-finite value at [{i}, {j}].")
+    if code:
+        raise UncertifiedMatrixError(
+            f"{what} is not exactly symmetric ([{i}, {j}] is {csr[i, j]!r}, [{j}, {i}] is "
+            f"{csr[j, i]!r}): only a symmetric matrix is positive definite."
+        )
+    return csr
+
+
+def _cholesky_certificate(csr: Any, plan: Any, what: str) -> dict[str, Any]:
+    """The proven-margin sparse Cholesky certificate (:func:`proven_lower_bound`), or raise."""
+    from spdgraph._kernels.sparse import row_abs_sums
+    from spdgraph._kernels.sparse_cholesky import proven_lower_bound
+
     try:
-        SparseFactor(csr, plan, what=what)
+        lower = proven_lower_bound(csr, plan, what=what)
     except NumericalError as exc:
         raise UncertifiedMatrixError(str(exc)) from exc
+    indptr = csr.indptr.astype(np.int64)
+    radius = row_abs_sums(indptr, csr.indices.astype(np.int64), csr.data)
+    widest = int(np.diff(indptr).max()) + 2
+    upper = float(np.max(csr.diagonal() + radius * (1.0 + 2 * widest * 2.0**-53)))
     return {
-        "certificate": "sparse Cholesky factorization (CHOLMOD, AMD order)",
+        "certificate": "sparse Cholesky factorization with a proven margin (CHOLMOD, AMD order)",
         "factor_entries": plan.factor_entries,
+        "condition_bound": upper * (1.0 + 2.0**-48) / lower if lower > 0 else np.inf,
+        LOWER_BOUND_KEY: lower,
     }
 
 
-def _dominance(bound: float, what: str) -> dict[str, Any]:
+def _dominance(bound: float, lower: float, what: str) -> dict[str, Any]:
     if bound > MAX_SCALED_CONDITION:
         raise UncertifiedMatrixError(
             f"{what} is proven positive definite by diagonal dominance, but its proven "
             f"condition bound {bound:.3g} is above {MAX_SCALED_CONDITION:.0e}."
         )
-    return {"certificate": "diagonal dominance (weighted Gershgorin)", "condition_bound": bound}
+    return {
+        "certificate": "diagonal dominance (weighted Gershgorin)",
+        "condition_bound": bound,
+        LOWER_BOUND_KEY: lower,
+    }
