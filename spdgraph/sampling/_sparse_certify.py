@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION
-from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY
+from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY, symmetric_finite
 from spdgraph.errors import GeneratorOutputError, NumericalError, UncertifiedMatrixError
 
 __all__ = ["check_structure", "comparison_weights", "prove_positive_definite"]
@@ -202,7 +202,7 @@ def prove_positive_definite(
     :class:`~spdgraph.errors.MissingDependencyError` when it would need the
     factorization and cvxopt is missing.
     """
-    csr = _symmetric_finite(csr, what)
+    csr = symmetric_finite(csr, what)
     candidates = [*weights, np.ones(csr.shape[0])]
     for w in candidates:
         proven = _gershgorin(csr, np.asarray(w, dtype=np.float64))
@@ -229,28 +229,6 @@ def prove_positive_definite(
 
         return randomized_certificate(csr, what=what)
     return _cholesky_certificate(csr, plan, what)
-
-
-def _symmetric_finite(csr: Any, what: str) -> Any:
-    """``csr`` canonical, after checking it finite and exactly symmetric (else refused)."""
-    import scipy.sparse
-
-    from spdgraph._kernels.sparse import first_structure_violation
-
-    csr = scipy.sparse.csr_array(csr)
-    if not csr.has_canonical_format:
-        csr = csr.copy()
-        csr.sum_duplicates()
-    indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
-    code, i, j = first_structure_violation(indptr, indices, csr.data, indptr, indices)
-    if code == 1:
-        raise UncertifiedMatrixError(f"{what} holds a non-finite value at [{i}, {j}].")
-    if code:
-        raise UncertifiedMatrixError(
-            f"{what} is not exactly symmetric ([{i}, {j}] is {csr[i, j]!r}, [{j}, {i}] is "
-            f"{csr[j, i]!r}): only a symmetric matrix is positive definite."
-        )
-    return csr
 
 
 def _cholesky_certificate(csr: Any, plan: Any, what: str) -> dict[str, Any]:
