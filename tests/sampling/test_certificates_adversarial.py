@@ -342,3 +342,17 @@ def test_the_public_sparse_path_refuses_a_block_in_a_bulk_of_10_4() -> None:
             spdgraph.sample(graph, "toy-bulk", seed=1, sparse=True, max_redraws=1)
     finally:
         spdgraph.get_plugin_manager().unregister(name="toy-bulk-plugin")
+
+
+def test_check_shows_the_proven_lower_bound_and_refuses_a_singular_matrix() -> None:
+    import sparse
+
+    out = spdgraph.sample(nx.cycle_graph(30), "dd", seed=3, sparse=True, kind="precision",
+                          normalize=False)  # fmt: skip
+    del out.attrs["certificate_lambda_min_lower_bound"]
+    out.spd.check()
+    truth = _true_lambda_min(out.data.todense())
+    assert 0 < out.attrs["certificate_lambda_min_lower_bound"] <= truth
+    singular = out.copy(data=sparse.COO.from_numpy(_cycle_shifted(0.0, 30)))
+    with pytest.raises(spdgraph.errors.MatrixError, match="not proven positive definite"):
+        singular.spd.check()
