@@ -18,8 +18,13 @@ positive definiteness, never assumes it:
    was), and the solution of the comparison system ``<M> w = 1`` by conjugate
    gradients (``M`` is an H-matrix exactly when that ``w`` is positive), tried
    only when ``1^T <M> 1 > 0`` (otherwise ``M`` is not an H-matrix);
-2. otherwise a sparse Cholesky factorization (CHOLMOD, :mod:`spdgraph._kernels.sparse_cholesky`)
-   in a fill-reducing order, its fill predicted first and refused when it would
+2. otherwise a sparse Cholesky factorization with a proven margin
+   (:func:`spdgraph._kernels.sparse_cholesky.proven_lower_bound`): CHOLMOD
+   factorizes ``S M S - delta I`` (``S`` powers of two bringing the diagonal into
+   [1/2, 2), exact; the shift exact by Sterbenz) and the factor's rounding is
+   bounded (``gamma_{c+1} ||L||_1 ||L||_inf``, Demmel; Higham Thm 10.5): a
+   completed factorization alone proves nothing, the margin ``delta`` beyond the
+   rounding bound does. Its fill is predicted first and refused when it would
    not fit;
 3. otherwise (the factor would not fit, or cvxopt is missing), unless the caller
    asks for a deterministic proof: the randomized power bound of
@@ -191,14 +196,19 @@ def prove_positive_definite(
 ) -> dict[str, Any]:
     """Prove ``csr`` positive definite; the certificate's attrs, or raise.
 
-    Returns ``{"certificate": ..., "condition_bound": ...}`` (the bound for a
-    dominance or a randomized certificate; the randomized one adds
-    ``certificate_failure_probability``). ``randomized=False`` refuses the
-    randomized proof (step 3): the errors of step 2 are raised instead. Raises
-    :class:`~spdgraph.errors.UncertifiedMatrixError` when the sparse Cholesky
-    factorization fails (not positive definite) or the condition bound is above
-    1e12, :class:`~spdgraph.errors.TooLargeError` when no dominance certificate
-    holds and the factor would not fit, and
+    Returns ``{"certificate": ..., "condition_bound": ...,
+    LOWER_BOUND_KEY: ...}`` (a proven 2-norm condition bound and a proven lower
+    bound of the smallest eigenvalue: what the proof gives; the randomized
+    proof adds ``certificate_failure_probability``, the chance that its bounds
+    fail). The matrix must be finite and exactly symmetric.
+    ``randomized=False`` refuses the randomized proof (step 3): the errors of
+    step 2 are raised instead. Raises
+    :class:`~spdgraph.errors.UncertifiedMatrixError` when the matrix is not
+    finite and exactly symmetric, when the shifted sparse Cholesky factorization
+    fails (not positive definite, or too close to singular to prove) or the
+    dominance condition bound is above 1e12,
+    :class:`~spdgraph.errors.TooLargeError` when no dominance certificate holds
+    and the factor would not fit, and
     :class:`~spdgraph.errors.MissingDependencyError` when it would need the
     factorization and cvxopt is missing.
     """
