@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph._kernels.blas import one_blas_thread
-from spdgraph._kernels.sparse_cholesky import cholesky_shift_lower_bound
+from spdgraph._kernels.cholesky_proof import cholesky_shift_lower_bound
 
 #: Below this many nodes the sparse path takes the smallest eigenvalue from the dense
 #: eigensolver (the dense path's own bits); from it on, from shift-invert Lanczos.

@@ -19,7 +19,7 @@ positive definiteness, never assumes it:
    gradients (``M`` is an H-matrix exactly when that ``w`` is positive), tried
    only when ``1^T <M> 1 > 0`` (otherwise ``M`` is not an H-matrix);
 2. otherwise a sparse Cholesky factorization with a proven margin
-   (:func:`spdgraph._kernels.sparse_cholesky.proven_lower_bound`): CHOLMOD
+   (:func:`spdgraph._kernels.cholesky_proof.proven_lower_bound`): CHOLMOD
    factorizes ``S M S - delta I`` (``S`` powers of two bringing the diagonal into
    [1/2, 2), exact; the shift exact by Sterbenz) and the factor's rounding is
    bounded (``gamma_{c+1} ||L||_1 ||L||_inf``, Demmel; Higham Thm 10.5): a
@@ -244,7 +244,7 @@ def prove_positive_definite(
 def _cholesky_certificate(csr: Any, plan: Any, what: str) -> dict[str, Any]:
     """The proven-margin sparse Cholesky certificate (:func:`proven_lower_bound`), or raise."""
     from spdgraph._kernels.sparse import row_abs_sums
-    from spdgraph._kernels.sparse_cholesky import proven_lower_bound
+    from spdgraph._kernels.cholesky_proof import proven_lower_bound
 
     try:
         lower = proven_lower_bound(csr, plan, what=what)

@@ -8,7 +8,7 @@ singular, non-finite or asymmetric by one ulp:
   and the fast :func:`~spdgraph._kernels.certify.certifies`), and its weighted
   dominance proof (:func:`~spdgraph._kernels.dominance.proves_pd`);
 * the sparse path's dominance proof, its proven-margin sparse Cholesky proof
-  (:func:`~spdgraph._kernels.sparse_cholesky.proven_lower_bound`), the whole
+  (:func:`~spdgraph._kernels.cholesky_proof.proven_lower_bound`), the whole
   :func:`~spdgraph.sampling.prove_positive_definite` and the randomized proof;
 * a third-party generator (a ``function`` and a ``sparse_function``) on both
   public paths, ``sample(...)`` and ``sample(..., sparse=True)``.
@@ -116,7 +116,12 @@ def _path_bulk(p: int, shift: float = 0.5) -> scipy.sparse.csr_array:
 
 SINGULAR = _singular_catalogue()
 #: Positive definite, but by at most 1e-12 relative: certified or refused, either is fine.
-NEARLY = {"lambda +1e-12": _cycle_shifted(1e-12), "lambda +1e-9": _cycle_shifted(1e-9)}
+NEARLY = {
+    "lambda +1e-12": _cycle_shifted(1e-12),
+    "lambda +1e-9": _cycle_shifted(1e-9),
+    # below the trace bound's shift (about 6e-11 here): the proof reads the factor
+    "lambda +1e-11, p = 600": _cycle_shifted(1e-11, 600),
+}
 
 
 def _adjacency(m: np.ndarray) -> np.ndarray:
@@ -142,7 +147,8 @@ def _dense_certified(m: np.ndarray) -> bool:
 
 
 def _sparse_proofs(csr: scipy.sparse.csr_array) -> dict[str, Callable[[], dict]]:
-    from spdgraph._kernels.sparse_cholesky import plan_factor, proven_lower_bound
+    from spdgraph._kernels.cholesky_proof import proven_lower_bound
+    from spdgraph._kernels.sparse_cholesky import plan_factor
 
     def cholesky() -> dict:
         return {"bound": proven_lower_bound(csr, plan_factor(csr, budget_bytes=None))}
