@@ -76,6 +76,7 @@ class FactorPlan:
     factor_entries: int
     bytes: int
     flops: float = 0.0
+    widest: int = 0  # the most entries in a column of the factor
 
 
 def _advice(flops: bool) -> str:
@@ -217,7 +218,8 @@ def plan_factor(
             f"of more than {budget / max(nnz_lower, 1):,.0f} times its entries: more than "
             f"{budget_bytes / 2**30:,.1f} GiB), beyond the memory available. " + _advice(False)
         )
-    return FactorPlan(order, count, count * BYTES_PER_FACTOR_ENTRY, flops)
+    widest = int(counts.max()) if counts.size else 0
+    return FactorPlan(order, count, count * BYTES_PER_FACTOR_ENTRY, flops, widest)
 
 
 class SparseFactor:

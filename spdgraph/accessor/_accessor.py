@@ -261,6 +261,9 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         matrices); correlations must have an exactly unit diagonal; a partial
         correlation matrix P is checked through ``2 I - P`` (its unit-diagonal
         precision) being positive definite.
+        On a sparse result (``sample(..., sparse=True)``) the proof's lower bound
+        of each matrix's smallest eigenvalue is shown in
+        ``attrs["certificate_lambda_min_lower_bound"]``.
 
         Returns
         -------

@@ -240,12 +240,17 @@ def _cg_inverse_draws(
 
 
 def check_sparse(view: SpdArrayView) -> xr.DataArray:
-    """``da.spd.check()`` on a sparse result: structure on the stored entries, PD proven."""
+    """``da.spd.check()`` on a sparse result: structure on the stored entries, PD proven.
+
+    The proven lower bound of each matrix's smallest eigenvalue (what its proof
+    gives) is shown in ``attrs["certificate_lambda_min_lower_bound"]``.
+    """
     from spdgraph.sampling import prove_positive_definite
 
     da = view._da
     adjacency = _adjacency_csr(da)
     structural = view._structural()
+    bounds: list[float] = []
     for k, csr in enumerate(_matrices(da, view._stacked())):
         _checked(csr, k, "check()")
         if structural:
@@ -261,9 +266,14 @@ def check_sparse(view: SpdArrayView) -> xr.DataArray:
                     "coordinate: the zeros must be exactly the non-edges."
                 )
         try:
-            prove_positive_definite(csr, what=f"matrix {k}", budget_bytes=available_memory())
+            proof = prove_positive_definite(
+                csr, what=f"matrix {k}", budget_bytes=available_memory()
+            )
         except (ArithmeticError, ValueError) as exc:
             raise MatrixError(f"matrix {k} is not proven positive definite: {exc}") from exc
+        bounds.append(float(proof["note_certificate_lambda_min_lower_bound"]))
+    # what the proof gives, shown on the array (as the sampler records it)
+    da.attrs["certificate_lambda_min_lower_bound"] = bounds if view._stacked() else bounds[0]
     return da
 
 

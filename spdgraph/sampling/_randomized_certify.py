@@ -54,7 +54,18 @@ import numpy as np
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION
 from spdgraph.errors import UncertifiedMatrixError
 
-__all__ = ["FAILURE_PROBABILITY", "MAX_STEPS", "randomized_certificate"]
+__all__ = [
+    "FAILURE_PROBABILITY",
+    "LOWER_BOUND_KEY",
+    "MAX_STEPS",
+    "randomized_certificate",
+    "symmetric_finite",
+]
+
+#: The key of a certificate's proven lower bound on the smallest eigenvalue: the
+#: sparse result's attrs hold it as ``certificate_lambda_min_lower_bound`` (a
+#: ``note_`` key of a certificate is recorded under its name without the prefix).
+LOWER_BOUND_KEY = "note_certificate_lambda_min_lower_bound"
 
 #: Independent starts run together; the proof needs every one of them to pass.
 STARTS = 3
@@ -135,7 +146,9 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
     Returns the certificate's attrs: ``certificate`` (its name),
     ``certificate_failure_probability``, ``condition_bound`` (the 2-norm
     condition number bound the proof gives, at most 1e12) and
-    ``certificate_steps`` (the products with the matrix).
+    ``certificate_steps`` (the products with the matrix) and
+    :data:`LOWER_BOUND_KEY`: ``sigma - R``, a lower bound on the smallest
+    eigenvalue that holds except with probability ``certificate_failure_probability``.
 
     Raises
     ------
@@ -156,6 +169,7 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
     """
     if csr.shape[0] == 0:
         raise UncertifiedMatrixError(f"{what} is empty: there is nothing to certify.")
+    csr = symmetric_finite(csr, what)
     upper, norm_abs, widest = _row_bounds(csr, what)
     lowest, highest = _estimates(csr, upper)
     if not lowest > 0:
@@ -183,6 +197,7 @@ def randomized_certificate(csr: Any, *, what: str) -> dict[str, Any]:
         "certificate_failure_probability": FAILURE_PROBABILITY,
         "condition_bound": largest_bound / smallest * (1.0 + 8 * _U),
         "certificate_steps": steps,
+        LOWER_BOUND_KEY: float(np.nextafter(smallest, -np.inf)),
     }
 
 
@@ -266,3 +281,25 @@ def _radius_bound(history: np.ndarray, log_g: float, log_target: float) -> float
                 low = middle
         radius_bound = max(radius_bound, math.exp(high) * (1.0 + 1e-12))
     return radius_bound
+
+
+def symmetric_finite(csr: Any, what: str) -> Any:
+    """``csr`` canonical, after checking it finite and exactly symmetric (else refused)."""
+    import scipy.sparse
+
+    from spdgraph._kernels.sparse import first_structure_violation  # numba: lazy
+
+    csr = scipy.sparse.csr_array(csr)
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
+    code, i, j = first_structure_violation(indptr, indices, csr.data, indptr, indices)
+    if code == 1:
+        raise UncertifiedMatrixError(f"{what} holds a non-finite value at [{i}, {j}].")
+    if code:
+        raise UncertifiedMatrixError(
+            f"{what} is not exactly symmetric ([{i}, {j}] is {csr[i, j]!r}, [{j}, {i}] is "
+            f"{csr[j, i]!r}): only a symmetric matrix is positive definite."
+        )
+    return csr

@@ -18,8 +18,13 @@ positive definiteness, never assumes it:
    was), and the solution of the comparison system ``<M> w = 1`` by conjugate
    gradients (``M`` is an H-matrix exactly when that ``w`` is positive), tried
    only when ``1^T <M> 1 > 0`` (otherwise ``M`` is not an H-matrix);
-2. otherwise a sparse Cholesky factorization (CHOLMOD, :mod:`spdgraph._kernels.sparse_cholesky`)
-   in a fill-reducing order, its fill predicted first and refused when it would
+2. otherwise a sparse Cholesky factorization with a proven margin
+   (:func:`spdgraph._kernels.cholesky_proof.proven_lower_bound`): CHOLMOD
+   factorizes ``S M S - delta I`` (``S`` powers of two bringing the diagonal into
+   [1/2, 2), exact; the shift exact by Sterbenz) and the factor's rounding is
+   bounded (``gamma_{c+1} ||L||_1 ||L||_inf``, Demmel; Higham Thm 10.5): a
+   completed factorization alone proves nothing, the margin ``delta`` beyond the
+   rounding bound does. Its fill is predicted first and refused when it would
    not fit;
 3. otherwise (the factor would not fit, or cvxopt is missing), unless the caller
    asks for a deterministic proof: the randomized power bound of
@@ -40,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION
+from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY, symmetric_finite
 from spdgraph.errors import GeneratorOutputError, NumericalError, UncertifiedMatrixError
 
 __all__ = ["check_structure", "comparison_weights", "prove_positive_definite"]
@@ -100,8 +106,11 @@ def check_structure(m: Any, adjacency: Any, who: str, k: int) -> Any:
     return csr
 
 
-def _gershgorin(csr: Any, w: np.ndarray) -> float | None:
-    """The proven 2-norm condition bound with weights ``w``, or None when a row fails."""
+def _gershgorin(csr: Any, w: np.ndarray) -> tuple[float, float] | None:
+    """The proven ``(2-norm condition bound, lower bound of lambda_min)`` with weights ``w``.
+
+    None when a row fails.
+    """
     from spdgraph._kernels.sparse import UNIT_ROUNDOFF, dominance_margins
 
     if not (w.size == csr.shape[0] and np.all(w > 0) and np.all(np.isfinite(w))):
@@ -119,7 +128,8 @@ def _gershgorin(csr: Any, w: np.ndarray) -> float | None:
     low = float(lower.min())
     if not low > 0:
         return None
-    return float(upper.max()) / low * (1.0 + 8 * UNIT_ROUNDOFF)
+    proven_low = float(np.nextafter(low * (1.0 - 4 * UNIT_ROUNDOFF), -np.inf))
+    return float(upper.max()) / low * (1.0 + 8 * UNIT_ROUNDOFF), proven_low
 
 
 def comparison_weights(csr: Any) -> np.ndarray | None:
@@ -132,7 +142,8 @@ def comparison_weights(csr: Any) -> np.ndarray | None:
     comparison = scipy.sparse.csr_array(comparison)
     ones = np.ones(csr.shape[0])
     try:
-        w, info = scipy.sparse.linalg.cg(comparison, ones, rtol=1e-10, maxiter=300)
+        with np.errstate(all="ignore"):  # a singular comparison matrix: checked below
+            w, info = scipy.sparse.linalg.cg(comparison, ones, rtol=1e-10, maxiter=300)
     except (ArithmeticError, ValueError):
         return None
     if info < 0 or not np.all(np.isfinite(w)):
@@ -185,28 +196,34 @@ def prove_positive_definite(
 ) -> dict[str, Any]:
     """Prove ``csr`` positive definite; the certificate's attrs, or raise.
 
-    Returns ``{"certificate": ..., "condition_bound": ...}`` (the bound for a
-    dominance or a randomized certificate; the randomized one adds
-    ``certificate_failure_probability``). ``randomized=False`` refuses the
-    randomized proof (step 3): the errors of step 2 are raised instead. Raises
-    :class:`~spdgraph.errors.UncertifiedMatrixError` when the sparse Cholesky
-    factorization fails (not positive definite) or the condition bound is above
-    1e12, :class:`~spdgraph.errors.TooLargeError` when no dominance certificate
-    holds and the factor would not fit, and
+    Returns ``{"certificate": ..., "condition_bound": ...,
+    LOWER_BOUND_KEY: ...}`` (a proven 2-norm condition bound and a proven lower
+    bound of the smallest eigenvalue: what the proof gives; the randomized
+    proof adds ``certificate_failure_probability``, the chance that its bounds
+    fail). The matrix must be finite and exactly symmetric.
+    ``randomized=False`` refuses the randomized proof (step 3): the errors of
+    step 2 are raised instead. Raises
+    :class:`~spdgraph.errors.UncertifiedMatrixError` when the matrix is not
+    finite and exactly symmetric, when the shifted sparse Cholesky factorization
+    fails (not positive definite, or too close to singular to prove) or the
+    dominance condition bound is above 1e12,
+    :class:`~spdgraph.errors.TooLargeError` when no dominance certificate holds
+    and the factor would not fit, and
     :class:`~spdgraph.errors.MissingDependencyError` when it would need the
     factorization and cvxopt is missing.
     """
+    csr = symmetric_finite(csr, what)
     candidates = [*weights, np.ones(csr.shape[0])]
     for w in candidates:
-        bound = _gershgorin(csr, np.asarray(w, dtype=np.float64))
-        if bound is not None:
-            return _dominance(bound, what)
+        proven = _gershgorin(csr, np.asarray(w, dtype=np.float64))
+        if proven is not None:
+            return _dominance(*proven, what)
     solved = comparison_weights(csr) if _comparison_form_positive(csr) else None
     if solved is not None:
-        bound = _gershgorin(csr, solved)
-        if bound is not None:
-            return _dominance(bound, what)
-    from spdgraph._kernels.sparse_cholesky import SparseFactor, plan_factor
+        proven = _gershgorin(csr, solved)
+        if proven is not None:
+            return _dominance(*proven, what)
+    from spdgraph._kernels.sparse_cholesky import plan_factor
     from spdgraph.errors import MissingDependencyError, TooLargeError
 
     try:
@@ -221,20 +238,38 @@ def prove_positive_definite(
         from spdgraph.sampling._randomized_certify import randomized_certificate
 
         return randomized_certificate(csr, what=what)
+    return _cholesky_certificate(csr, plan, what)
+
+
+def _cholesky_certificate(csr: Any, plan: Any, what: str) -> dict[str, Any]:
+    """The proven-margin sparse Cholesky certificate (:func:`proven_lower_bound`), or raise."""
+    from spdgraph._kernels.sparse import row_abs_sums
+    from spdgraph._kernels.cholesky_proof import proven_lower_bound
+
     try:
-        SparseFactor(csr, plan, what=what)
+        lower = proven_lower_bound(csr, plan, what=what)
     except NumericalError as exc:
         raise UncertifiedMatrixError(str(exc)) from exc
+    indptr = csr.indptr.astype(np.int64)
+    radius = row_abs_sums(indptr, csr.indices.astype(np.int64), csr.data)
+    widest = int(np.diff(indptr).max()) + 2
+    upper = float(np.max(csr.diagonal() + radius * (1.0 + 2 * widest * 2.0**-53)))
     return {
-        "certificate": "sparse Cholesky factorization (CHOLMOD, AMD order)",
+        "certificate": "sparse Cholesky factorization with a proven margin (CHOLMOD, AMD order)",
         "factor_entries": plan.factor_entries,
+        "condition_bound": upper * (1.0 + 2.0**-48) / lower if lower > 0 else np.inf,
+        LOWER_BOUND_KEY: lower,
     }
 
 
-def _dominance(bound: float, what: str) -> dict[str, Any]:
+def _dominance(bound: float, lower: float, what: str) -> dict[str, Any]:
     if bound > MAX_SCALED_CONDITION:
         raise UncertifiedMatrixError(
             f"{what} is proven positive definite by diagonal dominance, but its proven "
             f"condition bound {bound:.3g} is above {MAX_SCALED_CONDITION:.0e}."
         )
-    return {"certificate": "diagonal dominance (weighted Gershgorin)", "condition_bound": bound}
+    return {
+        "certificate": "diagonal dominance (weighted Gershgorin)",
+        "condition_bound": bound,
+        LOWER_BOUND_KEY: lower,
+    }
