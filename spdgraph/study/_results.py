@@ -16,6 +16,9 @@ from spdgraph.study._store import atomic_write
 __all__ = ["plot_curves", "plot_metrics", "write_results"]
 
 _PLOTTED = ("tpr", "tdr", "f1")
+#: What the tidy table says of each (cell, learner, repeat) beside its metric values:
+#: "ok", "failed" or "selected nothing"; the warnings its fit raised; why it failed.
+ENTRY_COLUMNS = ("status", "warnings", "error")
 
 
 def _frame(study: Study, payloads: list[Any], key: str, columns: list[str]) -> Any:
@@ -170,7 +173,7 @@ def write_results(
     from spdgraph.study._config import FIT_TIME
     from spdgraph.study._report import write_report
 
-    table = _frame(study, payloads, "records", ["metric", "value"])
+    table = _frame(study, payloads, "records", ["metric", "value", *ENTRY_COLUMNS])
     curves = _frame(study, payloads, "curves", ["point", "fpr", "tpr", "tdr"])
     files = [folder / "results.csv", folder / "curves.csv"]
     atomic_write(files[0], lambda tmp: table.to_csv(tmp, index=False))
@@ -197,7 +200,8 @@ def write_results(
             files.append(plot_curves(study, curves, folder / "plots" / "roc_pr.png"))
         if FIT_TIME in set(table["metric"]):
             files.append(plot_seconds(study, table, folder / "plots" / "seconds.png"))
-    failed = [{k: f[k] for k in ("cell", "coords", "error")} for f in failures or []]
+    kept = ("cell", "coords", "learner", "repeat", "error")
+    failed = [{k: f[k] for k in kept if k in f} for f in failures or []]
     text = json.dumps(failed, indent=1, default=str)
     atomic_write(folder / "failures.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     figures = [f for f in files if f.suffix == ".png"]
