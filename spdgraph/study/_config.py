@@ -79,8 +79,8 @@ def _check_learner(entry: object, k: int) -> dict[str, Any]:
         owned = sorted(key for key in unknown if key in owners)
         if owned:
             raise InvalidOptionError(
-                f"learner {entry['name']!r}: {', '.join(owned)} belong(s) to "
-                f"{owners[owned[0]]} learners ({owners[owned[0]]} = ...), not to {kind.name} ones."
+                f"learner {entry['name']!r}: {', '.join(owned)} belong to the learners "
+                f"given by {owners[owned[0]]} = ..., not to {kind.name} ones."
             )
         raise InvalidOptionError(
             f"learner {entry['name']!r}: unknown keys {sorted(unknown)}; "

@@ -98,7 +98,7 @@ def _scores(table: pd.DataFrame, learner: str) -> pd.DataFrame:
         ({"name": "r", "r": "x", "command": ["a", "{data}", "{out}"]}, "give one of"),
         ({"name": "r", "r": "x", "packages": "huge"}, "list of R package names"),
         ({"name": "r", "r": "x", "packages": ["hu ge"]}, "list of R package names"),
-        ({"name": "glasso", "packages": ["huge"]}, "belong to R learners"),
+        ({"name": "glasso", "packages": ["huge"]}, "belong to the learners given by r"),
         ({"name": "r", "r": "x", "timeout": 0}, "positive number of seconds"),
         ({"name": "glasso", "timeout": 5}, "R and command learners only"),
         ({"name": "r", "r": "x", "rule": "cut"}, "'threshold'"),
@@ -123,7 +123,10 @@ def seeded_noise(x, seed=None, scale=1.0):
 
 
 def test_function_learner_with_a_seed_parameter_gets_the_learner_seed():
-    from spdgraph.study._cell import _estimate
+    from spdgraph.study._kinds import FUNCTION
+
+    def _estimate(entry, x, seed):
+        return FUNCTION.fit(entry, x, [], seed)
 
     x = np.zeros((5, 4))
     entry = {"name": "noise", "function": seeded_noise, "options": {"scale": 2.0}}
@@ -354,7 +357,10 @@ def wishart_draws(x):
 
 
 def test_posterior_draws_are_scored_with_posterior_scores(tmp_path):
-    from spdgraph.study._cell import CREDIBLE_CUTOFF, POSTERIOR_METRICS
+    from spdgraph.study._entry import CREDIBLE_CUTOFF
+    from spdgraph.validation import metric_names
+
+    POSTERIOR_METRICS = metric_names("posterior")
     from spdgraph.validation import posterior_scores, score_selection
 
     spec = {**BASE, "learners": [{"name": "wishart", "function": wishart_draws}]}
@@ -389,7 +395,10 @@ def test_default_cutoff_of_draws_follows_what_their_scores_are():
     from types import SimpleNamespace
 
     from spdgraph import simulate
-    from spdgraph.study._cell import CREDIBLE_CUTOFF, POSTERIOR_METRICS, _posterior
+    from spdgraph.study._entry import CREDIBLE_CUTOFF, _posterior
+    from spdgraph.study._entry import posterior_metrics as _metrics
+
+    POSTERIOR_METRICS = _metrics()
 
     sim = simulate("hub", 40, p=6, seed=3)
     study = SimpleNamespace(kind="precision")
