@@ -22,7 +22,14 @@ import numpy as np
 from spdgraph.seeds import sub_root
 from spdgraph.study._config import Study
 
-__all__ = ["LEARNER_DOMAIN", "cell_key", "cell_seed", "compute_cell", "simulate_cell"]
+__all__ = [
+    "LEARNER_DOMAIN",
+    "cell_key",
+    "cell_seed",
+    "compute_cell",
+    "data_digest",
+    "simulate_cell",
+]
 
 #: Spawn-key entry of the learners' streams (ASCII "lrnr").
 LEARNER_DOMAIN = 0x6C726E72
@@ -75,14 +82,24 @@ def simulate_cell(study: Study, coords: Mapping[str, Any], seed: np.random.SeedS
 
 
 
+def data_digest(sim: Any) -> str:
+    """SHA-256 of a repeat's data and true adjacency (the bits the learners were given)."""
+    digest = hashlib.sha256()
+    for name in ("data", "adjacency"):
+        values = np.ascontiguousarray(np.asarray(sim[name].values))
+        digest.update(f"{name}{values.dtype.str}{values.shape}".encode())
+        digest.update(values.tobytes())
+    return digest.hexdigest()
+
+
 def compute_cell(
     study: Study, coords: Mapping[str, Any], stored: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """Every (learner, repeat) of one cell not already in ``stored``: the cell's payload.
 
     ``{"records": tidy metric rows, "curves": ROC/PR points, "entries": one
-    record per (learner, repeat) (status, error, warnings), "warnings": the
-    simulation's}``. ``stored`` maps a cell key to a stored payload whose
+    record per (learner, repeat) (status, error, warnings), "data": each
+    repeat's data digest, "warnings": the simulation's}``. ``stored`` maps a cell key to a stored payload whose
     entries that are still valid (done, the learner unchanged) are reused as
     they are: a rerun computes only what failed or is missing, and a repeat
     is simulated only when one of its learners is computed. Runs anywhere (a
@@ -93,7 +110,9 @@ def compute_cell(
     from spdgraph.study._entry import fit_entry, reusable_entries
 
     root = cell_seed(study.seed, coords)
-    reuse = reusable_entries(study, (stored or {}).get(cell_key(coords)))
+    before = (stored or {}).get(cell_key(coords)) or {}
+    reuse = reusable_entries(study, before)
+    digests = {d["repeat"]: d for d in before.get("data", []) if isinstance(d, dict)}
     parts: list[dict[str, Any]] = []
     with thread_budget(blas_threads=1), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")  # counted in the cell's record, never printed
@@ -103,6 +122,7 @@ def compute_cell(
                 parts.extend(reuse[name, r] for name in names)
                 continue
             sim = simulate_cell(study, coords, sub_root(root, r))
+            digests[r] = {"repeat": r, "digest": data_digest(sim)}  # what cell_data checks
             for entry in study.learners:
                 base = {**coords, "repeat": r, "learner": entry["name"]}
                 seed = sub_root(root, r, LEARNER_DOMAIN)
@@ -112,5 +132,6 @@ def compute_cell(
         "records": [row for part in parts for row in part["records"]],
         "curves": [row for part in parts for row in part["curves"]],
         "entries": [part["entry"] for part in parts],
+        "data": [digests[r] for r in sorted(digests) if r < study.repeats],
         "warnings": [f"{w.category.__name__}: {w.message}" for w in caught][:20],
     }
