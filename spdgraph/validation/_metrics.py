@@ -163,8 +163,8 @@ def register_metric(
     if known is not None and known.function is not function:
         raise InvalidOptionError(
             f"metric name {label!r} is taken by "
-            f"{'a built-in metric' if label in _BUILTIN_NAMES else known.spec!r}; rename the "
-            "function or pass name='...'."
+            f"{'a built-in metric' if label in _BUILTIN_NAMES else repr(known.spec)}; rename "
+            "the function or pass name='...'."
         )
     spec = f"{getattr(function, '__module__', '')}:{getattr(function, '__qualname__', label)}"
     metric = Metric(label, bool(higher_is_better), function, spec)
