@@ -99,7 +99,8 @@ def compute_cell(
 
     ``{"records": tidy metric rows, "curves": ROC/PR points, "entries": one
     record per (learner, repeat) (status, error, warnings), "data": each
-    repeat's data digest, "warnings": the simulation's}``. ``stored`` maps a cell key to a stored payload whose
+    repeat's data digest, "warnings": the simulation's}``. ``stored`` maps a
+    cell key to a stored payload whose
     entries that are still valid (done, the learner unchanged) are reused as
     they are: a rerun computes only what failed or is missing, and a repeat
     is simulated only when one of its learners is computed. Runs anywhere (a

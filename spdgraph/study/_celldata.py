@@ -195,7 +195,8 @@ def r_script(
     ds = cell_data(out, cell, study)
     path = Path(path)
     entry = _r_entry(study, learner)
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or not 0 <= repeat < ds.sizes["repeat"]:
+    count = ds.sizes["repeat"]
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or not 0 <= repeat < count:
         raise InvalidOptionError(f"repeat must be in 0..{ds.sizes['repeat'] - 1}, got {repeat}.")
     x = np.asarray(ds["data"].isel(repeat=repeat).values, dtype="<f8")
     labels = [str(v) for v in np.asarray(ds["data"][ds["data"].dims[-1]].values)]
@@ -227,7 +228,8 @@ def _r_entry(study: Study, learner: object) -> dict[str, Any]:
 _R_TEMPLATE = """\
 # R learner {learner!r}, cell {cell}, repeat {repeat}: its fit, as the study ran it.
 # Written by spdgraph (spdgraph study data DIR --cell ... --r-script ...). Run: Rscript <this file>
-setwd(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE)[1]))))
+here <- sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE)[1])
+setwd(dirname(normalizePath(here)))  # the data file is beside the script
 for (p in c({packages})) suppressPackageStartupMessages(library(p, character.only = TRUE))
 snippet <- function(x) {{
 {code}

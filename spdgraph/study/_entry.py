@@ -1,4 +1,5 @@
-"""One learner on one repeat of a cell: fitted by its kind, scored, its warnings and failure its own.
+"""One learner on one repeat of a cell: fitted by its kind, scored, its warnings and failure
+its own.
 
 An entry is one (cell, learner, repeat). Its fit runs through the learner's
 kind (:func:`spdgraph.study.learner_kinds`); the warnings it raises are
@@ -88,9 +89,9 @@ def output_of(entry: Mapping[str, Any], estimate: Any) -> tuple[str, np.ndarray]
     if values.ndim == 3 and declared in ("auto", "draws"):
         return "draws", values
     if values.ndim != 2 or values.shape[0] != values.shape[1]:
+        also = " or (draws, p, p)." if declared in ("auto", "draws") else f" ({declared!r})."
         raise InvalidOptionError(
-            f"learner {entry['name']!r} returned shape {values.shape}; expected (p, p)"
-            + (" or (draws, p, p)." if declared in ("auto", "draws") else f" (output {declared!r}).")
+            f"learner {entry['name']!r} returned shape {values.shape}; expected (p, p){also}"
         )
     if values.dtype != bool and values.dtype.kind in "iuf" and not np.all(np.isfinite(values)):
         bad = np.argwhere(~np.isfinite(values))
@@ -182,7 +183,9 @@ def _scored(
     selected = select_edges(estimate, rule, float(entry.get("cutoff", default_cutoff)))
     builtin = score_selection(selected, truth, entry["name"]).metrics()
     metrics = [resolve_metric(m) for m in study.metrics]
-    values = {m.name: m.value(truth, selected, builtin) for m in metrics if m.source == "selection"}
+    values = {
+        m.name: m.value(truth, selected, builtin) for m in metrics if m.source == "selection"
+    }
     curves: list[dict[str, Any]] = []
     if study.curves and output != "selection":
         table = path_table(np.abs(np.asarray(estimate, dtype=float)), truth)

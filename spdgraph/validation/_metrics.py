@@ -119,7 +119,9 @@ def metric_names(source: str | None = None) -> list[str]:
     True
     """
     if source is not None and source not in SOURCES:
-        raise InvalidOptionError(f"source must be one of {', '.join(SOURCES)}, got {written(source)}.")
+        raise InvalidOptionError(
+            f"source must be one of {', '.join(SOURCES)}, got {written(source)}."
+        )
     return [n for n, m in _REGISTRY.items() if source is None or m.source == source]
 
 

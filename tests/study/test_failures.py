@@ -63,7 +63,8 @@ def test_a_failing_learner_fails_its_own_entries_and_a_rerun_computes_only_them(
     with pytest.raises(spdgraph.study.StudyError, match="2 learner fit") as info:
         run(spec, tmp_path, workers=1, plots=False)
     assert CALLS.count("good") == 4 and CALLS.count("flaky") == 4
-    assert {(f["learner"], f["repeat"]) for f in info.value.failures} == {("flaky", 0), ("flaky", 1)}
+    failed_fits = {(f["learner"], f["repeat"]) for f in info.value.failures}
+    assert failed_fits == {("flaky", 0), ("flaky", 1)}
     table = pd.read_csv(tmp_path / "results.csv")
     assert list(table.columns) == [*spec["grid"], "method", "data", "repeat", "learner",
                                    "metric", "value", "status", "warnings", "error"]  # fmt: skip
@@ -96,8 +97,8 @@ def test_a_changed_learner_or_a_new_repeat_computes_only_what_is_new(tmp_path):
                                  {"name": "flaky", "function": flaky}]}  # fmt: skip
     first = run(spec, tmp_path, workers=1, plots=False).table
     CALLS.clear()
-    changed = {**spec, "learners": [spec["learners"][0],
-                                    {"name": "flaky", "function": flaky, "options": {}}]}  # fmt: skip
+    edited = {"name": "flaky", "function": flaky, "options": {}}
+    changed = {**spec, "learners": [spec["learners"][0], edited]}
     run(changed, tmp_path, workers=1, plots=False)
     assert CALLS == ["flaky"] * 4  # the other learner's entries are reused
     CALLS.clear()
@@ -166,6 +167,7 @@ def test_a_zero_one_result_is_a_selection_and_output_declares_a_kind(tmp_path):
 
 def test_non_finite_results_fail_the_entry_naming_the_learner(tmp_path):
     spec = {**BASE, "repeats": 1, "grid": {**BASE["grid"], "n": [30]},
-            "learners": [{"name": "nan", "function": lambda x: np.full((6, 6), np.nan)}]}  # fmt: skip
+            "learners": [{"name": "nan", "function": lambda x: np.full((6, 6), np.nan)}],
+            }  # fmt: skip
     with pytest.raises(spdgraph.study.StudyError, match="learner 'nan' returned 36 non-finite"):
         run(spec, tmp_path, workers=1, plots=False)
