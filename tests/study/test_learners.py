@@ -177,11 +177,11 @@ def test_command_learner_failure_and_hang_fail_their_cell_only(tmp_path):
         command = [sys.executable, _script(tmp_path, fail), "{data}", "{out}"]
         spec = {**BASE, "learners": [{"name": "cmd", "command": command, "timeout": 15}]}
         out = tmp_path / fail
-        with pytest.raises(StudyError, match="1 of 2 cells failed") as info:
+        with pytest.raises(StudyError, match="1 learner fit") as info:
             run(spec, out, workers=1, plots=False)
         assert match in str(info.value)
         assert [f["coords"]["n"] for f in info.value.failures] == [60]
-        assert len(list((out / "cells").glob("*.json"))) == 1  # the other cell finished
+        assert len(list((out / "cells").glob("*.json"))) == 2  # stored, the fit marked failed
         stored = json.loads((out / "failures.json").read_text())
         assert len(stored) == 1 and match in stored[0]["error"]
         assert "n=60" in (out / "report.html").read_text()

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import threading
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ import pytest
 import spdgraph
 import spdgraph.study
 from spdgraph.errors import InvalidOptionError
+from spdgraph.plugins.hookspecs import offering
 from spdgraph.plugins.learners import LearnerKind
 from spdgraph.validation import metric_names, register_metric, resolve_metric
 
@@ -82,22 +84,16 @@ def _check_toy(entry):
 TOY = LearnerKind("toy", "toy", ToyBridge.fit, _check_toy, persistent=True)
 
 
-class ToyPlugin:
-    @spdgraph.hookimpl
-    def spdgraph_learner_kinds(self):
-        return [TOY]
-
-
 @pytest.fixture
-def toy_kind():
+def toy_kind(request):
+    """The toy kind registered at run time, as a plugin module offering it would be."""
     pm = spdgraph.get_plugin_manager()
-    plugin = ToyPlugin()
+    plugin = ModuleType("toy_kind_plugin")  # a plugin module offering the kind
+    plugin.spdgraph_learner_kinds = offering(TOY)  # type: ignore[attr-defined]
     pm.register(plugin, name="toy-kind")
-    try:
-        yield TOY
-    finally:
-        pm.unregister(plugin)
-        ToyBridge.close()
+    request.addfinalizer(ToyBridge.close)
+    request.addfinalizer(lambda: pm.unregister(plugin))
+    return TOY
 
 
 def test_a_learner_kind_registered_at_run_time_runs_a_study(toy_kind, tmp_path):
