@@ -199,3 +199,7 @@ def test_every_table_metric_has_one_record_with_its_direction():
     assert metric_names("posterior") == ["brier", "stein_loss", "frobenius_relative", "coverage"]
     with pytest.raises(InvalidOptionError, match="source must be one of"):
         metric_names("nope")
+    from spdgraph.validation import graph_scorer
+
+    with pytest.raises(InvalidOptionError, match="not a function of the selected edges"):
+        graph_scorer(np.eye(3, dtype=bool), "roc_auc")
