@@ -270,10 +270,13 @@ def test_r_error_and_hung_fit_fail_their_cell_and_the_rest_finish(tmp_path):
         code = textwrap.dedent(snippet).replace("MODE", repr(mode))
         spec = {**BASE, "grid": {**BASE["grid"], "n": [30, 60, 90]},
                 "learners": [{"name": "r", "r": code, "timeout": 5}]}  # fmt: skip
-        with pytest.raises(StudyError, match="1 of 3 cells failed") as info:
+        with pytest.raises(StudyError, match="1 learner fit") as info:
             run(spec, tmp_path / mode, workers=1, plots=False)
         assert match in str(info.value) and "R learner 'r'" in str(info.value)
-        assert len(list((tmp_path / mode / "cells").glob("*.json"))) == 2  # 30 and 90 finished
+        assert len(list((tmp_path / mode / "cells").glob("*.json"))) == 3  # all stored
+        table = pd.read_csv(tmp_path / mode / "results.csv")
+        failed = table[table["status"] == "failed"]
+        assert set(failed["n"]) == {60} and all(match in e for e in failed["error"])
 
 
 # -- the report ------------------------------------------------------------------------------

@@ -62,7 +62,8 @@ def test_small_example_runs_and_resumes(tmp_path):
         assert (tmp_path / name).is_file()
     assert (tmp_path / "plots" / "roc_pr.png").is_file()
     back = pd.read_csv(tmp_path / "results.csv")
-    assert list(back.columns) == [*study.grid, "repeat", "learner", "metric", "value"]
+    assert list(back.columns) == [*study.grid, "repeat", "learner", "metric", "value",
+                                  "status", "warnings", "error"]  # fmt: skip
     again = run(study, tmp_path, workers=1)
     assert (again.computed, again.skipped) == (0, n_cells)  # resumed: nothing recomputed
     pd.testing.assert_frame_equal(again.table, first.table)
