@@ -6,8 +6,8 @@ the confusion-count metrics (:data:`~spdgraph.validation.METRICS`), the curve ar
 (``roc_auc``, ``pr_auc``), the posterior metrics and the fit time
 (``seconds``), each with whether larger is better and where its value comes
 from (``source``). :func:`metric_names` lists them, :func:`register_metric`
-adds one, :func:`resolve_metric` finds one (a registered name or
-``"module:function"``, registered on first use).
+adds one, :func:`resolve_metric` finds one (a registered name, or
+``"module:function"``: imported where it is resolved).
 
 A metric of a study (``[scores] metrics``) or of
 :func:`~spdgraph.validation.graph_scorer` is either one of
@@ -177,9 +177,11 @@ def register_metric(
 def resolve_metric(spec: object) -> Metric:
     """The :class:`Metric` a registered name or ``"module:function"`` names.
 
-    A ``"module:function"`` is imported and registered under the function's
-    ``__name__``, larger being better unless its attribute
-    ``higher_is_better`` is False.
+    A ``"module:function"`` is imported where it is resolved (a worker
+    process, a dask worker: nothing needs registering there) and tabled under
+    the function's ``__name__``, larger being better unless its attribute
+    ``higher_is_better`` is False; only a built-in metric's name is refused
+    (two such functions of one name in a study are refused by the study).
 
     Raises
     ------
@@ -214,13 +216,6 @@ def resolve_metric(spec: object) -> Metric:
         raise InvalidOptionError(
             f"metric {spec!r}: higher_is_better must be True or False, got {written(higher)}."
         )
-    known = _REGISTRY.get(name)
-    if known is not None and known.function is function:
-        return known
-    metric = register_metric(
-        cast("Callable[[np.ndarray, np.ndarray], float]", function),
-        name=name,
-        higher_is_better=bool(higher),
+    return Metric(
+        name, bool(higher), cast("Callable[[np.ndarray, np.ndarray], float]", function), spec
     )
-    _REGISTRY[name] = metric = Metric(name, metric.higher_is_better, metric.function, spec)
-    return metric
