@@ -16,8 +16,7 @@ from spdgraph.study._store import atomic_write
 __all__ = ["plot_curves", "plot_metrics", "write_results"]
 
 _PLOTTED = ("tpr", "tdr", "f1")
-#: What the tidy table says of each (cell, learner, repeat) beside its metric values:
-#: "ok", "failed" or "selected nothing"; the warnings its fit raised; why it failed.
+#: Columns of an entry (cell, repeat, learner) kept in the table when its rows have them.
 ENTRY_COLUMNS = ("status", "warnings", "error")
 
 
@@ -26,7 +25,9 @@ def _frame(study: Study, payloads: list[Any], key: str, columns: list[str]) -> A
 
     rows = [row for payload in payloads for row in payload[key]]
     axes = list(study.grid)
-    frame = pd.DataFrame(rows, columns=[*axes, "repeat", "learner", *columns])
+    # an entry's status, warnings and error text, when the cells record them
+    optional = [c for c in ENTRY_COLUMNS if any(c in row for row in rows)]
+    frame = pd.DataFrame(rows, columns=[*axes, "repeat", "learner", *columns, *optional])
     return frame.reset_index(drop=True)
 
 
@@ -53,9 +54,17 @@ def _pyplot() -> Any:
     return plt
 
 
+def _mean_se(group: Any) -> tuple[Any, Any]:
+    """Mean and standard error over the repeats with a finite value, by n (se 0 with one)."""
+    values = group.assign(value=group["value"].where(np.isfinite(group["value"])))
+    stats = values.groupby("n")["value"].agg(["mean", "std", "count"])
+    se = (stats["std"] / np.sqrt(stats["count"])).fillna(0.0)
+    return stats["mean"], se
+
+
 def plot_metrics(study: Study, table: Any, path: Path) -> Path:
     """TPR, TDR, F1 and every custom metric against n: a row of panels per family,
-    one line per learner."""
+    one line per learner, error bars of one standard error; one scale per metric."""
     from spdgraph.validation import resolve_metric
 
     plt = _pyplot()
@@ -69,8 +78,8 @@ def plot_metrics(study: Study, table: Any, path: Path) -> Path:
     axes_split = _varying(study)
     fig, axs = plt.subplots(
         len(families), max(1, len(metrics)), figsize=(4 * max(1, len(metrics)),
-        3 * len(families)), squeeze=False,
-    )  # fmt: skip
+        3 * len(families)), squeeze=False, sharey="col",
+    )  # fmt: skip  # one scale per metric
     for i, family in enumerate(families):
         sub = table[table["family"] == family]
         for j, metric in enumerate(metrics):
@@ -78,11 +87,13 @@ def plot_metrics(study: Study, table: Any, path: Path) -> Path:
             rows = sub[sub["metric"] == metric]
             by = ["learner", *axes_split]
             for key, group in rows.groupby(by, sort=False):
-                mean = group.groupby("n")["value"].mean()
-                ax.plot(
+                mean, se = _mean_se(group)
+                ax.errorbar(
                     mean.index,
                     mean.to_numpy(),
+                    yerr=se.to_numpy(),
                     marker="o",
+                    capsize=3,
                     label=_label(key[0], key[1:], axes_split),
                 )
             ax.set_title(f"{family}: {metric if metric in custom else metric.upper()}")
@@ -96,7 +107,8 @@ def plot_metrics(study: Study, table: Any, path: Path) -> Path:
     return path
 
 
-def _mean_curve(group: Any, x: str, y: str) -> tuple[np.ndarray, np.ndarray]:
+def _mean_curve(group: Any, x: str, y: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mean curve over the repeats on a common grid of ``x``, and its standard error."""
     grid = np.linspace(0.0, 1.0, 51)
     curves = []
     for _, one in group.groupby("repeat"):
@@ -105,11 +117,15 @@ def _mean_curve(group: Any, x: str, y: str) -> tuple[np.ndarray, np.ndarray]:
         if ok.sum() >= 2:
             order = np.argsort(xs[ok], kind="stable")
             curves.append(np.interp(grid, xs[ok][order], ys[ok][order]))
-    return grid, (np.mean(curves, axis=0) if curves else np.full_like(grid, np.nan))
+    if not curves:
+        return grid, np.full_like(grid, np.nan), np.zeros_like(grid)
+    se = np.std(curves, axis=0, ddof=1) / np.sqrt(len(curves)) if len(curves) > 1 else 0 * grid
+    return grid, np.mean(curves, axis=0), se
 
 
 def plot_curves(study: Study, curves: Any, path: Path) -> Path:
-    """ROC and precision-recall curves (mean over repeats) at the largest n, per family."""
+    """ROC and precision-recall curves (mean over repeats, a band of one standard error) at
+    the largest n, per family."""
     plt = _pyplot()
     families = list(study.grid["family"])
     fig, axs = plt.subplots(len(families), 2, figsize=(8, 3.2 * len(families)), squeeze=False)
@@ -119,8 +135,11 @@ def plot_curves(study: Study, curves: Any, path: Path) -> Path:
         sub = curves[(curves["family"] == family) & (curves["n"] == n_max)]
         for key, group in sub.groupby(["learner", *axes_split], sort=False):
             label = _label(key[0], key[1:], axes_split)
-            axs[i][0].plot(*_mean_curve(group, "fpr", "tpr"), label=label)
-            axs[i][1].plot(*_mean_curve(group, "tpr", "tdr"), label=label)
+            for ax, (x, y) in zip(axs[i], (("fpr", "tpr"), ("tpr", "tdr")), strict=True):
+                grid, mean, se = _mean_curve(group, x, y)
+                (line,) = ax.plot(grid, mean, label=label)
+                ax.fill_between(grid, mean - se, mean + se, alpha=0.2, color=line.get_color(),
+                                linewidth=0)  # fmt: skip
         axs[i][0].set(title=f"{family}, n = {n_max}: ROC", xlabel="FPR", ylabel="TPR")
         axs[i][1].set(title=f"{family}, n = {n_max}: PR", xlabel="recall (TPR)", ylabel="TDR")
     axs[0][1].legend(fontsize="small")
@@ -131,18 +150,23 @@ def plot_curves(study: Study, curves: Any, path: Path) -> Path:
 
 
 def plot_seconds(study: Study, table: Any, path: Path) -> Path:
-    """Fit time (median over repeats, log scale) against n: one panel per family."""
+    """Fit time (median over repeats, a band from the fastest to the slowest, log scale)
+    against n: one panel per family, one scale."""
     plt = _pyplot()
     families = list(study.grid["family"])
-    fig, axs = plt.subplots(1, len(families), figsize=(4.2 * len(families), 3.2), squeeze=False)
+    fig, axs = plt.subplots(1, len(families), figsize=(4.2 * len(families), 3.2), squeeze=False,
+                            sharey=True)  # fmt: skip
     rows = table[table["metric"] == "seconds"]
     for j, family in enumerate(families):
         ax = axs[0][j]
         sub = rows[rows["family"] == family]
         for learner, group in sub.groupby("learner", sort=False):
-            median = group.groupby("n")["value"].median()
-            ax.plot(median.index, np.maximum(median.to_numpy(), 1e-6), marker="o", label=learner)
-        ax.set(title=f"{family}: fit time", xlabel="n", ylabel="seconds", yscale="log")
+            stats = group.groupby("n")["value"].agg(["median", "min", "max"]).clip(lower=1e-6)
+            (line,) = ax.plot(stats.index, stats["median"], marker="o", label=learner)
+            ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.2,
+                            color=line.get_color(), linewidth=0)  # fmt: skip
+        ax.set(title=f"{family}: fit time (median, band: range)", xlabel="n",
+               ylabel="seconds", yscale="log")  # fmt: skip
     axs[0][-1].legend(fontsize="small")
     fig.tight_layout()
     atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=90))
@@ -163,8 +187,9 @@ def write_results(
     in ``results_format`` (``results.<suffix>``; default ``results.nc`` when netCDF4 is
     installed).
 
-    ``failures`` (the failed cells, :attr:`StudyError.failures`) are stored
-    in ``failures.json`` and listed in the report.
+    ``failures`` (the failed cells and fits, :attr:`StudyError.failures`) are
+    stored in ``failures.json``; the report lists the failed cells (the failed
+    fits it reads from the table's ``status``).
     """
     import json
 
@@ -173,7 +198,7 @@ def write_results(
     from spdgraph.study._config import FIT_TIME
     from spdgraph.study._report import write_report
 
-    table = _frame(study, payloads, "records", ["metric", "value", *ENTRY_COLUMNS])
+    table = _frame(study, payloads, "records", ["metric", "value"])
     curves = _frame(study, payloads, "curves", ["point", "fpr", "tpr", "tdr"])
     files = [folder / "results.csv", folder / "curves.csv"]
     atomic_write(files[0], lambda tmp: table.to_csv(tmp, index=False))
@@ -200,10 +225,11 @@ def write_results(
             files.append(plot_curves(study, curves, folder / "plots" / "roc_pr.png"))
         if FIT_TIME in set(table["metric"]):
             files.append(plot_seconds(study, table, folder / "plots" / "seconds.png"))
-    kept = ("cell", "coords", "learner", "repeat", "error")
+    kept = ("cell", "coords", "learner", "repeat", "error")  # a failed fit has a learner
     failed = [{k: f[k] for k in kept if k in f} for f in failures or []]
     text = json.dumps(failed, indent=1, default=str)
     atomic_write(folder / "failures.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     figures = [f for f in files if f.suffix == ".png"]
-    files.append(write_report(study, folder, table, failed, figures))
+    cells = [f for f in failed if "learner" not in f]  # the failed fits: the table's status
+    files.append(write_report(study, folder, table, cells, figures))
     return table, curves, files

@@ -76,7 +76,6 @@ def test_a_failing_learner_fails_its_own_entries_and_a_rerun_computes_only_them(
     assert len(scored) == 12 and scored["value"].notna().all()
     stored = json.loads((tmp_path / "failures.json").read_text())
     assert {(f["learner"], f["repeat"]) for f in stored} == {("flaky", 0), ("flaky", 1)}
-    assert "flaky broke" in (tmp_path / "report.html").read_text()
     # the rerun, the learner fixed: only its two failed entries are computed
     CALLS.clear()
     BROKEN["on"] = False
