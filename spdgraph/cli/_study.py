@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from spdgraph.cli._arguments import add_count, add_output
@@ -61,6 +62,58 @@ def _cmd_study_report(args: argparse.Namespace) -> int:
     path = spdgraph.study.report(args.folder, args.study, plots=False if args.no_plots else None)
     print(path)
     return 0
+
+
+def _cmd_study_data(args: argparse.Namespace) -> int:
+    """``spdgraph study data DIR --cell ... -o cell.nc``: a cell's truth and data, verified."""
+    import spdgraph.study
+    from spdgraph.simulation import save_simulation
+
+    from spdgraph.errors import FileError
+
+    out = Path(args.output)
+    if out.exists() and not args.overwrite:  # before anything is written
+        raise FileError(f"{str(out)!r} exists; pass --overwrite to replace it.")
+    ds = spdgraph.study.cell_data(args.folder, args.cell)
+    scripts = [
+        spdgraph.study.r_script(args.folder, args.cell, learner,
+                                out.with_name(f"{out.stem}-{learner}-repeat{args.repeat}.R"),
+                                repeat=args.repeat)
+        for learner in args.r_script or []
+    ]  # fmt: skip
+    if out.suffix.lower() == ".csv":  # CSV tables hold one simulation: a folder per repeat
+        paths = [
+            save_simulation(ds.isel(repeat=r), out.with_name(f"{out.stem}-repeat{r}.csv"),
+                         overwrite=args.overwrite)
+            for r in range(ds.sizes["repeat"])
+        ]  # fmt: skip
+    else:
+        paths = [save_simulation(ds, out, overwrite=args.overwrite)]
+    for path in paths:
+        print(f"{path}: cell {ds.attrs['cell']}, {ds.sizes['repeat']} repeat(s)")
+    for script in scripts:
+        print(f"{script}: run it with Rscript {script.name} (in its folder or not)")
+    return 0
+
+
+def _add_data_parser(actions: Any) -> None:
+    data = actions.add_parser(
+        "data", help="a stored cell's truth and the exact data its learners saw (verified)"
+    )
+    data.add_argument("folder", help="the study's folder (what study run wrote)")
+    data.add_argument(
+        "--cell", required=True, help="the cell: its key (cells/<key>.json) or axis=value,..."
+    )
+    data.add_argument("-o", "--output", required=True, help="cell.nc, cell.zarr or a folder")
+    data.add_argument(
+        "--r-script",
+        action="append",
+        metavar="LEARNER",
+        help="also write a .R script reproducing this R learner's fit (repeatable)",
+    )
+    data.add_argument("--repeat", type=int, default=0, help="the repeat of --r-script (0)")
+    data.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    data.set_defaults(func=_cmd_study_data)
 
 
 def _seconds(text: str) -> float:
@@ -116,3 +169,4 @@ def _add_study_parser(sub: Any) -> None:
     )
     rep.add_argument("--no-plots", action="store_true", help="skip the plots")
     rep.set_defaults(func=_cmd_study_report)
+    _add_data_parser(actions)

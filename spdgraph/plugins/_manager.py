@@ -71,6 +71,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "spdgraph.io._netcdf",
     "spdgraph.io._zarr",
     "spdgraph.io._csv",
+    "spdgraph.study._kinds",
 )
 
 #: Entry point group searched for third-party plugins.

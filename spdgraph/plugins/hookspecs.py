@@ -22,6 +22,7 @@ from typing import TypeVar
 import pluggy
 
 from spdgraph.plugins.formats import FileFormat
+from spdgraph.plugins.learners import LearnerKind
 from spdgraph.plugins.types import GeneratorSpec, GraphBackend
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "spdgraph_add_cli_commands",
     "spdgraph_file_formats",
     "spdgraph_graph_backends",
+    "spdgraph_learner_kinds",
     "spdgraph_register_generators",
 ]
 
@@ -168,4 +170,29 @@ def spdgraph_file_formats() -> Sequence[FileFormat]:
     -------
     Sequence[FileFormat]
         The formats this plugin provides.
+    """
+
+
+@hookspec
+def spdgraph_learner_kinds() -> Sequence[LearnerKind]:
+    """Register learner kinds: the ways a study's ``[[learners]]`` entry can give a learner.
+
+    Called through the plugin manager on every plugin when a study first needs
+    its learner kinds, and again only after a plugin is registered or
+    unregistered (the table is cached); each returns the
+    :class:`spdgraph.plugins.learners.LearnerKind` objects it provides. The
+    built-in kinds (``function``, ``estimator``, ``r``, ``command`` and the
+    learners built into spdgraph, chosen by ``name`` alone) come from this
+    hook too (``spdgraph.study._kinds``). A study picks a learner's kind by
+    the one kind key its entry holds (``julia = "..."`` selects the kind
+    whose ``key`` is ``"julia"``), calls the kind's ``check`` when it loads the
+    study and its ``fit`` in every cell; failures, warnings, timing records,
+    selection recognition and scoring are the study's, the same for every
+    kind. A kind name or key registered twice skips the later plugin with a
+    :class:`spdgraph.PluginWarning`. See docs/architecture.md, "A learner kind".
+
+    Returns
+    -------
+    Sequence[LearnerKind]
+        The learner kinds this plugin provides.
     """

@@ -10,14 +10,20 @@ other cells run, in whatever order, on local processes or a dask cluster.
 Finished cells are stored atomically as they finish and skipped on a rerun.
 :func:`run_cells` runs any other grid (a custom cell function) the same way.
 Learners may be Python (built in, a class, a function), R snippets (``r =``:
-one R process per worker) or any command line (``command =``); every fit is
-timed (metric ``seconds``). :func:`report` rebuilds ``DIR/report.html``.
+one R process per worker), any command line (``command =``) or a kind a
+plugin registers (:func:`learner_kinds`, the ``spdgraph_learner_kinds``
+hook); every fit is timed (metric ``seconds``). A failing learner fails its
+own (cell, learner, repeat) entries only, and a rerun computes only what
+failed or is missing. :func:`cell_data` gives a stored cell's truth and the
+exact data its learners saw. :func:`report` rebuilds ``DIR/report.html``.
 """
 
 from spdgraph.study._cell import cell_key, cell_seed, compute_cell
+from spdgraph.study._celldata import cell_data, r_script
 from spdgraph.study._config import Study, import_object, load_study
 from spdgraph.study._custom import CellsResult, run_cells
 from spdgraph.study._guard import SchedulerError, StudyLockedError
+from spdgraph.study._kinds import learner_kinds
 from spdgraph.study._rebuild import report
 from spdgraph.study._report import summary_table
 from spdgraph.study._results import plot_curves, plot_metrics
@@ -30,13 +36,16 @@ __all__ = [
     "StudyError",
     "StudyLockedError",
     "StudyResult",
+    "cell_data",
     "cell_key",
     "cell_seed",
     "compute_cell",
     "import_object",
+    "learner_kinds",
     "load_study",
     "plot_curves",
     "plot_metrics",
+    "r_script",
     "report",
     "run",
     "run_cells",

@@ -50,11 +50,11 @@ from spdgraph.vocabulary import canonical_family, canonical_kind, check_count, i
 __all__ = ["Study", "import_object", "load_study"]
 
 _TOP = {"name", "seed", "repeats", "kind", "grid", "families", "methods", "learners", "scores"}
-_LEARNER_KEYS = {
-    "name", "estimator", "function", "r", "command", "packages", "timeout", "options", "rule",
-    "cutoff",
-}  # fmt: skip
-_KINDS = ("estimator", "function", "r", "command")
+#: The keys of every learner entry; a learner kind adds its own key and keys.
+_LEARNER_KEYS = {"name", "timeout", "options", "rule", "cutoff", "output"}
+#: What a learner's result is (``output =``): "auto" tells by its values (0/1 only: a
+#: selection; ``(k, p, p)``: posterior draws; else edge scores).
+OUTPUTS = ("auto", "selection", "scores", "precision", "draws")
 _DEFAULT_AXES = {"method": ["po"], "data": ["gaussian"]}
 #: The fit-time metric: wall seconds of each fit alone (BLAS on one thread).
 FIT_TIME = "seconds"
@@ -66,74 +66,39 @@ def import_object(spec: str) -> Any:
 
 
 def _check_learner(entry: object, k: int) -> dict[str, Any]:
-    from spdgraph.validation import BUILTIN_LEARNERS
+    """A ``[[learners]]`` entry checked by its kind (:func:`spdgraph.study.learner_kinds`)."""
+    from spdgraph.study._kinds import kind_of, learner_kinds
 
     if not isinstance(entry, Mapping) or "name" not in entry:
         raise InvalidOptionError(f"learner {k} needs a name (a table with name = ...).")
-    unknown = set(entry) - _LEARNER_KEYS
+    kind = kind_of(entry)
+    allowed = {*_LEARNER_KEYS, kind.key, *kind.keys}
+    unknown = set(entry) - allowed
     if unknown:
+        owners = {key: other.key for other in learner_kinds().values() for key in other.keys}
+        owned = sorted(key for key in unknown if key in owners)
+        if owned:
+            raise InvalidOptionError(
+                f"learner {entry['name']!r}: {', '.join(owned)} belong to the learners "
+                f"given by {owners[owned[0]]} = ..., not to {kind.name} ones."
+            )
         raise InvalidOptionError(
             f"learner {entry['name']!r}: unknown keys {sorted(unknown)}; "
-            f"allowed: {sorted(_LEARNER_KEYS)}."
+            f"allowed: {sorted(allowed)}."
         )
-    given = [k for k in _KINDS if k in entry]
-    if len(given) > 1:
+    if entry.get("output", "auto") not in OUTPUTS:
         raise InvalidOptionError(
-            f"learner {entry['name']!r}: give one of estimator, function, r or command."
+            f"learner {entry['name']!r}: output must be one of {', '.join(OUTPUTS)}, got "
+            f"{written(entry['output'])}."
         )
-    if not given and entry["name"] not in BUILTIN_LEARNERS:
-        raise InvalidOptionError(
-            f"learner {entry['name']!r} is not built in ({', '.join(BUILTIN_LEARNERS)}); "
-            "give estimator = 'module:Class', function = 'module:function', r = 'R code' "
-            "or command = [...]."
-        )
-    _check_external(entry, given[0] if given else "")
-    for key in given:
-        if key in ("r", "command"):
-            continue
-        spec = entry[key]
-        if isinstance(spec, str):
-            import_object(spec)  # fails now, not in a worker
-        elif not callable(spec):
-            raise InvalidOptionError(f"learner {entry['name']!r}: {key} must be 'module:name'.")
+    kind.check(entry)
+    _check_external(entry, kind)
     return dict(entry)
 
 
-def _check_external(entry: Mapping[str, Any], kind: str) -> None:
-    """r, command, packages and timeout: the right types, placeholders and names."""
-    import re
-
+def _check_external(entry: Mapping[str, Any], kind: Any) -> None:
+    """rule and timeout: the right values (timeout for kinds that run a process of their own)."""
     name = entry["name"]
-    if kind == "r" and (not isinstance(entry["r"], str) or not entry["r"].strip()):
-        raise InvalidOptionError(f"learner {name!r}: r must be R code (a non-empty string).")
-    if kind == "command":
-        command = entry["command"]
-        if (
-            not isinstance(command, list)
-            or not command
-            or not all(isinstance(part, str) for part in command)
-        ):
-            raise InvalidOptionError(
-                f"learner {name!r}: command must be a list of strings, e.g. "
-                '["julia", "mine.jl", "{data}", "{out}"].'
-            )
-        for token in ("{data}", "{out}"):
-            if not any(token in part for part in command):
-                raise InvalidOptionError(
-                    f"learner {name!r}: command must contain {token} (where the data are "
-                    "written and where the p x p result is read)."
-                )
-    if "packages" in entry:
-        packages = entry["packages"]
-        if kind != "r":
-            raise InvalidOptionError(f"learner {name!r}: packages belong to R learners (r = ...).")
-        if not isinstance(packages, list) or not all(
-            isinstance(p, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9.]*", p) for p in packages
-        ):
-            raise InvalidOptionError(
-                f"learner {name!r}: packages must be a list of R package names, e.g. "
-                f'["huge"]; got {written(packages)}.'
-            )
     if entry.get("rule", "nonzero") not in ("nonzero", "lfdr", "threshold"):
         raise InvalidOptionError(
             f"learner {name!r}: rule must be 'nonzero', 'lfdr' or 'threshold', got "
@@ -141,7 +106,7 @@ def _check_external(entry: Mapping[str, Any], kind: str) -> None:
         )
     if "timeout" in entry:
         timeout = entry["timeout"]
-        if kind not in ("r", "command"):
+        if kind.key not in ("r", "command"):
             raise InvalidOptionError(
                 f"learner {name!r}: timeout applies to R and command learners only."
             )
@@ -199,8 +164,22 @@ class Study:
         return sorted({p for e in self.learners for p in e.get("packages", [])})
 
     def fingerprint(self) -> str:
-        """A hash of :meth:`config`: stored cells with another fingerprint are recomputed."""
-        blob = json.dumps(self.config(), sort_keys=True, default=str).encode()
+        """A hash of :meth:`config` but the learners and the repeats: stored cells with
+        another fingerprint are recomputed whole.
+
+        A learner is covered by its own :meth:`learner_fingerprint` and each
+        repeat is stored on its own, so changing one learner recomputes that
+        learner only, adding a learner or a repeat computes only what is new.
+        """
+        rest = {k: v for k, v in self.config().items() if k not in ("learners", "repeats")}
+        blob = json.dumps(rest, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def learner_fingerprint(self, name: str) -> str:
+        """A hash of one learner's entry (as :meth:`config` writes it): its stored
+        (learner, repeat) entries with another fingerprint are recomputed."""
+        entry = next(e for e in self.config()["learners"] if e["name"] == name)
+        blob = json.dumps(entry, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
 

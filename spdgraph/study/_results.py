@@ -187,8 +187,9 @@ def write_results(
     in ``results_format`` (``results.<suffix>``; default ``results.nc`` when netCDF4 is
     installed).
 
-    ``failures`` (the failed cells, :attr:`StudyError.failures`) are stored
-    in ``failures.json`` and listed in the report.
+    ``failures`` (the failed cells and fits, :attr:`StudyError.failures`) are
+    stored in ``failures.json``; the report lists the failed cells (the failed
+    fits it reads from the table's ``status``).
     """
     import json
 
@@ -224,9 +225,11 @@ def write_results(
             files.append(plot_curves(study, curves, folder / "plots" / "roc_pr.png"))
         if FIT_TIME in set(table["metric"]):
             files.append(plot_seconds(study, table, folder / "plots" / "seconds.png"))
-    failed = [{k: f[k] for k in ("cell", "coords", "error")} for f in failures or []]
+    kept = ("cell", "coords", "learner", "repeat", "error")  # a failed fit has a learner
+    failed = [{k: f[k] for k in kept if k in f} for f in failures or []]
     text = json.dumps(failed, indent=1, default=str)
     atomic_write(folder / "failures.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     figures = [f for f in files if f.suffix == ".png"]
-    files.append(write_report(study, folder, table, failed, figures))
+    cells = [f for f in failed if "learner" not in f]  # the failed fits: the table's status
+    files.append(write_report(study, folder, table, cells, figures))
     return table, curves, files

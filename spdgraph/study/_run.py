@@ -22,6 +22,7 @@ from spdgraph.errors import (
 from spdgraph.io import check_dataset_format
 from spdgraph.study._cell import cell_key, compute_cell
 from spdgraph.study._config import Study, load_study
+from spdgraph.study._entry import learner_failures_message, pending, stored_results
 from spdgraph.study._guard import (
     SCHEDULER_TIMEOUT,
     check_scheduler,
@@ -360,12 +361,14 @@ def _run_locked(
     )
     atomic_write(folder / "study.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     cells = checked.cells()
-    todo = [c for c in cells if store.load(c) is None]
+    stored = {cell_key(c): store.load(c) for c in cells}
+    todo = [c for c in cells if pending(checked, stored[cell_key(c)])]
+    reuse = {cell_key(c): stored[cell_key(c)] for c in todo if stored[cell_key(c)] is not None}
     failed: StudyError | None = None
     try:
         _execute(
             todo,
-            functools.partial(compute_cell, checked),
+            functools.partial(compute_cell, checked, stored=reuse),
             store,
             name=checked.name,
             workers=n_workers,
@@ -376,16 +379,15 @@ def _run_locked(
         )
     except StudyError as exc:  # the stored cells still get their tables and report
         failed = exc
-    payloads = [p for p in (store.load(c) for c in cells) if p is not None]
+    payloads, learners_failed = stored_results(checked, store, cells)
+    failures = (failed.failures if failed else []) + learners_failed
     table, curves, files = write_results(
-        checked,
-        folder,
-        payloads,
-        plots=plots,
-        results_format=results_format,
-        failures=failed.failures if failed else [],
+        checked, folder, payloads, plots=plots, results_format=results_format, failures=failures
     )
+    if failed is None and learners_failed:
+        failed = StudyError(learner_failures_message(learners_failed))
     if failed is not None:
+        failed.failures = failures
         raise failed
     return StudyResult(table, curves, len(todo), len(cells) - len(todo), files)
 

@@ -51,7 +51,13 @@ from spdgraph.validation._learners import (
     pls_coefficients,
 )
 from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
-from spdgraph.validation._metrics import HIGHER_IS_BETTER, Metric, resolve_metric
+from spdgraph.validation._metrics import (
+    HIGHER_IS_BETTER,
+    Metric,
+    metric_names,
+    register_metric,
+    resolve_metric,
+)
 from spdgraph.validation._posterior import PosteriorScores, posterior_scores
 from spdgraph.validation._score import Score, score, score_selection, select_edges
 from spdgraph.validation._scorer import estimated_graph, graph_scorer
@@ -97,10 +103,12 @@ __all__ = [
     "lasso_path",
     "learner_path",
     "local_fdr",
+    "metric_names",
     "path_table",
     "pls_coefficients",
     "posterior_scores",
     "precision_to_pcor",
+    "register_metric",
     "resolve_metric",
     "score",
     "score_selection",

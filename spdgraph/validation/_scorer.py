@@ -74,6 +74,11 @@ def graph_scorer(
     True
     """
     chosen = resolve_metric(metric)
+    if chosen.source != "selection":  # curve areas, posterior scores, the clock
+        raise InvalidOptionError(
+            f"metric {chosen.name!r} is not a function of the selected edges; graph_scorer "
+            "takes one of spdgraph.validation.metric_names('selection')."
+        )
     check_graph_of(graph_of, truth_graph_of(graph), "the estimator graph_scorer scores")
     truth = _truth(graph)
     sign = 1.0 if chosen.higher_is_better else -1.0

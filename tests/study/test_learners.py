@@ -98,7 +98,7 @@ def _scores(table: pd.DataFrame, learner: str) -> pd.DataFrame:
         ({"name": "r", "r": "x", "command": ["a", "{data}", "{out}"]}, "give one of"),
         ({"name": "r", "r": "x", "packages": "huge"}, "list of R package names"),
         ({"name": "r", "r": "x", "packages": ["hu ge"]}, "list of R package names"),
-        ({"name": "glasso", "packages": ["huge"]}, "belong to R learners"),
+        ({"name": "glasso", "packages": ["huge"]}, "belong to the learners given by r"),
         ({"name": "r", "r": "x", "timeout": 0}, "positive number of seconds"),
         ({"name": "glasso", "timeout": 5}, "R and command learners only"),
         ({"name": "r", "r": "x", "rule": "cut"}, "'threshold'"),
@@ -123,7 +123,10 @@ def seeded_noise(x, seed=None, scale=1.0):
 
 
 def test_function_learner_with_a_seed_parameter_gets_the_learner_seed():
-    from spdgraph.study._cell import _estimate
+    from spdgraph.study._kinds import FUNCTION
+
+    def _estimate(entry, x, seed):
+        return FUNCTION.fit(entry, x, [], seed)
 
     x = np.zeros((5, 4))
     entry = {"name": "noise", "function": seeded_noise, "options": {"scale": 2.0}}
@@ -174,11 +177,11 @@ def test_command_learner_failure_and_hang_fail_their_cell_only(tmp_path):
         command = [sys.executable, _script(tmp_path, fail), "{data}", "{out}"]
         spec = {**BASE, "learners": [{"name": "cmd", "command": command, "timeout": 15}]}
         out = tmp_path / fail
-        with pytest.raises(StudyError, match="1 of 2 cells failed") as info:
+        with pytest.raises(StudyError, match="1 learner fit") as info:
             run(spec, out, workers=1, plots=False)
         assert match in str(info.value)
         assert [f["coords"]["n"] for f in info.value.failures] == [60]
-        assert len(list((out / "cells").glob("*.json"))) == 1  # the other cell finished
+        assert len(list((out / "cells").glob("*.json"))) == 2  # stored, the fit marked failed
         stored = json.loads((out / "failures.json").read_text())
         assert len(stored) == 1 and match in stored[0]["error"]
         assert "n=60" in (out / "report.html").read_text()
@@ -268,10 +271,13 @@ def test_r_error_and_hung_fit_fail_their_cell_and_the_rest_finish(tmp_path):
         code = textwrap.dedent(snippet).replace("MODE", repr(mode))
         spec = {**BASE, "grid": {**BASE["grid"], "n": [30, 60, 90]},
                 "learners": [{"name": "r", "r": code, "timeout": 5}]}  # fmt: skip
-        with pytest.raises(StudyError, match="1 of 3 cells failed") as info:
+        with pytest.raises(StudyError, match="1 learner fit") as info:
             run(spec, tmp_path / mode, workers=1, plots=False)
         assert match in str(info.value) and "R learner 'r'" in str(info.value)
-        assert len(list((tmp_path / mode / "cells").glob("*.json"))) == 2  # 30 and 90 finished
+        assert len(list((tmp_path / mode / "cells").glob("*.json"))) == 3  # all stored
+        table = pd.read_csv(tmp_path / mode / "results.csv")
+        failed = table[table["status"] == "failed"]
+        assert set(failed["n"]) == {60} and all(match in e for e in failed["error"])
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -355,7 +361,10 @@ def wishart_draws(x):
 
 
 def test_posterior_draws_are_scored_with_posterior_scores(tmp_path):
-    from spdgraph.study._cell import CREDIBLE_CUTOFF, POSTERIOR_METRICS
+    from spdgraph.study._entry import CREDIBLE_CUTOFF
+    from spdgraph.validation import metric_names
+
+    POSTERIOR_METRICS = metric_names("posterior")
     from spdgraph.validation import posterior_scores, score_selection
 
     spec = {**BASE, "learners": [{"name": "wishart", "function": wishart_draws}]}
@@ -390,7 +399,10 @@ def test_default_cutoff_of_draws_follows_what_their_scores_are():
     from types import SimpleNamespace
 
     from spdgraph import simulate
-    from spdgraph.study._cell import CREDIBLE_CUTOFF, POSTERIOR_METRICS, _posterior
+    from spdgraph.study._entry import CREDIBLE_CUTOFF, _posterior
+    from spdgraph.study._entry import posterior_metrics as _metrics
+
+    POSTERIOR_METRICS = _metrics()
 
     sim = simulate("hub", 40, p=6, seed=3)
     study = SimpleNamespace(kind="precision")

@@ -62,7 +62,8 @@ def test_small_example_runs_and_resumes(tmp_path):
         assert (tmp_path / name).is_file()
     assert (tmp_path / "plots" / "roc_pr.png").is_file()
     back = pd.read_csv(tmp_path / "results.csv")
-    assert list(back.columns) == [*study.grid, "repeat", "learner", "metric", "value"]
+    assert list(back.columns) == [*study.grid, "repeat", "learner", "metric", "value",
+                                  "status", "warnings", "error"]  # fmt: skip
     again = run(study, tmp_path, workers=1)
     assert (again.computed, again.skipped) == (0, n_cells)  # resumed: nothing recomputed
     pd.testing.assert_frame_equal(again.table, first.table)
@@ -154,9 +155,14 @@ def test_failing_cell_is_reported_and_others_stored(tmp_path):
         return np.eye(x.shape[1])
 
     spec = dict(TINY, learners=[{"name": "b", "function": broken}])
-    with pytest.raises(spdgraph.study.StudyError, match="2 of 4 cells failed"):
+    with pytest.raises(spdgraph.study.StudyError, match="4 learner fit"):
         run(spec, tmp_path, workers=1, plots=False)
-    assert _cells(tmp_path) == 2
+    assert _cells(tmp_path) == 4  # every cell stored, its failed fits marked
+    table = pd.read_csv(tmp_path / "results.csv")
+    failed = table[table["status"] == "failed"]
+    assert set(failed["n"]) == {60} and failed["value"].isna().all()
+    assert (failed["error"] == "RuntimeError: learner exploded").all()
+    assert set(table.loc[table["n"] == 30, "status"]) <= {"ok", "selected nothing"}
 
 
 def test_cli_runs_and_resumes(tmp_path, capsys):
@@ -186,7 +192,7 @@ def test_local_processes_and_local_cluster_give_the_same_bits(tmp_path):
 
 
 def test_paper_example_loads_and_its_cells_simulate():
-    from spdgraph.study._cell import _simulation
+    from spdgraph.study._cell import simulate_cell as _simulation
 
     study = load_study(ROOT / "examples" / "study-paper.toml")
     cells = study.cells()
