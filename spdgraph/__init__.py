@@ -9,8 +9,8 @@
 The public names are imported on first use (module ``__getattr__``), so that
 ``import spdgraph`` and ``spdgraph --version`` do not pay for xarray, scipy,
 pandas and numba; ``spdgraph.sample`` and every other name work as before.
-Every subpackage that hands out xarray objects (sampling, io, simulation)
-registers the ``da.spd`` accessor when it is imported.
+The first public name used (``spdgraph.sample``, ``spdgraph.open``...) also
+registers the ``da.spd`` accessor (``import spdgraph.accessor`` does it too).
 """
 
 from __future__ import annotations
@@ -71,12 +71,24 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
     from spdgraph.simulation import simulate
 
 
+def _register_accessor() -> None:
+    """Give every DataArray ``da.spd`` once a public name is used (``spdgraph.sample``...).
+
+    The registration belongs here, in the room above the rooms that hand out
+    arrays (``sampling``, ``io``, ``simulation``) and the accessor they are
+    used with: none of them reaches up to the accessor to register it.
+    """
+    importlib.import_module("spdgraph.accessor")
+
+
 def __getattr__(name: str) -> Any:
     """Import a public name, or a subpackage (``spdgraph.io``), on first use."""
     if name not in _LAZY:
         if name.startswith("_") or importlib.util.find_spec(f"spdgraph.{name}") is None:
             raise AttributeError(f"module 'spdgraph' has no attribute {name!r}")
+        _register_accessor()
         return importlib.import_module(f"spdgraph.{name}")  # sets the attribute itself
+    _register_accessor()
     module_name, attribute = _LAZY[name]
     module = importlib.import_module(module_name)
     value = module if attribute is None else getattr(module, attribute)

@@ -41,6 +41,19 @@ def _is_type_checking_block(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
+def _dynamic_import(call: ast.Call) -> str | None:
+    """The constant module name of ``importlib.import_module("...")``, ``import_module
+    ("...")`` or ``__import__("...")`` (also ``__import__("importlib").import_module``)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name not in ("import_module", "__import__") or not call.args:
+        return None
+    first = call.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
+
+
 def _imports(path: Path, *, type_checking: bool = False) -> set[str]:
     """Every spdgraph module ``path`` imports, at any depth (TYPE_CHECKING blocks
     excluded unless ``type_checking``)."""
@@ -53,6 +66,8 @@ def _imports(path: Path, *, type_checking: bool = False) -> set[str]:
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Call) and (name := _dynamic_import(node)) is not None:
+            found.add(name)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -100,6 +115,19 @@ def test_the_import_graph_is_read():
     assert "spdgraph.sampling._request" in GRAPH["spdgraph.sampling._core"]
     # imports inside functions count
     assert "spdgraph.sampling._lazy" in GRAPH["spdgraph.sampling._core"]
+
+
+def test_dynamic_imports_with_constant_names_are_read(tmp_path):
+    """``importlib.import_module("x")`` and ``__import__("x")`` are arrows like ``import x``."""
+    calls = [
+        'importlib.import_module("spdgraph.accessor")',
+        '__import__("importlib").import_module("spdgraph.io")',
+        '__import__("spdgraph.seeds")',
+        "import_module(name)",  # not a constant: not read
+    ]
+    found = {_dynamic_import(ast.parse(c).body[0].value) for c in calls}  # type: ignore[attr-defined]
+    assert found == {"spdgraph.accessor", "spdgraph.io", "spdgraph.seeds", None}
+    assert "spdgraph.accessor" in GRAPH["spdgraph"]  # the package registers da.spd
 
 
 def test_cycle_finder_finds_a_cycle():

@@ -87,8 +87,3 @@ __all__ = [
     "write_table",
     "writes_abandoned",
 ]
-
-# The arrays this package hands out have ``da.spd`` even when it is imported directly
-# (``import spdgraph`` itself imports lazily). Registered last, at run time: the accessor
-# uses this package, which is complete by now.
-__import__("importlib").import_module("spdgraph.accessor")
