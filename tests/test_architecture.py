@@ -377,6 +377,8 @@ def test_the_private_name_finder_finds_them(tmp_path):
 #: The one module that renames files into place (``spdgraph.io._atomic``, under the
 #: door ``spdgraph.io._writer``): every other write of an output goes through the door.
 ATOMIC = "spdgraph.io._atomic"
+#: The door: ``save_figure`` saves a figure to the temporary it is given.
+DOOR = "spdgraph.io._writer"
 RENAMES = {("os", "replace"), ("os", "rename"), ("shutil", "move"), ("shutil", "copyfile")}
 
 
@@ -385,13 +387,23 @@ def _own_writers(path: Path) -> list[str]:
     the mark of an atomic writer of one's own. (Scratch files in a temporary
     folder, ``tempfile``, are no output: they are allowed.)"""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lambdas = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
+    in_lambdas = {id(inner) for lam in lambdas for inner in ast.walk(lam)}
+    for node in ast.walk(tree):
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
             and (node.value.id, node.attr) in RENAMES
         ):
             found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+        elif (  # a figure saved straight to its destination, not by write(tmp) at the door
+            isinstance(node, ast.Attribute)
+            and node.attr == "savefig"
+            and id(node) not in in_lambdas
+            and not (path.is_relative_to(ROOT) and _module_name(path) == DOOR)
+        ):
+            found.append(f"line {node.lineno}: savefig")
     return found
 
 
@@ -404,6 +416,9 @@ def test_every_write_goes_through_the_one_door(name):
 
 def test_the_door_finder_finds_a_hand_made_writer(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("import os, shutil\nos.replace('a', 'b')\nshutil.move('a', 'b')\n")
-    assert _own_writers(bad) == ["line 2: os.replace", "line 3: shutil.move"]
+    bad.write_text(
+        "import os, shutil\nos.replace('a', 'b')\nshutil.move('a', 'b')\nfig.savefig(path)\n"
+        "door(path, lambda tmp: fig.savefig(tmp))\n"
+    )
+    assert _own_writers(bad) == ["line 2: os.replace", "line 3: shutil.move", "line 4: savefig"]
     assert _own_writers(MODULES[ATOMIC])  # the one module that does

@@ -119,9 +119,13 @@ def save_picture(da: Any, path: str) -> None:
     import matplotlib.pyplot as plt
 
     first = da.isel(sample=slice(0, 4)) if "sample" in da.dims else da
+    from spdgraph.io import save_figure
+
     fig = first.load().spd.plot()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120, bbox_inches="tight")
+    finally:
+        plt.close(fig)
     print(f"picture: {path}")
 
 

@@ -20,7 +20,7 @@ graph file's node count from its header, for the memory guard), ``write_table``
 ``save`` makes), ``save_dataset`` (a Dataset in a registered format that holds
 one: simulations, a study's results; ``check_dataset_format`` refuses one that
 does not, before any work), ``atomic_path`` (the same door as a
-context manager), ``writes_abandoned`` / ``exit_now`` (an
+context manager), ``save_figure`` (a matplotlib figure through the door), ``writes_abandoned`` / ``exit_now`` (an
 interrupted write still ending); ``dataset_with_digests`` / ``verify_dataset``
 (a Dataset's digests, stamped before a save and checked on open, eagerly or
 block by block; :data:`DIGESTS` names the attribute).
@@ -50,6 +50,7 @@ from spdgraph.io._writer import (
     check_dataset_format,
     check_writable,
     save_dataset,
+    save_figure,
     write_atomically,
 )
 from spdgraph.plugins.graph_files import count_graph_file, read_graph
@@ -78,6 +79,7 @@ __all__ = [
     "save",
     "save_csv",
     "save_dataset",
+    "save_figure",
     "simulation_file",
     "simulation_inputs",
     "simulation_truth",

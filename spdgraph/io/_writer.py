@@ -34,6 +34,7 @@ __all__ = [
     "check_writable",
     "guarded_write",
     "save_dataset",
+    "save_figure",
     "write_atomically",
 ]
 
@@ -116,6 +117,42 @@ def write_atomically(
     target = as_path(path)
     check_target(target, None, overwrite)
     return guarded_write(target, lambda tmp, abandoned: write(tmp))
+
+
+def save_figure(
+    fig: Any, path: str | os.PathLike[str], *, overwrite: bool = True, **options: Any
+) -> Path:
+    """Save a matplotlib figure through the door: the destination checked, written whole.
+
+    The format is the suffix of ``path`` (``.png``, ``.pdf``, ``.svg``...), given
+    to ``fig.savefig`` explicitly since the temporary's name is not the
+    destination's; ``options`` go to ``savefig`` (``dpi``, ``bbox_inches``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from spdgraph.io import save_figure
+    >>> fig, ax = plt.subplots()
+    >>> target = save_figure(fig, os.path.join(tempfile.mkdtemp(), "fig.png"))
+    >>> target.read_bytes()[:4]
+    b'\x89PNG'
+    >>> plt.close(fig)
+    """
+    target = as_path(path)
+    kind = target.suffix.lower().lstrip(".") or None
+    if kind is None:
+        raise FileError(
+            f"cannot tell the picture format of {os.fspath(path)!r}: name it .png, .pdf or .svg."
+        )
+
+    def write(tmp: Path) -> None:
+        with tmp.open("wb") as out:
+            fig.savefig(out, format=kind, **options)
+
+    return write_atomically(target, write, overwrite=overwrite)
 
 
 @contextlib.contextmanager

@@ -187,3 +187,30 @@ def test_save_dataset_goes_through_the_door(tmp_path):
     path = save_dataset(ds, tmp_path / "x.csv")
     assert sorted(os.listdir(path)) == ["attributes.csv", "table.csv"]
     assert (path / "table.csv").read_text().splitlines() == ["row,a", "0,0.0", "1,1.0", "2,2.0"]
+
+
+def test_figures_go_through_the_door(tmp_path, capsys, monkeypatch):
+    """``spdgraph info --plot`` and ``demo --plot`` save through ``save_figure``: the
+    destination checked first, a failed figure leaves an existing file untouched."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    matrix = spdgraph.save(spdgraph.sample(nx.path_graph(4), seed=0), tmp_path / "m.nc")
+    picture = tmp_path / "m.png"
+    assert main(["info", str(matrix), "--plot", str(picture)]) == 0
+    assert picture.read_bytes()[:4] == b"\x89PNG"
+    assert main(["info", str(matrix), "--plot", str(tmp_path / "missing" / "m.png")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+    def broken(self, *args, **kwargs):
+        Path(args[0].name).write_bytes(b"half")  # a half-written temporary, then a failure
+        raise RuntimeError("the renderer failed")
+
+    before = picture.read_bytes()
+    monkeypatch.setattr(Figure, "savefig", broken)
+    with pytest.raises(RuntimeError, match="the renderer failed"):
+        main(["info", str(matrix), "--plot", str(picture)])
+    assert picture.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.nc", "m.png"]
