@@ -42,9 +42,9 @@ from spdgraph.io._digests import verify as check_digests
 from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 from spdgraph.io._paths import as_path
-from spdgraph.io._sparse import is_sparse
-from spdgraph.io._writer import check_writable, guarded_write, save_dataset
+from spdgraph.io._writer import check_sparse_format, check_writable, guarded_write, save_dataset
 from spdgraph.io._zarr import UNNAMED
+from spdgraph.layout import SPARSE, is_sparse, layout_of
 
 __all__ = ["open", "read_array", "save", "write_array"]
 
@@ -108,7 +108,7 @@ def save(
             from spdgraph.io._digests import dataset_with_digests
             from spdgraph.io._writer import check_dataset_format
 
-            if check_dataset_format(as_path(path), format).name != "csv":
+            if check_dataset_format(as_path(path), format).keeps_digests:
                 da = dataset_with_digests(da)
         return save_dataset(da, path, overwrite=overwrite, format=format)
     return write_array(da, path, overwrite=overwrite, format=format)
@@ -137,11 +137,16 @@ def write_array(
     """
     path = as_path(path)
     fmt = check_writable(path, overwrite=overwrite, format=format)
+    sparse = layout_of(da) == SPARSE
+    if sparse:  # refused before anything is written, never densified on the way
+        check_sparse_format(fmt, "this array is sparse (sample(..., sparse=True))")
     prepared = prepare(da)
     lazy = prepared.chunks is not None
 
     def write(tmp: Path, abandoned: threading.Event) -> None:
-        if fmt.save_delayed is None or not (lazy or _has_dask()):
+        if sparse:  # its triplets in one write: as large as the stored entries, not p x p
+            fmt.save(prepared, tmp)
+        elif fmt.save_delayed is None or not (lazy or _has_dask()):
             fmt.save(prepared.load() if lazy else prepared, tmp)
         else:
             source = prepared if lazy else in_slabs(prepared)
@@ -228,7 +233,11 @@ def open(
         ``None`` (default) loads the values into memory and closes the file.
         An int (matrices per chunk along ``sample``) or a dict of dim sizes
         opens lazily as a dask array (needs dask); each block of values is
-        checked against its digest as it is read.
+        checked against its digest as it is read. Dims the file does not have
+        are ignored (a single matrix has no ``sample``). A sparse file
+        (``sample(..., sparse=True)``) is read as its stored entries, sparse
+        and verified, whatever ``chunks`` says; a simulation lazily as
+        :func:`spdgraph.io.open_simulation` opens it.
     verify
         Check the file against the digests stored in it (default): an edited
         value, label, graph or attribute, or swapped chunks, raise
@@ -260,8 +269,8 @@ def open(
     """
     from spdgraph.io._simulation import open_simulation, simulation_file
 
-    if chunks is None and simulation_file(as_path(path)):
-        return open_simulation(path, verify=verify)  # what spdgraph.simulate returned
+    if simulation_file(as_path(path)):  # what spdgraph.simulate returned, eager or lazy
+        return open_simulation(path, chunks=chunks, verify=verify)
     return read_array(path, chunks=chunks, load=True, verify=verify)
 
 
@@ -289,9 +298,9 @@ def read_array(
         da = fmt.open(path)
         if isinstance(da, xr.Dataset):  # a whole Dataset (save_dataset): as it was written
             return da.load() if chunks is None and load else da
-        if chunks is not None:
-            da = da.chunk(chunks)
-        else:
+        if chunks is not None and layout_of(da) != SPARSE:  # sparse: its stored entries
+            da = da.chunk({d: n for d, n in chunks.items() if d in da.dims})
+        elif chunks is None:
             _check_fits(da, path)
             if load:
                 da = da.load()

@@ -18,11 +18,12 @@ array, whose digest covers its shape, coordinates and values).
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import numpy as np
 import xarray as xr
+
+from spdgraph.layout import is_sparse
 
 __all__ = [
     "SPARSE",
@@ -36,12 +37,6 @@ __all__ = [
 
 #: The attribute marking a stored sparse DataArray (its layout, JSON).
 SPARSE = "spdgraph_sparse"
-
-
-def is_sparse(data: object) -> bool:
-    """Whether ``data`` is a PyData sparse array."""
-    module = sys.modules.get("sparse")
-    return module is not None and isinstance(data, module.SparseArray)
 
 
 def plain_values(variable: Any) -> Any:

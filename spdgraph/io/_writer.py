@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "atomic_path",
     "check_dataset_format",
+    "check_sparse_format",
     "check_writable",
     "guarded_write",
     "save_dataset",
@@ -218,15 +219,24 @@ def save_dataset(
 
 
 def _check_sparse_format(ds: xr.Dataset, fmt: FileFormat) -> None:
-    """Sparse variables are stored as triplets by netCDF and Zarr only: refuse the others."""
+    """Sparse variables only in a format that holds them (``FileFormat.holds_sparse``)."""
     from spdgraph.io._sparse_datasets import has_sparse_variables
 
-    if fmt.name not in ("netcdf", "zarr") and has_sparse_variables(ds):
+    if has_sparse_variables(ds):
+        check_sparse_format(fmt, "this Dataset holds sparse variables")
+
+
+def check_sparse_format(fmt: FileFormat, what: str) -> FileFormat:
+    """``fmt`` when it holds sparse arrays, else a FileError saying ``what`` and naming the
+    formats that do; before any work, so nothing is densified or half-written."""
+    if not fmt.holds_sparse:
+        formats = file_formats().values()
+        names = [f"{f.name} ({', '.join(f.suffixes)})" for f in formats if f.holds_sparse]
         raise FileError(
-            f"this Dataset holds sparse variables, which the {fmt.title} format cannot store "
-            "without densifying; save it as netCDF (.nc) or Zarr (.zarr), which store them "
-            "as coordinate triplets."
+            f"{what}, which the {fmt.title} format cannot store without densifying; save it "
+            f"in a format that keeps it sparse: {', '.join(names) or 'none is registered'}."
         )
+    return fmt
 
 
 def check_dataset_format(path: str | os.PathLike[str], format: str | None = None) -> FileFormat:
