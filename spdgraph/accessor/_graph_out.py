@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, TooLargeError
 from spdgraph.plugins.backends import call_backend, graph_backend, graph_backends
 from spdgraph.plugins.types import GraphData, SparseGraphData
 
@@ -55,4 +55,11 @@ def sparse_graph_out(upper: Any, labels: Sequence[Any], kind: str, backend: str)
     if found.from_sparse is None:
         return None
     data = SparseGraphData(upper=upper, labels=list(labels), attrs={"kind": kind})
-    return call_backend(found, plugin, "from_sparse", data)
+    try:
+        return call_backend(found, plugin, "from_sparse", data)
+    except MemoryError as exc:  # a type holding p x p values (numpy) at a sparse size
+        raise TooLargeError(
+            f"graph({backend!r}) of this sparse result ({len(data.labels):,} nodes) does not "
+            f"fit in memory as a {backend} graph ({exc}); use a sparse type: 'scipy', "
+            "'sparse', 'networkx', 'igraph', 'rustworkx' or 'networkit'."
+        ) from exc

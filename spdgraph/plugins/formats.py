@@ -121,8 +121,9 @@ class FileFormat:
         Optional ``open_dataset(path, chunks)``: the whole Dataset
         ``save_dataset`` wrote (as xarray's ``BackendEntrypoint.open_dataset``);
         ``chunks`` is None (load it and close the file) or a dict of dim sizes
-        (leave it on disk as dask arrays). Sparse variables come back as their
-        triplets; the core rebuilds and verifies them.
+        (leave it on disk as dask arrays; dims the Dataset lacks are ignored).
+        Sparse variables come back as their triplets; the core rebuilds and
+        verifies them.
 
     Examples
     --------
