@@ -34,7 +34,7 @@ import xarray as xr
 
 from spdgraph import _machine
 from spdgraph._machine import require_dask
-from spdgraph.errors import FileError, TooLargeError
+from spdgraph.errors import FileError, InvalidOptionError, TooLargeError, written
 from spdgraph.io._atomic import compute_unless, in_slabs
 from spdgraph.io._content import prepare, restore
 from spdgraph.io._digests import DIGESTS, read_block_digests
@@ -288,7 +288,12 @@ def read_array(
         raise FileError(f"cannot open {os.fspath(path)!r}: no such file or directory.")
     fmt = format_for_reading(path, format)
     fmt.requires()
-    if isinstance(chunks, int) and not isinstance(chunks, bool):
+    if isinstance(chunks, bool) or not isinstance(chunks, int | dict | None):
+        raise InvalidOptionError(
+            f"chunks must be a positive integer (matrices per chunk) or a dict of dim -> "
+            f"size, got {written(chunks)}."
+        )
+    if isinstance(chunks, int):
         chunks = {"sample": chunks}
     if chunks is not None:
         require_dask("spdgraph.open(..., chunks=...)")

@@ -42,23 +42,21 @@ def _is_toy(path: Path) -> bool:
         return handle.read(len(MAGIC)) == MAGIC
 
 
+def _toy(name: str, **capabilities) -> spdgraph.FileFormat:
+    """A JSON format named ``name`` (suffix ``.name``) with the ``capabilities`` given."""
+    return spdgraph.FileFormat(
+        name=name, suffixes=(f".{name}",), save=_save, open=_open, **capabilities
+    )
+
+
 class ToyFormat:
     """A format registered at run time: arrays and Datasets as JSON."""
 
     @spdgraph.hookimpl
     def spdgraph_file_formats(self):
         return [
-            spdgraph.FileFormat(
-                name="toy",
-                suffixes=(".toy",),
-                save=_save,
-                open=_open,
-                recognises=_is_toy,
-                save_dataset=_save,
-            ),
-            spdgraph.FileFormat(  # single arrays only: no save_dataset
-                name="flat", suffixes=(".flat",), save=_save, open=_open
-            ),
+            _toy("toy", recognises=_is_toy, save_dataset=_save),
+            _toy("flat"),  # single arrays only: no save_dataset
         ]
 
 
@@ -235,11 +233,8 @@ class CapableToy:
     @spdgraph.hookimpl
     def spdgraph_file_formats(self):
         return [
-            spdgraph.FileFormat(
-                name="capable",
-                suffixes=(".cap",),
-                save=_save,
-                open=_open,
+            _toy(
+                "cap",
                 recognises=_is_toy,
                 save_dataset=_save,
                 variables=_variables,
@@ -253,7 +248,7 @@ def capable():
     pm = spdgraph.get_plugin_manager()
     pm.register(CapableToy(), name="capable-format")
     try:
-        yield spdgraph.io.file_formats()["capable"]
+        yield spdgraph.io.file_formats()["cap"]
     finally:
         pm.unregister(name="capable-format")
 
