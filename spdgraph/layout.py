@@ -69,10 +69,17 @@ DENSE_COPIES = 2
 
 
 def _data(obj: object) -> object:
-    """The array behind a DataArray or Variable (``.data``), else ``obj`` itself."""
+    """The array behind a DataArray or Variable as it is held, else ``obj`` itself.
+
+    Never ``.data``: on values left on disk (``spdgraph.open(..., load=False)``,
+    ``xr.open_dataarray``) that would read them all. The held array is then
+    xarray's lazy indexing adapter: neither sparse nor dask, read as dense.
+    """
     module = sys.modules.get("xarray")
-    if module is not None and isinstance(obj, module.DataArray | module.Variable):
-        return obj.data
+    if module is not None and isinstance(obj, module.DataArray):
+        obj = obj.variable
+    if module is not None and isinstance(obj, module.Variable):
+        return obj._data  # the held array (xarray has no public name for it)
     return obj
 
 

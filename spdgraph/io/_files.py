@@ -304,7 +304,7 @@ def read_array(
         if isinstance(da, xr.Dataset):  # a whole Dataset (save_dataset): as it was written
             return da.load() if chunks is None and load else da
         if chunks is not None and layout_of(da) != SPARSE:  # sparse: its stored entries
-            da = da.chunk({d: n for d, n in chunks.items() if d in da.dims})
+            da = _guarded_chunks(da, chunks, fmt, path)
         elif chunks is None:
             _check_fits(da, path)
             if load:
@@ -316,11 +316,7 @@ def read_array(
         if isinstance(exc, ValueError) and not is_checksum_error(exc):
             raise _unreadable(path, fmt, exc) from exc
         # HDF5 refused to decode a chunk, or a Zarr chunk failed its CRC32C
-        raise FileError(
-            f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(fmt, path)} "
-            f"failed the storage's checks ({exc}); the file is corrupted or truncated. "
-            "Write it again (spdgraph.save stores a checksum of the values)."
-        ) from exc
+        raise _corrupted(path, fmt, exc) from exc
     except (OSError, KeyError, TypeError) as exc:
         raise _unreadable(path, fmt, exc) from exc
     if not isinstance(da, xr.DataArray):
@@ -333,6 +329,50 @@ def read_array(
         da = check_digests(da, os.fspath(path), values=chunks is None and load, required=True)
     da.attrs.pop(DIGESTS, None)
     return da
+
+
+class _GuardedReads:
+    """A variable left on disk whose every read turns a storage failure into a FileError.
+
+    The storage checks a block (netCDF's Fletcher32, a Zarr chunk's CRC32C) only
+    when a lazy array's ``.compute()`` reads it: the libraries' raw errors are
+    reported there, as an eager open reports them, naming the file and variable.
+    """
+
+    def __init__(self, variable: xr.Variable, fmt: FileFormat, path: Path) -> None:
+        self.variable, self.fmt, self.path = variable, fmt, path
+        self.shape, self.dtype, self.ndim = variable.shape, variable.dtype, variable.ndim
+
+    def __getitem__(self, key: Any) -> Any:
+        import numpy as np
+
+        try:
+            return np.asarray(self.variable[key].values)
+        except (RuntimeError, ValueError) as exc:
+            if isinstance(exc, ValueError) and not is_checksum_error(exc):
+                raise
+            raise _corrupted(self.path, self.fmt, exc) from exc
+
+
+def _guarded_chunks(da: xr.DataArray, chunks: dict[str, int], fmt: FileFormat, path: Path) -> Any:
+    """``da`` (values on disk) as a dask array of ``chunks`` (dims it lacks ignored; the
+    others whole), each block read through :class:`_GuardedReads`."""
+    import dask.array
+    import numpy as np
+
+    sizes = tuple(min(chunks.get(d, n), n) or 1 for d, n in da.sizes.items())
+    guarded = _GuardedReads(da.variable, fmt, path)
+    meta = np.empty((0,) * da.ndim, dtype=da.dtype)
+    data = dask.array.from_array(guarded, chunks=sizes, name=False, meta=meta)
+    return da.copy(data=data)
+
+
+def _corrupted(path: Path, fmt: FileFormat, exc: Exception) -> FileError:
+    return FileError(
+        f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(fmt, path)} "
+        f"failed the storage's checks ({exc}); the file is corrupted or truncated. "
+        "Write it again (spdgraph.save stores a checksum of the values)."
+    )
 
 
 def _exists(path: Path) -> bool:
