@@ -360,7 +360,7 @@ def _guarded_chunks(da: xr.DataArray, chunks: dict[str, int], fmt: FileFormat, p
     import dask.array
     import numpy as np
 
-    sizes = tuple(min(chunks.get(d, n), n) or 1 for d, n in da.sizes.items())
+    sizes = tuple(min(chunks.get(str(d), n), n) or 1 for d, n in da.sizes.items())
     guarded = _GuardedReads(da.variable, fmt, path)
     meta = np.empty((0,) * da.ndim, dtype=da.dtype)
     data = dask.array.from_array(guarded, chunks=sizes, name=False, meta=meta)
