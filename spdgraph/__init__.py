@@ -9,14 +9,17 @@
 The public names are imported on first use (module ``__getattr__``), so that
 ``import spdgraph`` and ``spdgraph --version`` do not pay for xarray, scipy,
 pandas and numba; ``spdgraph.sample`` and every other name work as before.
-Every subpackage that hands out xarray objects (sampling, io, simulation)
-registers the ``da.spd`` accessor when it is imported.
+Importing a room that hands out arrays (``sampling``, ``io``, ``simulation``:
+``spdgraph.sample``, ``from spdgraph.io import open``...) also registers the
+``da.spd`` accessor; the package does it, so none of them reaches up to it.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import importlib.util
+import sys
 from typing import TYPE_CHECKING, Any
 
 from spdgraph import errors
@@ -69,6 +72,59 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs
     )
     from spdgraph.sampling import adapt_graph, methods, sample, warmup
     from spdgraph.simulation import simulate
+
+
+#: The rooms that hand out DataArrays: once one is imported, ``da.spd`` is registered.
+_ARRAY_ROOMS = frozenset({"spdgraph.sampling", "spdgraph.io", "spdgraph.simulation"})
+
+
+def _register_accessor() -> None:
+    """Give every DataArray ``da.spd`` (importing the accessor registers it).
+
+    The registration belongs here, in the room above the rooms that hand out
+    arrays (:data:`_ARRAY_ROOMS`) and the accessor they are used with: none of
+    them reaches up to the accessor, however spdgraph is imported
+    (``import spdgraph``, ``from spdgraph.sampling import sample``...).
+    """
+    importlib.import_module("spdgraph.accessor")
+
+
+class _ThenRegister(importlib.abc.Loader):
+    """A room's own loader, then :func:`_register_accessor` once the room is complete."""
+
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self._loader.exec_module(module)
+        _register_accessor()
+
+    def __getattr__(self, name: str) -> Any:  # get_source, is_package, resources...
+        return getattr(self._loader, name)
+
+
+class _AccessorOnImport(importlib.abc.MetaPathFinder):
+    """Finds an array room as the other finders do, its loader wrapped (:class:`_ThenRegister`)."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname not in _ARRAY_ROOMS or "spdgraph.accessor" in sys.modules:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _ThenRegister(spec.loader)
+                return spec
+        return None
+
+
+if not any(type(f).__name__ == "_AccessorOnImport" for f in sys.meta_path):
+    sys.meta_path.insert(0, _AccessorOnImport())
 
 
 def __getattr__(name: str) -> Any:

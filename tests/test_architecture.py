@@ -41,6 +41,19 @@ def _is_type_checking_block(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
+def _dynamic_import(call: ast.Call) -> str | None:
+    """The constant module name of ``importlib.import_module("...")``, ``import_module
+    ("...")`` or ``__import__("...")`` (also ``__import__("importlib").import_module``)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name not in ("import_module", "__import__") or not call.args:
+        return None
+    first = call.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
+
+
 def _imports(path: Path, *, type_checking: bool = False) -> set[str]:
     """Every spdgraph module ``path`` imports, at any depth (TYPE_CHECKING blocks
     excluded unless ``type_checking``)."""
@@ -53,6 +66,8 @@ def _imports(path: Path, *, type_checking: bool = False) -> set[str]:
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Call) and (name := _dynamic_import(node)) is not None:
+            found.add(name)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -100,6 +115,19 @@ def test_the_import_graph_is_read():
     assert "spdgraph.sampling._request" in GRAPH["spdgraph.sampling._core"]
     # imports inside functions count
     assert "spdgraph.sampling._lazy" in GRAPH["spdgraph.sampling._core"]
+
+
+def test_dynamic_imports_with_constant_names_are_read(tmp_path):
+    """``importlib.import_module("x")`` and ``__import__("x")`` are arrows like ``import x``."""
+    calls = [
+        'importlib.import_module("spdgraph.accessor")',
+        '__import__("importlib").import_module("spdgraph.io")',
+        '__import__("spdgraph.seeds")',
+        "import_module(name)",  # not a constant: not read
+    ]
+    found = {_dynamic_import(ast.parse(c).body[0].value) for c in calls}  # type: ignore[attr-defined]
+    assert found == {"spdgraph.accessor", "spdgraph.io", "spdgraph.seeds", None}
+    assert "spdgraph.accessor" in GRAPH["spdgraph"]  # the package registers da.spd
 
 
 def test_cycle_finder_finds_a_cycle():
@@ -349,6 +377,8 @@ def test_the_private_name_finder_finds_them(tmp_path):
 #: The one module that renames files into place (``spdgraph.io._atomic``, under the
 #: door ``spdgraph.io._writer``): every other write of an output goes through the door.
 ATOMIC = "spdgraph.io._atomic"
+#: The door: ``save_figure`` saves a figure to the temporary it is given.
+DOOR = "spdgraph.io._writer"
 RENAMES = {("os", "replace"), ("os", "rename"), ("shutil", "move"), ("shutil", "copyfile")}
 
 
@@ -357,13 +387,23 @@ def _own_writers(path: Path) -> list[str]:
     the mark of an atomic writer of one's own. (Scratch files in a temporary
     folder, ``tempfile``, are no output: they are allowed.)"""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lambdas = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
+    in_lambdas = {id(inner) for lam in lambdas for inner in ast.walk(lam)}
+    for node in ast.walk(tree):
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
             and (node.value.id, node.attr) in RENAMES
         ):
             found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+        elif (  # a figure saved straight to its destination, not by write(tmp) at the door
+            isinstance(node, ast.Attribute)
+            and node.attr == "savefig"
+            and id(node) not in in_lambdas
+            and not (path.is_relative_to(ROOT) and _module_name(path) == DOOR)
+        ):
+            found.append(f"line {node.lineno}: savefig")
     return found
 
 
@@ -376,6 +416,9 @@ def test_every_write_goes_through_the_one_door(name):
 
 def test_the_door_finder_finds_a_hand_made_writer(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("import os, shutil\nos.replace('a', 'b')\nshutil.move('a', 'b')\n")
-    assert _own_writers(bad) == ["line 2: os.replace", "line 3: shutil.move"]
+    bad.write_text(
+        "import os, shutil\nos.replace('a', 'b')\nshutil.move('a', 'b')\nfig.savefig(path)\n"
+        "door(path, lambda tmp: fig.savefig(tmp))\n"
+    )
+    assert _own_writers(bad) == ["line 2: os.replace", "line 3: shutil.move", "line 4: savefig"]
     assert _own_writers(MODULES[ATOMIC])  # the one module that does

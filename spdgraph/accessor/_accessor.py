@@ -45,6 +45,7 @@ from spdgraph.accessor._draw import draw_data
 from spdgraph.accessor._layout import MATRIX_DIMS, SpdArrayView
 from spdgraph.accessor._plot import PlotMixin
 from spdgraph.errors import MatrixError
+from spdgraph.layout import is_sparse
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -162,7 +163,7 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         >>> bool(pc[0, 1] == -prec[0, 1])  # unit-diagonal precision: just the sign flips
         True
         """
-        if _sparse.is_sparse(self._da):
+        if is_sparse(self._da):
             return _sparse.sparse_partial_correlation(self)
         omega, structural = self._on_scale("partial_correlation()", "precision")
         values = partial_correlation(omega)
@@ -209,13 +210,16 @@ class SpdAccessor(PlotMixin, SpdArrayView):
                 _plain_label(label): self._da.isel(group=k).spd.graph(backend)
                 for k, label in enumerate(self._da["group"].values)
             }
-        if _sparse.is_sparse(self._da):
+        if is_sparse(self._da):
             return _sparse.sparse_graph(self, backend)
         kind = self._graph_kind(self._kind_or_none() or "covariance")
-        return graph_out(self._adjacency_values(), self._labels(), kind, backend)
+        return graph_out(self._adjacency_values("graph()"), self._labels(), kind, backend)
 
     def adjacency(self) -> xr.DataArray:
         """The graph as a labelled boolean ``(node, node_2)`` DataArray.
+
+        Sparse (a PyData ``sparse`` array) for a sparse result, whose graph may
+        not fit densely.
 
         Examples
         --------
@@ -225,7 +229,10 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         >>> a.name, a.dtype, bool(a.sel(node="x", node_2="y"))
         ('adjacency', dtype('bool'), True)
         """
-        values = self._adjacency_values().copy()
+        if is_sparse(self._da.coords.get("adjacency")):  # the sparse graph, kept sparse
+            values: Any = _sparse.sparse_adjacency(self._da)
+        else:
+            values = self._adjacency_values("adjacency()").copy()
         coords: dict[str, Any] = {}
         if "node" in self._da.coords:
             coords = {
@@ -247,7 +254,7 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         >>> cov.spd.draw(10, seed=0).spd.to_numpy().shape
         (10, 3)
         """
-        if _sparse.is_sparse(self._da):  # refused when the dense array would not fit
+        if is_sparse(self._da):  # refused when the dense array would not fit
             return _sparse.sparse_to_numpy(self)
         return np.array(self._da.values, dtype=np.float64)
 
@@ -289,11 +296,11 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         ...
         spdgraph.errors.MatrixError: matrix 0 has a non-zero entry 0.01 at [0, 2] (nodes 0 ...
         """
-        if _sparse.is_sparse(self._da):  # on the stored entries, PD proven
+        if is_sparse(self._da):  # on the stored entries, PD proven
             return _sparse.check_sparse(self)
         kind = self._kind()
-        m = self._stack()
-        adjacency = self._adjacency_values()
+        m = self._stack("check()")
+        adjacency = self._adjacency_values("check()")
         if adjacency.shape != m.shape[1:]:
             raise MatrixError(
                 f"the 'adjacency' coordinate is {adjacency.shape} but the matrix is {m.shape[1:]}."

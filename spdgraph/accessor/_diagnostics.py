@@ -21,6 +21,7 @@ from spdgraph._kernels.numerics import (
     partial_correlation,
 )
 from spdgraph.errors import InvalidOptionError
+from spdgraph.layout import dense_values
 
 __all__ = ["diagnostics"]
 
@@ -43,8 +44,9 @@ def _matrices(da: object) -> tuple[np.ndarray, np.ndarray, bool]:
             "(the graph); it is missing. Re-attach it with "
             "da.assign_coords(adjacency=(('node', 'node_2'), adjacency))."
         )
-    adjacency = np.asarray(da["adjacency"].values, dtype=bool)
-    values = np.asarray(da.values, dtype=np.float64)  # computes a dask-backed array
+    # a sparse result densified only when it fits (eigenvalues need the dense matrix)
+    adjacency = np.asarray(dense_values(da["adjacency"], "diagnostics"), dtype=bool)
+    values = np.asarray(dense_values(da, "diagnostics"), dtype=np.float64)  # dask: computed
     stacked = values.ndim == 3
     if not stacked:
         values = values[None]

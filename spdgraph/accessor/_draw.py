@@ -154,7 +154,7 @@ def draw_data(
     """
     if "group" in view._da.dims:
         return _draw_groups(view, n_obs, seed, marginals, missing)
-    from spdgraph.accessor._sparse import is_sparse
+    from spdgraph.layout import is_sparse
 
     if is_sparse(view._da) or method != "cholesky":
         return _draw_sparse(view, n_obs, seed, marginals, missing, method, tolerance)
@@ -212,7 +212,8 @@ def _draw_sparse(
     method: str,
     tolerance: float,
 ) -> xr.DataArray:
-    from spdgraph.accessor._sparse import draw_sparse, is_sparse
+    from spdgraph.accessor._sparse import draw_sparse
+    from spdgraph.layout import is_sparse
 
     if not is_sparse(view._da):
         raise InvalidOptionError(

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.errors import InvalidOptionError
+from spdgraph.errors import InvalidOptionError, TooLargeError
 from spdgraph.plugins.backends import call_backend, graph_backend, graph_backends
-from spdgraph.plugins.types import GraphData
+from spdgraph.plugins.types import GraphData, SparseGraphData
 
 
 def graph_out(adjacency: np.ndarray, labels: Sequence[Any], kind: str, backend: str) -> Any:
@@ -45,3 +45,21 @@ def graph_out(adjacency: np.ndarray, labels: Sequence[Any], kind: str, backend: 
         )
     data = GraphData(adjacency=adjacency, labels=list(labels), attrs={"kind": kind})
     return call_backend(found, plugin, "from_graph", data)
+
+
+def sparse_graph_out(upper: Any, labels: Sequence[Any], kind: str, backend: str) -> Any | None:
+    """The graph of the upper-triangle edges ``upper`` (int8 CSR) in ``backend``'s type,
+    by the backend's ``from_sparse``; None when the backend has none (then the caller
+    hands the dense adjacency to :func:`graph_out`, if it fits)."""
+    found, plugin = graph_backend(backend)
+    if found.from_sparse is None:
+        return None
+    data = SparseGraphData(upper=upper, labels=list(labels), attrs={"kind": kind})
+    try:
+        return call_backend(found, plugin, "from_sparse", data)
+    except MemoryError as exc:  # a type holding p x p values (numpy) at a sparse size
+        raise TooLargeError(
+            f"graph({backend!r}) of this sparse result ({len(data.labels):,} nodes) does not "
+            f"fit in memory as a {backend} graph ({exc}); use a sparse type: 'scipy', "
+            "'sparse', 'networkx', 'igraph', 'rustworkx' or 'networkit'."
+        ) from exc

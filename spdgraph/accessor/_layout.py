@@ -8,7 +8,6 @@ that does not have it. :class:`spdgraph.accessor.SpdAccessor` builds on it.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from spdgraph._kernels.numerics import (
     plain,
 )
 from spdgraph.errors import MatrixError
+from spdgraph.layout import dense_values
 
 __all__ = ["MATRIX_DIMS", "STACK_DIMS", "SpdArrayView"]
 
@@ -83,11 +83,13 @@ class SpdArrayView:
             )
         return kind
 
-    def _stack(self) -> np.ndarray:
+    def _stack(self, what: str = "this method") -> np.ndarray:
         """Values as an (n, p, p) float64 array (a copy-free view when possible).
 
         Complex, object, string and date values are refused (MatrixError): a
-        cast to float64 would drop an imaginary part or fail half-way.
+        cast to float64 would drop an imaginary part or fail half-way. A sparse
+        result is densified for ``what`` only when it fits
+        (:func:`spdgraph.layout.dense_values`, else a TooLargeError).
         """
         stacked = self._stacked()
         dtype = self._da.dtype
@@ -100,10 +102,10 @@ class SpdArrayView:
                 "symmetric matrices. Take the real part (da.real) only if the imaginary part "
                 "is known to be zero, or convert the values to float64 first."
             )
-        values = np.asarray(self._da.values, dtype=np.float64)
+        values = np.asarray(dense_values(self._da, what), dtype=np.float64)
         return values if stacked else values[None]
 
-    def _pattern(self) -> tuple[np.ndarray, bool]:
+    def _pattern(self, what: str = "this method") -> tuple[np.ndarray, bool]:
         """The mask of entries that may be non-zero, and whether the rest must be zero.
 
         With an ``adjacency`` coordinate and structural zeros (``attrs
@@ -112,7 +114,7 @@ class SpdArrayView:
         """
         p = self._da.sizes["node"]
         if "adjacency" in self._da.coords and self._structural():
-            adjacency = self._adjacency_values()
+            adjacency = self._adjacency_values(what)
             if adjacency.shape == (p, p):
                 return adjacency, True
         return ~np.eye(p, dtype=bool), False
@@ -121,10 +123,10 @@ class SpdArrayView:
         """The ``(n, p, p)`` stack, verified finite, exactly symmetric, zero on the
         non-edges of its own ``adjacency`` (structural zeros) and positive definite
         (a Cholesky) before ``what`` computes on it; else a MatrixError."""
-        m = self._stack()
+        m = self._stack(what)
         if m.shape[0] == 0:
             return m
-        pattern, structural = self._pattern()
+        pattern, structural = self._pattern(what)
         violation = find_violation(m, pattern, structural=structural)
         if violation is not None:
             if violation.problem == "nonzero":
@@ -181,7 +183,7 @@ class SpdArrayView:
             return m, self._structural()
         return self._inverse(m, what), False
 
-    def _adjacency_values(self) -> np.ndarray:
+    def _adjacency_values(self, what: str = "this method") -> np.ndarray:
         da = self._da
         if "adjacency" not in da.coords:
             raise MatrixError(
@@ -194,9 +196,8 @@ class SpdArrayView:
             raise MatrixError(
                 f"the 'adjacency' coordinate must have dims {MATRIX_DIMS}, got {adj.dims}."
             )
-        data = adj.data
-        # a sparse graph (a sparse result's, kept beside its densified values) is read whole
-        values = np.asarray(data.todense() if _is_pydata_sparse(data) else adj.values)
+        # a sparse graph is read whole only when it fits (else a TooLargeError naming what)
+        values = np.asarray(dense_values(adj, what))
         if values.dtype != bool:
             raise MatrixError(
                 f"the 'adjacency' coordinate must be boolean, got dtype {values.dtype}."
@@ -212,7 +213,10 @@ class SpdArrayView:
         if "node" not in da.dims:
             self._stacked()  # a MatrixError saying what the dims should be
         if "node" in da.coords:
-            return [plain(x) for x in da["node"].values]
+            values = da["node"].values
+            if values.dtype.kind in "iuf":  # numbers: one conversion (10**6 labels fast)
+                return list(values.tolist())
+            return [plain(x) for x in values]
         return list(range(da.sizes["node"]))
 
     def _graph_kind(self, kind: str) -> str:
@@ -270,9 +274,3 @@ class SpdArrayView:
             return self._kind()
         except MatrixError:
             return None
-
-
-def _is_pydata_sparse(data: object) -> bool:
-    """Whether ``data`` is a PyData sparse array (without importing ``sparse``)."""
-    module = sys.modules.get("sparse")
-    return module is not None and isinstance(data, module.SparseArray)

@@ -190,7 +190,8 @@ class PlotMixin:
         18
         """
         plt = _pyplot()
-        from spdgraph.accessor._sparse import is_sparse, sparse_plot
+        from spdgraph.accessor._sparse import sparse_plot
+        from spdgraph.layout import is_sparse
 
         if is_sparse(self._da):  # histograms: a p x p heatmap means nothing at p = 10**6
             return sparse_plot(self, sample)  # type: ignore[arg-type]

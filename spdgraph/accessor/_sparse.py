@@ -17,7 +17,8 @@ import numpy as np
 import xarray as xr
 
 from spdgraph._machine import available_memory
-from spdgraph.errors import InvalidOptionError, MatrixError, TooLargeError, written
+from spdgraph.errors import InvalidOptionError, MatrixError, written
+from spdgraph.layout import dense_values, is_sparse
 from spdgraph.seeds import DRAW, SeedLike, domain_stream, seed_attrs, seed_sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,6 +29,7 @@ __all__ = [
     "check_sparse",
     "draw_sparse",
     "is_sparse",
+    "sparse_adjacency",
     "sparse_graph",
     "sparse_partial_correlation",
     "sparse_to_numpy",
@@ -36,14 +38,6 @@ __all__ = [
 #: ``da.spd.draw(method=...)`` on a sparse matrix: exact (sparse Cholesky) or
 #: conjugate gradients (exact up to the recorded tolerance).
 DRAW_METHODS = ("cholesky", "cg")
-
-
-def is_sparse(da: xr.DataArray) -> bool:
-    """Whether ``da`` is backed by a PyData sparse array (a ``sparse=True`` result)."""
-    import sys
-
-    sparse = sys.modules.get("sparse")
-    return sparse is not None and isinstance(da.data, sparse.SparseArray)
 
 
 def _matrices(da: xr.DataArray, stacked: bool) -> list[Any]:
@@ -128,8 +122,11 @@ def draw_sparse(
     streams = view._stream_indices(stacked, n)
     out = np.empty((n, n_obs, p), dtype=np.float64)
     entries: list[int] = []
+    adjacency = _adjacency_csr(view._da) if view._structural() else None
     for k, csr in enumerate(matrices):
         _checked(csr, k, "draw()")
+        if adjacency is not None:
+            _check_structure(csr, adjacency, k, "draw()")
         stream = domain_stream(root, DRAW, streams[k])
         z = stream.standard_normal((n_obs, p))
         if method == "cholesky":
@@ -254,17 +251,7 @@ def check_sparse(view: SpdArrayView) -> xr.DataArray:
     for k, csr in enumerate(_matrices(da, view._stacked())):
         _checked(csr, k, "check()")
         if structural:
-            from spdgraph._kernels.sparse import first_structure_violation
-
-            code, i, j = first_structure_violation(
-                csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data,
-                adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64),
-            )  # fmt: skip
-            if code == 2:
-                raise MatrixError(
-                    f"matrix {k} is non-zero at [{i}, {j}], a non-edge of its adjacency "
-                    "coordinate: the zeros must be exactly the non-edges."
-                )
+            _check_structure(csr, adjacency, k, "check()")
         try:
             proof = prove_positive_definite(
                 csr, what=f"matrix {k}", budget_bytes=available_memory()
@@ -275,6 +262,23 @@ def check_sparse(view: SpdArrayView) -> xr.DataArray:
     # what the proof gives, shown on the array (as the sampler records it)
     da.attrs["certificate_lambda_min_lower_bound"] = bounds if view._stacked() else bounds[0]
     return da
+
+
+def _check_structure(csr: Any, adjacency: Any, k: int, what: str) -> None:
+    """A MatrixError when matrix ``k`` stores a non-zero on a non-edge of ``adjacency``
+    (its structural zeros), as the dense accessor refuses such a matrix."""
+    from spdgraph._kernels.sparse import first_structure_violation
+
+    code, i, j = first_structure_violation(
+        csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data,
+        adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64),
+    )  # fmt: skip
+    if code == 2:
+        raise MatrixError(
+            f"{what}: matrix {k} is non-zero at [{i}, {j}], a non-edge of its adjacency "
+            "coordinate: the zeros must be exactly the non-edges. Fix the values or the "
+            "coordinate, or set attrs['structural_zeros'] = 0 if its zeros are not the graph."
+        )
 
 
 def _adjacency_csr(da: xr.DataArray) -> Any:
@@ -312,44 +316,37 @@ def sparse_partial_correlation(view: SpdArrayView) -> xr.DataArray:
 
 
 def sparse_graph(view: SpdArrayView, backend: str) -> Any:
-    """The graph from the sparse adjacency coordinate, in ``backend``'s type (scipy: as is)."""
-    adjacency = _adjacency_csr(view._da)
-    labels = view._labels()
-    if backend == "scipy":
-        return adjacency
-    if backend == "networkx":
-        import networkx as nx
+    """The graph from the sparse adjacency coordinate, in ``backend``'s type.
 
-        graph = nx.Graph()
-        graph.add_nodes_from(labels)
-        upper = adjacency.tocoo()
-        keep = upper.row < upper.col
-        graph.add_edges_from(
-            zip(
-                [labels[i] for i in upper.row[keep]],
-                [labels[j] for j in upper.col[keep]],
-                strict=True,
-            )
-        )
-        graph.graph["kind"] = view._graph_kind(view._kind_or_none() or "covariance")
-        return graph
-    raise InvalidOptionError(
-        f"graph({backend!r}) of a sparse result: the sparse path builds 'networkx' or "
-        "'scipy' graphs (a dense adjacency for other backends would not fit at this size)."
-    )
+    Built by the backend's ``from_sparse`` from the upper-triangle edges (no
+    ``p x p`` array); a backend without ``from_sparse`` gets the dense
+    adjacency through ``from_graph`` when it fits (else a TooLargeError).
+    """
+    import scipy.sparse
+
+    from spdgraph.accessor._graph_out import graph_out, sparse_graph_out
+
+    adjacency = _adjacency_csr(view._da)
+    kind = view._graph_kind(view._kind_or_none() or "covariance")
+    upper = scipy.sparse.csr_array(scipy.sparse.triu(adjacency, k=1), dtype=np.int8)
+    upper.sort_indices()
+    built = sparse_graph_out(upper, view._labels(), kind, backend)
+    if built is not None:
+        return built
+    dense = np.asarray(dense_values(view._da.coords["adjacency"], f"graph({backend!r})"))
+    return graph_out(dense, view._labels(), kind, backend)
+
+
+def sparse_adjacency(da: xr.DataArray) -> Any:
+    """The graph as a symmetric boolean PyData ``sparse.COO`` (never densified)."""
+    import sparse
+
+    return sparse.COO.from_scipy_sparse(_adjacency_csr(da).tocoo()).astype(bool)
 
 
 def sparse_to_numpy(view: SpdArrayView) -> np.ndarray:
     """The dense values, refused before allocation when they would not fit."""
-    need = 8 * int(np.prod(view._da.shape))
-    available = available_memory()
-    if available is not None and 2 * need > available:
-        raise TooLargeError(
-            f"to_numpy() of this sparse result would be a dense array of "
-            f"{need / 2**30:,.1f} GiB, beyond the {available / 2**30:,.1f} GiB available; "
-            "keep it sparse (da.data.to_scipy_sparse() for one matrix)."
-        )
-    return np.asarray(view._da.data.todense(), dtype=np.float64)
+    return np.asarray(dense_values(view._da, "to_numpy()"), dtype=np.float64)
 
 
 def sparse_plot(view: SpdArrayView, sample: int | None = None) -> Any:

@@ -62,9 +62,13 @@ def _save_demo_picture(firsts: list[tuple[str, Any]], path: str) -> None:
     """The :func:`_demo_figure`, saved to ``path``."""
     import matplotlib.pyplot as plt
 
+    from spdgraph.io import save_figure
+
     fig = _demo_figure(firsts)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120, bbox_inches="tight")
+    finally:
+        plt.close(fig)
     print(f"picture: {path}")
 
 

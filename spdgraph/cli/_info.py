@@ -119,9 +119,13 @@ def save_picture(da: Any, path: str) -> None:
     import matplotlib.pyplot as plt
 
     first = da.isel(sample=slice(0, 4)) if "sample" in da.dims else da
+    from spdgraph.io import save_figure
+
     fig = first.load().spd.plot()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120, bbox_inches="tight")
+    finally:
+        plt.close(fig)
     print(f"picture: {path}")
 
 
@@ -171,6 +175,10 @@ def _print_info(da: Any, args: argparse.Namespace, fmt: Any) -> int:
     matrix_dims = da.dims in (("node", "node_2"), ("sample", "node", "node_2"))
     if not matrix_dims or "adjacency" not in da.coords:
         return 0
+    from spdgraph.layout import SPARSE, layout_of
+
+    if layout_of(da) == SPARSE:  # on the stored entries: never p x p
+        return _print_sparse_info(da, line)
     adjacency = np.asarray(da["adjacency"].values, dtype=bool)
     p = adjacency.shape[0]
     edges = int(np.triu(adjacency, 1).sum())
@@ -216,6 +224,42 @@ def _print_info(da: Any, args: argparse.Namespace, fmt: Any) -> int:
         + (", exact zeros" if structural else "")
         + (", positive definite)" if check_pd else ")")
     )
+    return 0
+
+
+def _print_sparse_info(da: Any, line: Any) -> int:
+    """The graph, the link strength and the check of a sparse result, on its stored entries
+    (eigenvalues and condition numbers of a p x p matrix are out of reach at its sizes)."""
+    import numpy as np
+    import scipy.sparse
+
+    from spdgraph.errors import MatrixError
+
+    graph = da.spd.graph("scipy")
+    p, edges = graph.shape[0], graph.nnz // 2
+    density = edges / (p * (p - 1) / 2) if p > 1 else 0.0
+    line("graph", f"{edges} edges, density {density:.3g} (sparse: stored entries only)")
+    stacked = da.dims[0] == "sample"
+    matrices = [da.data[k] for k in range(da.sizes["sample"])] if stacked else [da.data]
+    if not matrices:
+        print("diagnostics: none (no matrices)")
+        return 0
+    strengths = []
+    for matrix in matrices:
+        coo = scipy.sparse.coo_array(matrix.to_scipy_sparse())
+        off = coo.row != coo.col
+        diagonal = coo.tocsr().diagonal()
+        ratios = np.abs(coo.data[off]) / np.abs(diagonal[coo.row[off]])
+        strengths.append(float(ratios.max(initial=0.0)))
+    n = len(matrices)
+    print(f"diagnostics over {n} sparse matri{'x' if n == 1 else 'ces'}:")
+    print(f"  link strength R = max_(i<j edge) |m_ij|/m_ii: {_spread(np.array(strengths))}")
+    try:
+        da.spd.check()
+    except MatrixError as exc:
+        print(f"  check: FAILED ({exc})")
+        return 1
+    print("  check: ok (exactly symmetric, exact zeros, positive definite: proven sparse)")
     return 0
 
 

@@ -40,17 +40,13 @@ __all__: list[str] = []
 
 def _check_sparse_output(output: Path, format: str | None) -> None:
     """``--sparse``: a netCDF or Zarr output (the triplets' formats), before any work."""
-    from spdgraph.errors import InvalidOptionError
-    from spdgraph.io import check_dataset_format
+    from spdgraph.io import check_dataset_format, check_sparse_format, file_formats
 
-    name = "csv"  # save_simulation: any path without a Dataset format's suffix is a folder
-    if format is not None or output.suffix.lower() in (".nc", ".nc4", ".zarr"):
-        name = check_dataset_format(output, format).name
-    if name not in ("netcdf", "zarr"):
-        raise InvalidOptionError(
-            f"--sparse writes the sparse precision as coordinate triplets, which the {name} "
-            "format cannot hold; name a .nc or .zarr output."
-        )
+    # save_simulation: any path without a registered Dataset format's suffix is a CSV folder
+    suffixes = {s for f in file_formats().values() if f.holds_datasets for s in f.suffixes}
+    unnamed = format is None and output.suffix.lower() not in suffixes
+    fmt = check_dataset_format(output, "csv" if unnamed else format)
+    check_sparse_format(fmt, "--sparse writes the precision sparse (sample(..., sparse=True))")
 
 
 def _graph_argument(args: argparse.Namespace) -> str:
@@ -77,8 +73,14 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from spdgraph.simulation import canonical_family, check_simulation_target, save_simulation
 
     output = Path(args.output)
-    if args.format == "csv" and output.suffix.lower() in (".nc", ".zarr"):
-        raise InvalidOptionError(f"--format csv writes a folder; {args.output!r} names a file.")
+    named = spdgraph.io.file_formats().get(args.format or "")
+    other = next((f for f in spdgraph.io.file_formats().values()
+                  if output.suffix.lower() in f.suffixes), None)  # fmt: skip
+    if named is not None and other is not None and other.name != named.name:
+        raise InvalidOptionError(
+            f"--format {named.name} writes {named.title}; {args.output!r} names a "
+            f"{other.title} output. Drop --format or change the suffix."
+        )
     if args.sparse:  # before any work
         _check_sparse_output(output, _output_format(args))
     check_simulation_target(output, args.overwrite, _output_format(args))  # before any work

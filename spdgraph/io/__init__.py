@@ -19,11 +19,13 @@ graph file's node count from its header, for the memory guard), ``write_table``
 ``write_atomically`` (any file or folder through ``write(tmp)``, with the checks
 ``save`` makes), ``save_dataset`` (a Dataset in a registered format that holds
 one: simulations, a study's results; ``check_dataset_format`` refuses one that
-does not, before any work), ``atomic_path`` (the same door as a
-context manager), ``writes_abandoned`` / ``exit_now`` (an
-interrupted write still ending); ``dataset_with_digests`` / ``verify_dataset``
-(a Dataset's digests, stamped before a save and checked on open, eagerly or
-block by block; :data:`DIGESTS` names the attribute).
+does not, before any work; ``check_sparse_format`` refuses a sparse array or Dataset
+for a format that would densify it), ``atomic_path`` (the same door as a
+context manager), ``save_figure`` (a matplotlib figure through the door),
+``writes_abandoned`` / ``exit_now`` (an interrupted write still ending);
+``dataset_with_digests`` / ``verify_dataset`` (a Dataset's digests, stamped
+before a save and checked on open, eagerly or block by block; :data:`DIGESTS`
+names the attribute).
 """
 
 from spdgraph.io._atomic import exit_now, writes_abandoned
@@ -48,8 +50,10 @@ from spdgraph.io._tables import read_tables, save_csv, write_table
 from spdgraph.io._writer import (
     atomic_path,
     check_dataset_format,
+    check_sparse_format,
     check_writable,
     save_dataset,
+    save_figure,
     write_atomically,
 )
 from spdgraph.plugins.graph_files import count_graph_file, read_graph
@@ -60,6 +64,7 @@ __all__ = [
     "as_path",
     "atomic_path",
     "check_dataset_format",
+    "check_sparse_format",
     "check_writable",
     "count_graph_file",
     "dataset_with_digests",
@@ -78,6 +83,7 @@ __all__ = [
     "save",
     "save_csv",
     "save_dataset",
+    "save_figure",
     "simulation_file",
     "simulation_inputs",
     "simulation_truth",
@@ -87,8 +93,3 @@ __all__ = [
     "write_table",
     "writes_abandoned",
 ]
-
-# The arrays this package hands out have ``da.spd`` even when it is imported directly
-# (``import spdgraph`` itself imports lazily). Registered last, at run time: the accessor
-# uses this package, which is complete by now.
-__import__("importlib").import_module("spdgraph.accessor")

@@ -18,7 +18,7 @@ import xarray as xr
 from spdgraph.errors import InvalidOptionError
 from spdgraph.io._digests import DIGESTS, bad_text, check_labels, stamp
 
-__all__ = ["LIST_ATTRS", "prepare", "restore"]
+__all__ = ["LIST_ATTRS", "open_whole_dataset", "prepare", "restore"]
 
 #: Attribute (in files only) naming the attrs that were Python lists.
 LIST_ATTRS = "spdgraph_list_attrs"
@@ -115,3 +115,14 @@ def restore(da: xr.DataArray) -> xr.DataArray:
         for k, v in attrs.items()
     }
     return da
+
+
+def open_whole_dataset(path: object, chunks: object, **options: object) -> xr.Dataset:
+    """A stored Dataset through xarray (``options``: its engine): loaded and closed when
+    ``chunks`` is None, else left on disk as dask arrays of the dim sizes ``chunks``
+    (a dict) asks for. The ``open_dataset`` of the netCDF and Zarr formats."""
+    if chunks is None:
+        with xr.open_dataset(path, **options) as opened:  # type: ignore[arg-type]
+            return opened.load()
+    ds = xr.open_dataset(path, chunks={}, **options)  # type: ignore[arg-type]
+    return ds.chunk({d: n for d, n in dict(chunks).items() if d in ds.dims})  # type: ignore[call-overload]

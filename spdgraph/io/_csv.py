@@ -11,7 +11,9 @@ provenance. ``recognises`` tells a table or a folder of tables by its content.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import xarray as xr
 
@@ -19,7 +21,10 @@ from spdgraph.io._tables import read_tables, save_csv, write_csv
 from spdgraph.plugins.formats import FileFormat
 from spdgraph.plugins.hookspecs import offering
 
-__all__ = ["CSV", "recognises", "save_dataset", "spdgraph_file_formats"]
+__all__ = ["CSV", "open_dataset", "recognises", "save_dataset", "spdgraph_file_formats"]
+
+#: The variables of a simulation folder, each a table (or a folder of tables).
+MATRICES = ("precision", "covariance", "partial_correlation", "data")
 
 
 def _is_number(text: str) -> bool:
@@ -90,6 +95,48 @@ def save_dataset(ds: xr.Dataset, folder: Path) -> None:
     attrs.to_csv(folder / "attributes.csv", index_label="attribute")
 
 
+def open_dataset(folder: Path, chunks: Mapping[str, int] | None = None) -> xr.Dataset:
+    """The Dataset of a folder ``save_dataset`` wrote (a simulation), read whole
+    (``chunks`` is ignored: a table is read at once). CSV keeps no matrix
+    provenance: the matrices' ``kind`` come from their names, the attrs as text."""
+    import numpy as np
+    import pandas as pd
+
+    def table(name: str) -> xr.DataArray:
+        path = folder / name if (folder / name).is_dir() else folder / f"{name}.csv"
+        return read_tables(path).drop_vars("adjacency", errors="ignore")
+
+    arrays: dict[str, Any] = {}
+    for name in MATRICES:
+        da = table(name)
+        if name == "data" and da.dims[-2:] == ("node", "node_2"):  # an obs x p table
+            da = da.rename(node="obs", node_2="node")
+        arrays[name] = da.rename(name)
+    labels = arrays["precision"]["node"].values
+    group_files = sorted(folder.glob("adjacency_group_*.csv"))
+    if group_files:
+        adjacency = np.stack([pd.read_csv(f).to_numpy() != 0 for f in group_files])
+        dims: tuple[str, ...] = ("group", "node", "node_2")
+    else:
+        adjacency = pd.read_csv(folder / "adjacency.csv").to_numpy() != 0
+        dims = ("node", "node_2")
+    attrs = pd.read_csv(folder / "attributes.csv", index_col=0)["value"].to_dict()
+    graph_kind = str(attrs.get("kind", "precision"))
+    for name in MATRICES[:3]:  # what the matrices are (CSV keeps no attrs)
+        arrays[name].attrs = {"kind": name, "graph_kind": graph_kind}
+    arrays["data"].attrs = {"source_kind": graph_kind}
+    ds = xr.Dataset(arrays, attrs={str(k): v for k, v in attrs.items()})
+    ds = ds.assign_coords(node=labels, node_2=labels, adjacency=(dims, adjacency))
+    return ds
+
+
+def variables(folder: Path) -> list[str]:
+    """The tables of a folder ``save_dataset`` wrote (``attributes.csv`` marks one)."""
+    if not (folder.is_dir() and (folder / "attributes.csv").is_file()):
+        return []
+    return [p.stem if p.suffix == ".csv" else p.name for p in folder.iterdir()]
+
+
 CSV = FileFormat(
     name="csv",
     suffixes=(".csv",),
@@ -99,6 +146,9 @@ CSV = FileFormat(
     folder=True,
     description="CSV tables",
     save_dataset=save_dataset,
+    keeps_digests=False,
+    variables=variables,
+    open_dataset=open_dataset,
 )
 
 

@@ -83,6 +83,8 @@ def _update(sha: Any, values: Any) -> None:
     if is_sparse(values):  # its canonical triplets: shape, coordinates, values
         coo = canonical(values)
         sha.update(b"sparse" + repr(tuple(coo.shape)).encode())
+        if coo.fill_value != 0:  # how the unstored entries read (0 keeps older digests)
+            sha.update(b"fill" + repr(float(coo.fill_value)).encode())
         _update(sha, coo.coords)
         _update(sha, coo.data)
         return

@@ -34,7 +34,7 @@ import xarray as xr
 
 from spdgraph import _machine
 from spdgraph._machine import require_dask
-from spdgraph.errors import FileError, TooLargeError
+from spdgraph.errors import FileError, InvalidOptionError, TooLargeError, written
 from spdgraph.io._atomic import compute_unless, in_slabs
 from spdgraph.io._content import prepare, restore
 from spdgraph.io._digests import DIGESTS, read_block_digests
@@ -42,9 +42,9 @@ from spdgraph.io._digests import verify as check_digests
 from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 from spdgraph.io._paths import as_path
-from spdgraph.io._sparse import is_sparse
-from spdgraph.io._writer import check_writable, guarded_write, save_dataset
+from spdgraph.io._writer import check_sparse_format, check_writable, guarded_write, save_dataset
 from spdgraph.io._zarr import UNNAMED
+from spdgraph.layout import SPARSE, is_sparse, layout_of
 
 __all__ = ["open", "read_array", "save", "write_array"]
 
@@ -108,7 +108,7 @@ def save(
             from spdgraph.io._digests import dataset_with_digests
             from spdgraph.io._writer import check_dataset_format
 
-            if check_dataset_format(as_path(path), format).name != "csv":
+            if check_dataset_format(as_path(path), format).keeps_digests:
                 da = dataset_with_digests(da)
         return save_dataset(da, path, overwrite=overwrite, format=format)
     return write_array(da, path, overwrite=overwrite, format=format)
@@ -137,11 +137,16 @@ def write_array(
     """
     path = as_path(path)
     fmt = check_writable(path, overwrite=overwrite, format=format)
+    sparse = layout_of(da) == SPARSE
+    if sparse:  # refused before anything is written, never densified on the way
+        check_sparse_format(fmt, "this array is sparse (sample(..., sparse=True))")
     prepared = prepare(da)
     lazy = prepared.chunks is not None
 
     def write(tmp: Path, abandoned: threading.Event) -> None:
-        if fmt.save_delayed is None or not (lazy or _has_dask()):
+        if sparse:  # its triplets in one write: as large as the stored entries, not p x p
+            fmt.save(prepared, tmp)
+        elif fmt.save_delayed is None or not (lazy or _has_dask()):
             fmt.save(prepared.load() if lazy else prepared, tmp)
         else:
             source = prepared if lazy else in_slabs(prepared)
@@ -228,7 +233,11 @@ def open(
         ``None`` (default) loads the values into memory and closes the file.
         An int (matrices per chunk along ``sample``) or a dict of dim sizes
         opens lazily as a dask array (needs dask); each block of values is
-        checked against its digest as it is read.
+        checked against its digest as it is read. Dims the file does not have
+        are ignored (a single matrix has no ``sample``). A sparse file
+        (``sample(..., sparse=True)``) is read as its stored entries, sparse
+        and verified, whatever ``chunks`` says; a simulation lazily as
+        :func:`spdgraph.io.open_simulation` opens it.
     verify
         Check the file against the digests stored in it (default): an edited
         value, label, graph or attribute, or swapped chunks, raise
@@ -260,8 +269,8 @@ def open(
     """
     from spdgraph.io._simulation import open_simulation, simulation_file
 
-    if chunks is None and simulation_file(as_path(path)):
-        return open_simulation(path, verify=verify)  # what spdgraph.simulate returned
+    if simulation_file(as_path(path)):  # what spdgraph.simulate returned, eager or lazy
+        return open_simulation(path, chunks=chunks, verify=verify)
     return read_array(path, chunks=chunks, load=True, verify=verify)
 
 
@@ -279,7 +288,12 @@ def read_array(
         raise FileError(f"cannot open {os.fspath(path)!r}: no such file or directory.")
     fmt = format_for_reading(path, format)
     fmt.requires()
-    if isinstance(chunks, int) and not isinstance(chunks, bool):
+    if isinstance(chunks, bool) or not isinstance(chunks, int | dict | None):
+        raise InvalidOptionError(
+            f"chunks must be a positive integer (matrices per chunk) or a dict of dim -> "
+            f"size, got {written(chunks)}."
+        )
+    if isinstance(chunks, int):
         chunks = {"sample": chunks}
     if chunks is not None:
         require_dask("spdgraph.open(..., chunks=...)")
@@ -289,9 +303,9 @@ def read_array(
         da = fmt.open(path)
         if isinstance(da, xr.Dataset):  # a whole Dataset (save_dataset): as it was written
             return da.load() if chunks is None and load else da
-        if chunks is not None:
-            da = da.chunk(chunks)
-        else:
+        if chunks is not None and layout_of(da) != SPARSE:  # sparse: its stored entries
+            da = _guarded_chunks(da, chunks, fmt, path)
+        elif chunks is None:
             _check_fits(da, path)
             if load:
                 da = da.load()
@@ -302,11 +316,7 @@ def read_array(
         if isinstance(exc, ValueError) and not is_checksum_error(exc):
             raise _unreadable(path, fmt, exc) from exc
         # HDF5 refused to decode a chunk, or a Zarr chunk failed its CRC32C
-        raise FileError(
-            f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(fmt, path)} "
-            f"failed the storage's checks ({exc}); the file is corrupted or truncated. "
-            "Write it again (spdgraph.save stores a checksum of the values)."
-        ) from exc
+        raise _corrupted(path, fmt, exc) from exc
     except (OSError, KeyError, TypeError) as exc:
         raise _unreadable(path, fmt, exc) from exc
     if not isinstance(da, xr.DataArray):
@@ -319,6 +329,50 @@ def read_array(
         da = check_digests(da, os.fspath(path), values=chunks is None and load, required=True)
     da.attrs.pop(DIGESTS, None)
     return da
+
+
+class _GuardedReads:
+    """A variable left on disk whose every read turns a storage failure into a FileError.
+
+    The storage checks a block (netCDF's Fletcher32, a Zarr chunk's CRC32C) only
+    when a lazy array's ``.compute()`` reads it: the libraries' raw errors are
+    reported there, as an eager open reports them, naming the file and variable.
+    """
+
+    def __init__(self, variable: xr.Variable, fmt: FileFormat, path: Path) -> None:
+        self.variable, self.fmt, self.path = variable, fmt, path
+        self.shape, self.dtype, self.ndim = variable.shape, variable.dtype, variable.ndim
+
+    def __getitem__(self, key: Any) -> Any:
+        import numpy as np
+
+        try:
+            return np.asarray(self.variable[key].values)
+        except (RuntimeError, ValueError) as exc:
+            if isinstance(exc, ValueError) and not is_checksum_error(exc):
+                raise
+            raise _corrupted(self.path, self.fmt, exc) from exc
+
+
+def _guarded_chunks(da: xr.DataArray, chunks: dict[str, int], fmt: FileFormat, path: Path) -> Any:
+    """``da`` (values on disk) as a dask array of ``chunks`` (dims it lacks ignored; the
+    others whole), each block read through :class:`_GuardedReads`."""
+    import dask.array
+    import numpy as np
+
+    sizes = tuple(min(chunks.get(str(d), n), n) or 1 for d, n in da.sizes.items())
+    guarded = _GuardedReads(da.variable, fmt, path)
+    meta = np.empty((0,) * da.ndim, dtype=da.dtype)
+    data = dask.array.from_array(guarded, chunks=sizes, name=False, meta=meta)
+    return da.copy(data=data)
+
+
+def _corrupted(path: Path, fmt: FileFormat, exc: Exception) -> FileError:
+    return FileError(
+        f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(fmt, path)} "
+        f"failed the storage's checks ({exc}); the file is corrupted or truncated. "
+        "Write it again (spdgraph.save stores a checksum of the values)."
+    )
 
 
 def _exists(path: Path) -> bool:

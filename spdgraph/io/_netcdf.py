@@ -19,6 +19,7 @@ from typing import Any, Literal
 import xarray as xr
 
 from spdgraph.errors import MissingDependencyError
+from spdgraph.io._content import open_whole_dataset
 from spdgraph.io._format import FileFormat
 from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
 from spdgraph.io._sparse_datasets import encode_dataset
@@ -169,6 +170,16 @@ def open(path: Path) -> xr.DataArray:
     return xr.open_dataarray(path, engine=netcdf_engine())
 
 
+def open_dataset(path: Path, chunks: Mapping[str, int] | None) -> xr.Dataset:
+    """The whole Dataset ``save_dataset`` wrote: loaded, or lazily in ``chunks``."""
+    return open_whole_dataset(path, chunks, engine=netcdf_engine())
+
+
+def variables(path: Path) -> list[str]:
+    """The names of the variables of the netCDF file ``path``, from its header."""
+    return list(header(path)) if recognises(path) else []
+
+
 def header(path: Path) -> dict[str, tuple[tuple[int, ...], int]]:
     """Every variable's shape and item size, from the header only (nothing is read)."""
     if netcdf_engine() == "netcdf4":
@@ -205,6 +216,9 @@ NETCDF = FileFormat(
     header=header,
     save_dataset=save_dataset,
     set_attrs=set_attrs,
+    holds_sparse=True,
+    variables=variables,
+    open_dataset=open_dataset,
 )
 
 

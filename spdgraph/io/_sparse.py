@@ -18,15 +18,17 @@ array, whose digest covers its shape, coordinates and values).
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
+from spdgraph.layout import is_sparse
+
 __all__ = [
     "SPARSE",
     "canonical",
+    "checked_triplets",
     "decode",
     "encode",
     "is_sparse",
@@ -36,12 +38,6 @@ __all__ = [
 
 #: The attribute marking a stored sparse DataArray (its layout, JSON).
 SPARSE = "spdgraph_sparse"
-
-
-def is_sparse(data: object) -> bool:
-    """Whether ``data`` is a PyData sparse array."""
-    module = sys.modules.get("sparse")
-    return module is not None and isinstance(data, module.SparseArray)
 
 
 def plain_values(variable: Any) -> Any:
@@ -103,6 +99,33 @@ def is_sparse_file(attrs: Any) -> bool:
     return SPARSE in attrs
 
 
+def checked_triplets(index: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
+    """``index`` (``ndim x nnz`` int64) verified as canonical triplets of ``shape``: in
+    range, non-negative, in strictly increasing row-major order (sorted, no duplicate),
+    as :func:`encode` writes them; a FileError naming ``what`` otherwise. O(nnz)."""
+    from spdgraph.errors import FileError
+
+    if index.ndim != 2 or index.shape[0] != len(shape):
+        raise FileError(
+            f"{what}: the stored indices have shape {index.shape}, not ({len(shape)}, entries)."
+        )
+    if index.size and int(index.min()) < 0:
+        raise FileError(f"{what}: a stored index is negative; the file is damaged.")
+    bounds = np.asarray(shape, dtype=np.int64)[:, None]
+    if index.size and bool((index >= bounds).any()):
+        raise FileError(
+            f"{what}: a stored index lies outside the shape {shape}; the file is damaged."
+        )
+    if index.shape[1] > 1:
+        linear = np.ravel_multi_index(tuple(index), shape)
+        if not bool((np.diff(linear) > 0).all()):
+            raise FileError(
+                f"{what}: the stored entries are not in their canonical (row-major, one per "
+                "position) order, which the file claims; the file is damaged or was edited."
+            )
+    return index
+
+
 def decode(ds: xr.Dataset) -> xr.DataArray:
     """The sparse-backed DataArray of a triplet Dataset (loaded into memory)."""
     import sparse
@@ -112,14 +135,20 @@ def decode(ds: xr.Dataset) -> xr.DataArray:
     try:
         layout = json.loads(str(ds.attrs[SPARSE]))
         shape = tuple(int(x) for x in layout["shape"])
-        index = np.asarray(ds["values_index"].values, dtype=np.int64).T
+        index = checked_triplets(
+            np.asarray(ds["values_index"].values, dtype=np.int64).T, shape, "the values"
+        )
         values = sparse.COO(
             index, np.asarray(ds["values"].values), shape=shape,
             fill_value=layout["fill_value"], sorted=True, has_duplicates=False,
         )  # fmt: skip
         coords: dict[str, Any] = {str(name): ds.coords[name].variable for name in ds.coords}
         for name, spec in layout["coords"].items():
-            where = np.asarray(ds[f"{name}_index"].values, dtype=np.int64).T
+            where = checked_triplets(
+                np.asarray(ds[f"{name}_index"].values, dtype=np.int64).T,
+                tuple(int(x) for x in spec["shape"]),
+                f"the coordinate {name!r}",
+            )
             if spec["dtype"] == "bool":
                 stored = np.ones(where.shape[1], dtype=bool)
                 fill: Any = False

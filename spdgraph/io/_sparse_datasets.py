@@ -15,7 +15,7 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.io._digests import _digest
-from spdgraph.io._sparse import canonical, is_sparse
+from spdgraph.io._sparse import canonical, checked_triplets, is_sparse
 
 __all__ = ["SPARSE_VARIABLES", "decode_dataset", "encode_dataset", "has_sparse_variables"]
 
@@ -94,11 +94,16 @@ def decode_dataset(ds: xr.Dataset, path: str) -> xr.Dataset:
     rebuilt: dict[str, tuple[Any, Any, dict[str, Any]]] = {}
     for name, spec in layout.items():
         try:
-            index = np.asarray(ds[f"{name}_index"].values, dtype=np.int64).T
+            shape = tuple(int(x) for x in spec["shape"])
+            index = checked_triplets(
+                np.asarray(ds[f"{name}_index"].values, dtype=np.int64).T,
+                shape,
+                f"cannot read {path!r}: sparse variable {name!r}",
+            )
             values = np.asarray(ds[name].values).astype(spec["dtype"], copy=False)
             fill = np.asarray(spec["fill_value"]).astype(spec["dtype"]).item()
             array = sparse.COO(
-                index, values, shape=tuple(spec["shape"]), fill_value=fill,
+                index, values, shape=shape, fill_value=fill,
                 sorted=True, has_duplicates=False,
             )  # fmt: skip
             intact = _digest(array) == spec["digest"]

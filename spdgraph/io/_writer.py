@@ -31,9 +31,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "atomic_path",
     "check_dataset_format",
+    "check_sparse_format",
     "check_writable",
     "guarded_write",
     "save_dataset",
+    "save_figure",
     "write_atomically",
 ]
 
@@ -118,6 +120,42 @@ def write_atomically(
     return guarded_write(target, lambda tmp, abandoned: write(tmp))
 
 
+def save_figure(
+    fig: Any, path: str | os.PathLike[str], *, overwrite: bool = True, **options: Any
+) -> Path:
+    """Save a matplotlib figure through the door: the destination checked, written whole.
+
+    The format is the suffix of ``path`` (``.png``, ``.pdf``, ``.svg``...), given
+    to ``fig.savefig`` explicitly since the temporary's name is not the
+    destination's; ``options`` go to ``savefig`` (``dpi``, ``bbox_inches``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from spdgraph.io import save_figure
+    >>> fig, ax = plt.subplots()
+    >>> target = save_figure(fig, os.path.join(tempfile.mkdtemp(), "fig.png"))
+    >>> target.read_bytes()[:4]
+    b'\x89PNG'
+    >>> plt.close(fig)
+    """
+    target = as_path(path)
+    kind = target.suffix.lower().lstrip(".") or None
+    if kind is None:
+        raise FileError(
+            f"cannot tell the picture format of {os.fspath(path)!r}: name it .png, .pdf or .svg."
+        )
+
+    def write(tmp: Path) -> None:
+        with tmp.open("wb") as out:
+            fig.savefig(out, format=kind, **options)
+
+    return write_atomically(target, write, overwrite=overwrite)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """The door as a context manager: yield a temporary sibling, renamed onto ``path`` at the end.
@@ -181,15 +219,24 @@ def save_dataset(
 
 
 def _check_sparse_format(ds: xr.Dataset, fmt: FileFormat) -> None:
-    """Sparse variables are stored as triplets by netCDF and Zarr only: refuse the others."""
+    """Sparse variables only in a format that holds them (``FileFormat.holds_sparse``)."""
     from spdgraph.io._sparse_datasets import has_sparse_variables
 
-    if fmt.name not in ("netcdf", "zarr") and has_sparse_variables(ds):
+    if has_sparse_variables(ds):
+        check_sparse_format(fmt, "this Dataset holds sparse variables")
+
+
+def check_sparse_format(fmt: FileFormat, what: str) -> FileFormat:
+    """``fmt`` when it holds sparse arrays, else a FileError saying ``what`` and naming the
+    formats that do; before any work, so nothing is densified or half-written."""
+    if not fmt.holds_sparse:
+        formats = file_formats().values()
+        names = [f"{f.name} ({', '.join(f.suffixes)})" for f in formats if f.holds_sparse]
         raise FileError(
-            f"this Dataset holds sparse variables, which the {fmt.title} format cannot store "
-            "without densifying; save it as netCDF (.nc) or Zarr (.zarr), which store them "
-            "as coordinate triplets."
+            f"{what}, which the {fmt.title} format cannot store without densifying; save it "
+            f"in a format that keeps it sparse: {', '.join(names) or 'none is registered'}."
         )
+    return fmt
 
 
 def check_dataset_format(path: str | os.PathLike[str], format: str | None = None) -> FileFormat:

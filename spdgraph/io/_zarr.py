@@ -20,6 +20,7 @@ import xarray as xr
 
 from spdgraph.errors import FileError, MissingDependencyError
 from spdgraph.io._atomic import settle
+from spdgraph.io._content import open_whole_dataset
 from spdgraph.io._format import FileFormat
 from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
 from spdgraph.io._sparse_datasets import encode_dataset
@@ -159,6 +160,17 @@ def open(path: Path) -> xr.DataArray:
     return da
 
 
+def open_dataset(path: Path, chunks: Mapping[str, int] | None) -> xr.Dataset:
+    """The whole Dataset ``save_dataset`` wrote: loaded, or lazily in ``chunks``."""
+    _requires()
+    return open_whole_dataset(path, chunks, engine="zarr", consolidated=False)
+
+
+def variables(path: Path) -> list[str]:
+    """The names of the arrays of the Zarr store ``path`` (its folder's entries)."""
+    return [p.name for p in path.iterdir()] if recognises(path) else []
+
+
 ZARR = FileFormat(
     name="zarr",
     suffixes=(".zarr",),
@@ -171,6 +183,9 @@ ZARR = FileFormat(
     requires=_requires,
     save_dataset=save_dataset,
     set_attrs=set_attrs,
+    holds_sparse=True,
+    variables=variables,
+    open_dataset=open_dataset,
 )
 
 

@@ -2,19 +2,21 @@
 
 A :class:`FileFormat` teaches spdgraph one file format: how to write an array
 (and, optionally, a simulation's Dataset) to a path and read it back, how to
-recognise a file of it. Plugins return them from the ``spdgraph_file_formats``
-hook; the built-in netCDF, Zarr and CSV formats (``spdgraph.io._netcdf``,
-``_zarr``, ``_csv``) are registered exactly as third-party ones. The record
-stands here, below :mod:`spdgraph.io` and beside the generators' and the graph
-backends'; its table (:func:`spdgraph.io.file_formats`) is built by the plugins'
-one table builder and kept in their one cache, and :mod:`spdgraph.io` finds a
+recognise a file of it, and what it holds (arrays, Datasets, sparse
+variables): the core asks the record, never a format's name. Plugins return
+them from the ``spdgraph_file_formats`` hook; the built-in netCDF, Zarr and
+CSV formats (``spdgraph.io._netcdf``, ``_zarr``, ``_csv``) are registered
+exactly as third-party ones. The record stands here, below :mod:`spdgraph.io`
+and beside the generators' and the graph backends'; its table
+(:func:`spdgraph.io.file_formats`) is built by the plugins' one table builder
+and kept in their one cache, and :mod:`spdgraph.io` finds a
 format in it (by suffix, name or content) and does every write through its one
 atomic writer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,6 +101,29 @@ class FileFormat:
         store the digests of a lazily written array's values, computed from
         the written file block by block; without it such an array is stored
         with digests of its labels and attrs only.
+    holds_sparse
+        Whether ``save``, ``save_dataset`` and the opens keep a PyData
+        ``sparse`` array (``sample(..., sparse=True)``, a ``simulate(...,
+        sparse=True)`` Dataset) sparse, e.g. as coordinate triplets (netCDF and
+        Zarr do). Without it a sparse array or Dataset is refused by name
+        before anything is written, never densified on the way.
+    keeps_digests
+        Whether the attrs a Dataset is saved with come back as written, so the
+        digests spdgraph stamps on a simulation are kept and verified on open
+        (default). CSV folders keep their attrs as text: ``False``.
+    variables
+        Optional ``variables(path)``: the names of the variables (and
+        coordinates) stored at ``path``, from its header or listing only,
+        cheaply and without raising (as xarray's ``guess_can_open``). Tells a
+        simulation from a single array: ``spdgraph.open``, ``info``, ``draw``
+        and ``score`` then read it with ``open_dataset``.
+    open_dataset
+        Optional ``open_dataset(path, chunks)``: the whole Dataset
+        ``save_dataset`` wrote (as xarray's ``BackendEntrypoint.open_dataset``);
+        ``chunks`` is None (load it and close the file) or a dict of dim sizes
+        (leave it on disk as dask arrays; dims the Dataset lacks are ignored).
+        Sparse variables come back as their triplets; the core rebuilds and
+        verifies them.
 
     Examples
     --------
@@ -107,6 +132,8 @@ class FileFormat:
     ['csv', 'netcdf', 'zarr']
     >>> spdgraph.io.file_formats()["netcdf"].suffixes
     ('.nc', '.nc4')
+    >>> [(f.name, f.holds_datasets, f.holds_sparse) for f in spdgraph.io.file_formats().values()]
+    [('netcdf', True, True), ('zarr', True, True), ('csv', True, False)]
     """
 
     name: str
@@ -121,11 +148,29 @@ class FileFormat:
     header: Callable[[Path], Mapping[str, tuple[tuple[int, ...], int]]] | None = None
     save_dataset: Callable[[xr.Dataset, Path], Any] | None = None
     set_attrs: Callable[[Path, str, Mapping[str, str]], None] | None = None
+    holds_sparse: bool = False
+    keeps_digests: bool = True
+    variables: Callable[[Path], Collection[str]] | None = None
+    open_dataset: Callable[[Path, Mapping[str, int] | None], xr.Dataset] | None = None
 
     @property
     def title(self) -> str:
         """``description`` or ``name``."""
         return self.description or self.name
+
+    @property
+    def holds_datasets(self) -> bool:
+        """Whether a whole Dataset is written (``save_dataset``) and read back."""
+        return self.save_dataset is not None
+
+    def stored_variables(self, path: Path) -> frozenset[str]:
+        """``variables(path)`` as a set; empty when the format cannot tell or it fails."""
+        if self.variables is None:
+            return frozenset()
+        try:
+            return frozenset(map(str, self.variables(path)))
+        except Exception:  # a listing must not take the open down: the reader then says
+            return frozenset()
 
 
 def check_format(

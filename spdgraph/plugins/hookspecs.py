@@ -161,10 +161,13 @@ def spdgraph_file_formats() -> Sequence[FileFormat]:
     provides (the built-in netCDF, Zarr and CSV formats come from this hook
     too). Saving picks the format whose ``suffixes`` hold the destination's
     suffix (or the one named by ``format=``/``--format``); opening asks each
-    format's ``recognises(path)`` (content first), then the suffix. A name or
-    suffix registered twice skips the later plugin with a
-    :class:`spdgraph.PluginWarning`. See the plugin author guide
-    (docs/plugins.md).
+    format's ``recognises(path)`` (content first), then the suffix. What a
+    format holds is on its record, never read from its name: Datasets
+    (``save_dataset``, ``variables`` and ``open_dataset``, for simulations and
+    a study's results), sparse arrays (``holds_sparse``), digests kept in its
+    attrs (``keeps_digests``). A name or suffix registered twice skips the
+    later plugin with a :class:`spdgraph.PluginWarning`. See the plugin author
+    guide (docs/plugins.md).
 
     Returns
     -------

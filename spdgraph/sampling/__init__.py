@@ -55,8 +55,3 @@ __all__ = [
     "stderr_is_tty",
     "warmup",
 ]
-
-# The arrays this package hands out have ``da.spd`` even when it is imported directly
-# (``import spdgraph`` itself imports lazily). Registered last, at run time: the accessor
-# uses this package, which is complete by now.
-__import__("importlib").import_module("spdgraph.accessor")

@@ -59,3 +59,27 @@ def test_zarr_stores_carry_a_crc32c_of_the_values(tmp_path):
     meta = json.loads((tmp_path / "m.zarr" / "covariance" / "zarr.json").read_text())
     assert "crc32c" in [codec["name"] for codec in meta["codecs"]]
     assert spdgraph.open(tmp_path / "m.zarr").values.tobytes() == da.values.tobytes()
+
+
+@pytest.mark.parametrize("suffix", [".nc", ".zarr"])
+def test_a_flipped_byte_in_a_lazily_opened_file_is_a_file_error_at_compute(tmp_path, suffix):
+    """The storage checks a block when ``.compute()`` reads it: a FileError naming the
+    variable there too, not ``NetCDF: HDF error`` or Zarr's raw checksum ValueError."""
+    pytest.importorskip("dask")
+    pytest.importorskip("netCDF4" if suffix == ".nc" else "zarr")
+    da = spdgraph.sample(nx.cycle_graph(30), seed=1, size=20)
+    path = spdgraph.save(da, tmp_path / f"m{suffix}")
+    if suffix == ".nc":
+        raw = bytearray(path.read_bytes())
+        raw[int(len(raw) * 0.6)] ^= 0xFF  # one flipped byte inside the values
+        path.write_bytes(bytes(raw))
+    else:
+        chunk = sorted(p for p in (path / "covariance" / "c").rglob("*") if p.is_file())[0]
+        raw = bytearray(chunk.read_bytes())
+        raw[len(raw) // 2] ^= 0xFF
+        chunk.write_bytes(bytes(raw))
+    lazy = spdgraph.open(path, chunks=5)
+    with pytest.raises(spdgraph.FileError, match=r"variable 'covariance'.*corrupted"):
+        lazy.compute()
+    intact = spdgraph.open(spdgraph.save(da, tmp_path / f"ok{suffix}"), chunks=5)
+    assert intact.compute().identical(da)

@@ -42,23 +42,21 @@ def _is_toy(path: Path) -> bool:
         return handle.read(len(MAGIC)) == MAGIC
 
 
+def _toy(name: str, **capabilities) -> spdgraph.FileFormat:
+    """A JSON format named ``name`` (suffix ``.name``) with the ``capabilities`` given."""
+    return spdgraph.FileFormat(
+        name=name, suffixes=(f".{name}",), save=_save, open=_open, **capabilities
+    )
+
+
 class ToyFormat:
     """A format registered at run time: arrays and Datasets as JSON."""
 
     @spdgraph.hookimpl
     def spdgraph_file_formats(self):
         return [
-            spdgraph.FileFormat(
-                name="toy",
-                suffixes=(".toy",),
-                save=_save,
-                open=_open,
-                recognises=_is_toy,
-                save_dataset=_save,
-            ),
-            spdgraph.FileFormat(  # single arrays only: no save_dataset
-                name="flat", suffixes=(".flat",), save=_save, open=_open
-            ),
+            _toy("toy", recognises=_is_toy, save_dataset=_save),
+            _toy("flat"),  # single arrays only: no save_dataset
         ]
 
 
@@ -187,3 +185,101 @@ def test_save_dataset_goes_through_the_door(tmp_path):
     path = save_dataset(ds, tmp_path / "x.csv")
     assert sorted(os.listdir(path)) == ["attributes.csv", "table.csv"]
     assert (path / "table.csv").read_text().splitlines() == ["row,a", "0,0.0", "1,1.0", "2,2.0"]
+
+
+def test_figures_go_through_the_door(tmp_path, capsys, monkeypatch):
+    """``spdgraph info --plot`` and ``demo --plot`` save through ``save_figure``: the
+    destination checked first, a failed figure leaves an existing file untouched."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    matrix = spdgraph.save(spdgraph.sample(nx.path_graph(4), seed=0), tmp_path / "m.nc")
+    picture = tmp_path / "m.png"
+    assert main(["info", str(matrix), "--plot", str(picture)]) == 0
+    assert picture.read_bytes()[:4] == b"\x89PNG"
+    assert main(["info", str(matrix), "--plot", str(tmp_path / "missing" / "m.png")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+    def broken(self, *args, **kwargs):
+        Path(args[0].name).write_bytes(b"half")  # a half-written temporary, then a failure
+        raise RuntimeError("the renderer failed")
+
+    before = picture.read_bytes()
+    monkeypatch.setattr(Figure, "savefig", broken)
+    with pytest.raises(RuntimeError, match="the renderer failed"):
+        main(["info", str(matrix), "--plot", str(picture)])
+    assert picture.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.nc", "m.png"]
+
+
+def _variables(path: Path) -> list[str]:
+    if not _is_toy(path):
+        return []
+    content = json.loads(path.read_bytes()[len(MAGIC) :])
+    return [*content.get("data_vars", {}), *content.get("coords", {})]
+
+
+def _open_dataset(path: Path, chunks) -> xr.Dataset:
+    ds = _open(path)
+    assert isinstance(ds, xr.Dataset)
+    return ds if chunks is None else ds.chunk({d: n for d, n in chunks.items() if d in ds.dims})
+
+
+class CapableToy:
+    """The toy format declaring what it holds and opening its Datasets itself."""
+
+    @spdgraph.hookimpl
+    def spdgraph_file_formats(self):
+        return [
+            _toy(
+                "cap",
+                recognises=_is_toy,
+                save_dataset=_save,
+                variables=_variables,
+                open_dataset=_open_dataset,
+            )
+        ]
+
+
+@pytest.fixture
+def capable():
+    pm = spdgraph.get_plugin_manager()
+    pm.register(CapableToy(), name="capable-format")
+    try:
+        yield spdgraph.io.file_formats()["cap"]
+    finally:
+        pm.unregister(name="capable-format")
+
+
+def test_a_format_says_what_it_holds_and_opens_its_datasets(tmp_path, capable):
+    """No name is tested: a simulation in the new format is told apart by ``variables``,
+    opened by its ``open_dataset`` (eagerly or lazily) and verified by its digests."""
+    assert capable.holds_datasets and not capable.holds_sparse and capable.keeps_digests
+    sim = spdgraph.simulate("band", n=4, p=5, seed=2)
+    path = save_simulation(sim, tmp_path / "sim.cap")
+    assert spdgraph.io.simulation_file(path)
+    _same_simulation(spdgraph.open(path), sim)
+    lazy = spdgraph.open(path, chunks=2)
+    assert lazy["data"].chunks is not None
+    _same_simulation(lazy.load(), sim)
+    # an edited value fails the digests the core stamped, as for netCDF
+    content = json.loads(path.read_bytes()[len(MAGIC) :])
+    content["data_vars"]["precision"]["data"][0][0] += 1.0
+    path.write_bytes(MAGIC + json.dumps(content).encode())
+    with pytest.raises(spdgraph.FileError, match="precision"):
+        spdgraph.open(path)
+
+
+def test_a_sparse_result_is_refused_by_a_format_without_holds_sparse(tmp_path, capable):
+    pytest.importorskip("sparse")
+    band = spdgraph.graphs.band(12, 1, backend="scipy")
+    prec = spdgraph.sample(band, "dd", kind="precision", sparse=True, seed=1)
+    sim = spdgraph.simulate("band", n=4, p=12, method="dd", sparse=True, seed=1)
+    for obj in (prec, sim):
+        with pytest.raises(spdgraph.FileError, match=r"keeps it sparse: netcdf \(\.nc, \.nc4\)"):
+            spdgraph.save(obj, tmp_path / "x.cap")
+    argv = ["simulate", "band", "--p", "12", "--n", "4", "--method", "dd", "--sparse"]
+    assert main([*argv[:1], "--graph", *argv[1:], "-o", str(tmp_path / "y.cap")]) == 2
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written

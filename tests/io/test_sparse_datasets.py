@@ -93,7 +93,7 @@ def test_an_edited_index_is_refused(tmp_path) -> None:
 def test_a_format_that_cannot_hold_sparse_variables_is_refused_before_writing(tmp_path) -> None:
     sim = spdgraph.simulate("band", p=10, n=4, method="dd", sparse=True, seed=1)
     target = tmp_path / "sim_csv"
-    with pytest.raises(FileError, match=r"netCDF \(.nc\) or Zarr"):
+    with pytest.raises(FileError, match=r"sparse: netcdf \(\.nc, \.nc4\), zarr \(\.zarr\)"):
         spdgraph.save(sim, target, format="csv")
     assert not target.exists() and os.listdir(tmp_path) == []
 
@@ -123,7 +123,7 @@ def test_cli_simulate_sparse_refuses_a_csv_folder_before_work(tmp_path, capsys) 
         ["simulate", "--graph", "band", "--p", "25", "--n", "8", "--method", "dd", "--sparse",
          "-o", str(out)]
     )  # fmt: skip
-    assert code != 0 and ".nc or .zarr" in capsys.readouterr().err
+    assert code != 0 and "netcdf (.nc, .nc4), zarr (.zarr)" in capsys.readouterr().err
     assert not out.exists()
 
 

@@ -58,3 +58,83 @@ def test_an_edited_triplet_is_refused(tmp_path) -> None:
         nc.variables["values"][1] = 0.5
     with pytest.raises(FileError, match="changed since it was saved"):
         spdgraph.open(path)
+
+
+def _edit(path, variable: str, edit) -> None:
+    """Apply ``edit(index, values)`` (numpy copies, changed in place) to a stored triplet."""
+    netcdf4 = pytest.importorskip("netCDF4")
+    values_name = {"values_index": "values", "precision_index": "precision"}[variable]
+    with netcdf4.Dataset(path, "a") as nc:
+        index = np.array(nc.variables[variable][:])
+        values = np.array(nc.variables[values_name][:])
+        edit(index, values)
+        nc.variables[variable][:] = index
+        nc.variables[values_name][:] = values
+
+
+def _stored(tmp_path, simulation: bool):
+    if simulation:
+        sim = spdgraph.simulate("band", n=5, p=40, method="dd", sparse=True, seed=1)
+        return spdgraph.save(sim, tmp_path / "sim.nc"), "precision_index"
+    s = spdgraph.sample(nx.cycle_graph(40), "dd", seed=1, sparse=True, kind="precision")
+    return spdgraph.save(s, tmp_path / "prec.nc"), "values_index"
+
+
+def _permute(index, values) -> None:
+    order = np.random.default_rng(0).permutation(len(values))
+    index[:] = index[order]
+    values[:] = values[order]
+
+
+def _negative(index, values) -> None:
+    index[3, 0] = -3
+
+
+def _out_of_range(index, values) -> None:
+    index[3, 1] = 10**6
+
+
+@pytest.mark.parametrize("simulation", [False, True], ids=["array", "simulation"])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (_permute, "canonical"),
+        (_negative, "negative"),
+        (_out_of_range, "outside the shape"),
+    ],
+)
+def test_triplets_out_of_order_or_range_are_a_file_error(tmp_path, simulation, edit, message):
+    """The same entries in another order (still flagged sorted) would read wrong by
+    indexing: refused, as are negative and out-of-range indices (not sparse's errors)."""
+    path, variable = _stored(tmp_path, simulation)
+    _edit(path, variable, edit)
+    with pytest.raises(FileError, match=message):
+        spdgraph.open(path)
+
+
+def test_an_edited_fill_value_is_refused(tmp_path) -> None:
+    """How the unstored entries read is covered by the digest."""
+    import json
+
+    netcdf4 = pytest.importorskip("netCDF4")
+    path, _ = _stored(tmp_path, simulation=False)
+    with netcdf4.Dataset(path, "a") as nc:
+        layout = json.loads(nc.getncattr("spdgraph_sparse"))
+        layout["fill_value"] = 1.0
+        nc.setncattr("spdgraph_sparse", json.dumps(layout))
+    with pytest.raises(FileError, match="changed since it was saved"):
+        spdgraph.open(path)
+
+
+@pytest.mark.parametrize("suffix", [".nc", ".zarr"])
+def test_lazy_opens_of_sparse_and_simulation_files_work(tmp_path, suffix) -> None:
+    pytest.importorskip("dask")
+    pytest.importorskip("netCDF4" if suffix == ".nc" else "zarr")
+    s = spdgraph.sample(nx.cycle_graph(30), "dd", seed=1, sparse=True, kind="precision")
+    back = spdgraph.open(spdgraph.save(s, tmp_path / f"prec{suffix}"), chunks=1)
+    assert isinstance(back.data, sparse.COO) and back.identical(s)  # stored entries only
+    sim = spdgraph.simulate("band", n=6, p=30, method="dd", sparse=True, seed=1)
+    lazy = spdgraph.open(spdgraph.save(sim, tmp_path / f"sim{suffix}"), chunks=2)
+    assert lazy["data"].chunks is not None  # the dense data left on disk
+    np.testing.assert_array_equal(lazy["data"].values, sim["data"].values)
+    assert isinstance(lazy["precision"].data, sparse.COO)

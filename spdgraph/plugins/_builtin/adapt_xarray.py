@@ -9,6 +9,7 @@ import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
+from spdgraph.layout import dense_values
 from spdgraph.plugins._builtin._library import offered_backend, require
 from spdgraph.plugins.types import GraphData
 
@@ -40,7 +41,10 @@ def to_graph(graph: Any) -> GraphData:
             raise GraphError("the 'adjacency' coordinate must be 2-D (node, node_2).")
         dim = adj.dims[0]
         labels = list(adj.coords[dim].values) if dim in adj.coords else list(range(adj.shape[0]))
-        adjacency = adjacency_from_array(np.asarray(adj.values), what="'adjacency' coordinate")
+        adjacency = adjacency_from_array(
+            dense_values(adj, "reading the 'adjacency' coordinate as a dense graph"),
+            what="'adjacency' coordinate",
+        )
         return GraphData(adjacency=adjacency, labels=labels)
     if graph.ndim != 2:
         raise GraphError(
@@ -58,12 +62,10 @@ def to_graph(graph: Any) -> GraphData:
     return GraphData(adjacency=adjacency, labels=labels)
 
 
-def _values(graph: object) -> np.ndarray:
-    """The values as numpy, a PyData sparse array (``.data`` with ``todense``) densified."""
-    data = getattr(graph, "data", None)
-    if not isinstance(data, np.ndarray) and callable(getattr(data, "todense", None)):
-        return np.asarray(data.todense())  # type: ignore[union-attr]
-    return np.asarray(graph.values)  # type: ignore[attr-defined]
+def _values(graph: Any) -> np.ndarray:
+    """The values as numpy; a PyData sparse array densified only when it fits
+    (:func:`spdgraph.layout.dense_values`, else a TooLargeError)."""
+    return np.asarray(dense_values(graph, "reading a sparse DataArray as a dense graph"))
 
 
 def from_graph(data: GraphData) -> Any:
