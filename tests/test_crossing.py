@@ -39,7 +39,7 @@ matplotlib.use("Agg")
 TABLE = """
 entry            dense  stack  lazy   sparse    sim    sim_sparse  dag
 sample           ok     ok     ok     ok        ok     ok          ok
-simulate         ok     ok     ok     ok        ok     ok          xfail
+simulate         ok     ok     ok     ok        ok     ok          ok
 save             ok     ok     ok     ok        ok     ok          ok
 save_zarr        ok     ok     ok     ok        ok     ok          ok
 save_csv         ok     ok     ok     File      ok     File        ok
@@ -236,7 +236,7 @@ def _params() -> list[Any]:
         if outcome == "-":
             continue
         if outcome == "xfail":
-            marks.append(pytest.mark.xfail(strict=True, reason="simulate DAG: request helper"))
+            marks.append(pytest.mark.xfail(strict=True, reason="a known bug another change fixes"))
         if entry == "study":
             marks.append(pytest.mark.integration)
         out.append(pytest.param(entry, layout, outcome, marks=marks, id=f"{entry}-{layout}"))
