@@ -478,23 +478,17 @@ def test_r_bridge_passes_every_double_exactly(r_session, data, p, extra):
 
 
 @needs_r
-def test_big_data_go_through_a_file_that_is_removed(r_session, tmp_path, monkeypatch):
-    import tempfile
-
+def test_big_data_go_through_a_file_that_is_removed(r_session, tmp_path):
     from spdgraph.study import _rbridge
+    from spdgraph.study._contain import LearnerContext, in_context
 
-    monkeypatch.setattr(_rbridge, "_scratch", lambda: str(tmp_path))
-    made: list[str] = []
-    mkstemp = tempfile.mkstemp
-
-    def spy(*args, **kwargs):
-        fd, path = mkstemp(*args, **kwargs)
-        made.append(path)
-        return fd, path
-
-    monkeypatch.setattr(_rbridge.tempfile, "mkstemp", spy)
+    root = tmp_path / ".scratch"
     x = np.random.default_rng(2).normal(size=(_rbridge.FILE_BYTES // (8 * 40) + 1, 40))
-    back, _ = r_session.fit("cov(x)", x, [f"v{j}" for j in range(40)])
+    snippet = 'stopifnot(file.exists("data.bin")); cov(x)'  # R works in the fit's folder
+
+    def fit(coords):
+        return r_session.fit(snippet, x, [f"v{j}" for j in range(40)], learner="big")
+
+    back, _ = in_context(LearnerContext(scratch_root=str(root)), fit, {"i": 1})
     np.testing.assert_allclose(back, np.cov(x, rowvar=False), rtol=1e-12)
-    assert len(made) == 1 and made[0].startswith(str(tmp_path))  # through a file
-    assert not list(tmp_path.glob("spdgraph-r-*"))  # the file is gone after the fit
+    assert not list(root.rglob("*"))  # the file and the fit's folder are gone after the fit

@@ -1,0 +1,393 @@
+"""Learner processes contained: their own session, a scratch folder, bounded output, a watchdog.
+
+* Every R or command learner process starts in a session and process group of
+  its own (``start_new_session``), dies with the process that started it
+  (Linux ``PR_SET_PDEATHSIG``), and is registered with this process's
+  *watchdog*: a tiny process in a session of its own that reads a pipe from
+  this one and, when the pipe closes (this process ended, even by SIGKILL),
+  kills every registered group and unlinks the registered semaphores. What a
+  learner starts in the background (R's ``system(..., wait = FALSE)``, a
+  shell's ``&``) is in its group, and is killed with it when the fit ends.
+* A fit works in its own scratch folder, ``STUDY/.scratch/<cell>/<learner>.<start>.<id>``
+  (:func:`scratch_folder`), removed afterwards; a run removes what a killed run left.
+* A learner's standard output and error are kept up to :data:`TAIL_BYTES`
+  (:class:`Tail`: the last bytes, for the failure message); a result file is
+  opened without following links, only when it is a regular file no larger
+  than its format's bound for a p x p matrix (:func:`read_result`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import contextvars
+import os
+import re
+import secrets
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from spdgraph.errors import SpdgraphError
+
+__all__ = [
+    "SCRATCH",
+    "TAIL_BYTES",
+    "LearnerContext",
+    "LearnerFailure",
+    "Tail",
+    "check_finite",
+    "in_context",
+    "kill_group",
+    "read_result",
+    "running_fits",
+    "scratch_folder",
+    "watch",
+]
+
+#: The study folder's scratch folder (one sub-folder per running fit).
+SCRATCH = ".scratch"
+#: Bytes of a learner's standard output and error kept (the last ones) for its failure message.
+TAIL_BYTES = 64 * 1024
+#: Largest CSV result per value (``%.17g`` needs at most 24 characters plus a separator).
+CSV_BYTES_PER_VALUE = 64
+#: Largest ``.npy`` of posterior draws (``(draws, p, p)``) a command learner may write.
+MAX_DRAWS_BYTES = 2**31
+
+
+class LearnerFailure(SpdgraphError, RuntimeError):
+    """An R or command-line learner failed on one fit (its own error text is in the message)."""
+
+
+@dataclass(frozen=True)
+class LearnerContext:
+    """Where a study's fits run: the scratch root, the default timeout, the cell."""
+
+    scratch_root: str | None = None
+    timeout: float | None = None
+    cell: str = ""
+
+
+_CONTEXT: contextvars.ContextVar[LearnerContext] = contextvars.ContextVar(
+    "spdgraph_learner_context", default=LearnerContext()
+)
+
+
+def current() -> LearnerContext:
+    """The context of the fit running in this thread (a default one outside a study)."""
+    return _CONTEXT.get()
+
+
+def in_context(context: LearnerContext, compute: Callable[[Any], Any], coords: Any) -> Any:
+    """``compute(coords)`` with ``context`` (and the cell's key) set for the learners it fits."""
+    from spdgraph.study._cell import cell_key
+
+    token = _CONTEXT.set(replace(context, cell=cell_key(coords)))
+    try:
+        return compute(coords)
+    finally:
+        _CONTEXT.reset(token)
+
+
+def learner_timeout(entry: Any) -> float | None:
+    """The learner's own ``timeout``, else the study-wide default (None: no limit)."""
+    timeout = entry.get("timeout")
+    return current().timeout if timeout is None else float(timeout)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_+-]", "_", name)[:60] or "learner"
+
+
+@contextlib.contextmanager
+def scratch_folder(learner: str) -> Iterator[Path]:
+    """A fresh folder for one fit of ``learner``, removed afterwards (whatever happens).
+
+    Inside a study run it is ``STUDY/.scratch/<cell>/<learner>.<start>.<id>``;
+    outside one (a learner fitted directly) a temporary folder.
+    """
+    context = current()
+    name = f"{_safe(learner)}.{int(time.time())}.{secrets.token_hex(4)}"
+    if context.scratch_root is not None and Path(context.scratch_root).parent.is_dir():
+        folder = Path(context.scratch_root) / (context.cell or "cell") / name
+        folder.mkdir(mode=0o700, parents=True)
+    else:  # fitted outside a study (or on a machine without the study folder)
+        folder = Path(tempfile.mkdtemp(prefix="spdgraph-scratch-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            folder.parent.rmdir()  # the cell's folder, once its last fit is done
+
+
+def clean_scratch(study_folder: Path) -> None:
+    """Remove ``STUDY/.scratch`` (what a killed run left); call it holding the study's lock."""
+    shutil.rmtree(Path(study_folder) / SCRATCH, ignore_errors=True)
+
+
+def running_fits(study_folder: Path, now: float | None = None) -> list[tuple[str, float]]:
+    """``(learner, seconds running)`` of the fits under way in a study, longest first."""
+    now = time.time() if now is None else now
+    found = []
+    for folder in (Path(study_folder) / SCRATCH).glob("*/*"):
+        learner, _, rest = folder.name.partition(".")
+        started = rest.partition(".")[0]
+        if started.isdigit():
+            found.append((learner, max(0.0, now - int(started))))
+    return sorted(found, key=lambda item: -item[1])
+
+
+# -- the watchdog ------------------------------------------------------------------------
+
+_WATCHDOG = r"""
+import os, signal, sys
+groups, sems = set(), set()
+for line in sys.stdin.buffer:
+    op, arg = line[:1], line[1:].strip().decode("ascii", "replace")
+    if op == b"+": groups.add(int(arg))
+    elif op == b"-": groups.discard(int(arg))
+    elif op == b"s": sems.add(arg)
+for group in groups:
+    try: os.killpg(group, signal.SIGKILL)
+    except OSError: pass
+try:
+    from _multiprocessing import sem_unlink
+except ImportError:
+    sem_unlink = None
+for name in sems if sem_unlink is not None else ():
+    try: sem_unlink(name)
+    except OSError: pass
+"""
+
+_lock = threading.Lock()
+_watchdog: subprocess.Popen[bytes] | None = None
+_owner = 0
+
+
+def _stop_watchdog() -> None:
+    global _watchdog
+    proc, _watchdog = _watchdog, None
+    if proc is not None and _owner == os.getpid():
+        with contextlib.suppress(OSError, ValueError):
+            assert proc.stdin is not None
+            proc.stdin.close()  # the watchdog kills what is registered, then ends
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+
+
+def watch(op: str, arg: int | str) -> None:
+    """Tell this process's watchdog: ``+`` a process group, ``-`` no longer, ``s`` a semaphore.
+
+    The watchdog (started on first use, POSIX only) kills the groups and
+    unlinks the semaphores when this process ends, however it ends.
+    """
+    global _watchdog, _owner
+    if os.name != "posix":
+        return
+    with _lock:
+        if _watchdog is None or _owner != os.getpid() or _watchdog.poll() is not None:
+            _watchdog = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _WATCHDOG],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # outlives a kill of this process's group
+            )
+            if _owner == 0:
+                atexit.register(_stop_watchdog)
+            _owner = os.getpid()
+        try:
+            assert _watchdog.stdin is not None
+            _watchdog.stdin.write(f"{op}{arg}\n".encode("ascii"))
+            _watchdog.stdin.flush()
+        except OSError:
+            pass
+
+
+def die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Linux: the child gets SIGKILL when the process that started it dies."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def contained_options() -> dict[str, Any]:
+    """``Popen`` options of a learner process: its own session, dying with this process."""
+    return {
+        "start_new_session": True,
+        "preexec_fn": die_with_parent if sys.platform.startswith("linux") else None,
+    }
+
+
+def _group_members(group: int) -> list[int]:
+    """Linux: the pids in process group ``group`` (from /proc)."""
+    members = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                fields = handle.read().rpartition(b")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and int(fields[2]) == group:
+            members.append(int(entry.name))
+    return members
+
+
+def kill_group(group: int, keep: int | None = None) -> None:
+    """SIGKILL every process of ``group`` (all but ``keep``: Linux only when ``keep`` is given)."""
+    if os.name != "posix":
+        return
+    if keep is None:
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
+        return
+    if not sys.platform.startswith("linux"):
+        return
+    for pid in _group_members(group):
+        if pid != keep:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+# -- bounded output ----------------------------------------------------------------------
+
+
+class Tail:
+    """The last :data:`TAIL_BYTES` of a stream, read by a thread of its own until it ends."""
+
+    def __init__(self, stream: Any, limit: int = TAIL_BYTES) -> None:
+        self.limit = limit
+        self.total = 0
+        self._buffer = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _drain(self, stream: Any) -> None:
+        fd = stream.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with self._lock:
+                self.total += len(chunk)
+                self._buffer += chunk
+                if len(self._buffer) > 2 * self.limit:
+                    del self._buffer[: -self.limit]
+        with contextlib.suppress(OSError):
+            stream.close()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def text(self) -> str:
+        """The kept bytes as text, saying how many earlier ones were dropped."""
+        with self._lock:
+            kept = bytes(self._buffer[-self.limit :])
+            total = self.total
+        text = kept.decode("utf-8", "replace").strip()
+        dropped = total - len(kept)
+        return f"[{dropped:,} earlier bytes not kept] {text}" if dropped > 0 else text
+
+
+# -- result files ------------------------------------------------------------------------
+
+
+def _open_regular(path: Path, limit: int) -> int:
+    """A read descriptor on ``path``: a regular file (no link followed) of at most ``limit`` bytes."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise LearnerFailure(f"it exited 0 but wrote no result at {path.name}") from None
+    except OSError as exc:
+        what = "a symbolic link" if os.path.islink(path) else exc.strerror
+        raise LearnerFailure(f"its result {path.name} cannot be read: {what}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise LearnerFailure(
+            f"its result {path.name} is not a regular file (a FIFO, device or folder)"
+        )
+    if info.st_size > limit:
+        os.close(fd)
+        raise LearnerFailure(
+            f"its result {path.name} has {info.st_size:,} bytes, more than the {limit:,} a "
+            "matrix of this size takes in that format"
+        )
+    return fd
+
+
+def _read_npy(handle: Any, p: int, name: str) -> np.ndarray:
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(handle)
+        header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        shape, fortran, dtype = header(handle)
+    except ValueError as exc:
+        raise LearnerFailure(f"cannot read the result {name}: {exc}") from None
+    if dtype.kind in "USO":
+        raise LearnerFailure(f"the result {name} holds text or objects ({dtype}), not numbers")
+    if dtype.kind not in "biuf":
+        raise LearnerFailure(f"the result {name} holds {dtype} values, not real numbers")
+    if shape != (p, p) and not (len(shape) == 3 and shape[1:] == (p, p)):
+        raise LearnerFailure(
+            f"the result {name} has shape {shape}; expected ({p}, {p}) (or draws (k, {p}, {p}))"
+        )
+    count = int(np.prod(shape))
+    values = np.fromfile(handle, dtype=dtype, count=count)
+    if values.size != count:
+        raise LearnerFailure(f"the result {name} is truncated ({values.size} of {count} values)")
+    return values.reshape(shape, order="F" if fortran else "C").astype(float)
+
+
+def read_result(path: Path, p: int) -> np.ndarray:
+    """A learner's result file (CSV or ``.npy``), checked before it is read; LearnerFailure else."""
+    npy = path.suffix == ".npy"
+    limit = MAX_DRAWS_BYTES + 65536 if npy else p * p * CSV_BYTES_PER_VALUE + 65536
+    fd = _open_regular(path, limit)
+    with os.fdopen(fd, "rb") as handle:
+        os.set_blocking(fd, True)
+        if npy:
+            return _read_npy(handle, p, path.name)
+        try:
+            values = np.loadtxt(handle, delimiter=",", ndmin=2)
+        except ValueError as exc:
+            text = "holds text, not numbers" if "convert" in str(exc) else "cannot be read"
+            raise LearnerFailure(f"the result {path.name} {text} ({exc})") from None
+    if values.shape != (p, p):
+        raise LearnerFailure(f"the result {path.name} has shape {values.shape}; expected ({p}, {p})")
+    return values
+
+
+def check_finite(values: np.ndarray, learner: str) -> np.ndarray:
+    """``values`` when every entry is finite; else a LearnerFailure naming the first bad entries."""
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return values
+    where = np.argwhere(bad)
+    shown = ", ".join(str(tuple(int(i) for i in row)) for row in where[:5])
+    kinds = sorted({"NaN" if np.isnan(v) else "infinite" for v in values[bad][:1000]})
+    raise LearnerFailure(
+        f"{learner} returned {' and '.join(kinds)} values at {len(where):,} of {values.size:,} "
+        f"entries (first: {shown}); a learner must return finite numbers"
+    )
