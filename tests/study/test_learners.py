@@ -490,5 +490,5 @@ def test_big_data_go_through_a_file_that_is_removed(r_session, tmp_path):
         return r_session.fit(snippet, x, [f"v{j}" for j in range(40)], learner="big")
 
     back, _ = in_context(LearnerContext(scratch_root=str(root)), fit, {"i": 1})
-    np.testing.assert_allclose(back, np.cov(x, rowvar=False), rtol=1e-12)
+    np.testing.assert_allclose(back, np.cov(x, rowvar=False), rtol=1e-12, atol=1e-15)
     assert not list(root.rglob("*"))  # the file and the fit's folder are gone after the fit
