@@ -37,6 +37,7 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
             results_format=_output_format(args),
             scheduler_timeout=args.scheduler_timeout,
             wait=args.wait,
+            timeout=args.timeout,
         )
     except KeyboardInterrupt:
         print(
@@ -95,7 +96,14 @@ def _add_study_parser(sub: Any) -> None:
         "--scheduler-timeout",
         type=_seconds,
         default=10.0,
-        help="seconds to reach the scheduler (default 10)",
+        help="seconds to reach the scheduler and hear its whole greeting (default 10)",
+    )
+    run.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        help="seconds an R or command learner's fit may take when it sets no timeout "
+        "(default: the study's timeout, else no limit)",
     )
     run.add_argument(
         "--wait",

@@ -63,7 +63,7 @@ def _write_data(path: Path, x: np.ndarray, labels: Sequence[str]) -> None:
 
 
 def _run(args: list[str], folder: Path, timeout: float | None) -> tuple[int | None, str, float]:
-    """Run ``args`` contained in ``folder``: ``(exit status or None on timeout, stderr tail, s)``."""
+    """``args`` run contained in ``folder``: ``(status or None on timeout, output tail, s)``."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         args,

@@ -79,14 +79,15 @@ class LearnerContext:
     cell: str = ""
 
 
-_CONTEXT: contextvars.ContextVar[LearnerContext] = contextvars.ContextVar(
-    "spdgraph_learner_context", default=LearnerContext()
+_DEFAULT = LearnerContext()
+_CONTEXT: contextvars.ContextVar[LearnerContext | None] = contextvars.ContextVar(
+    "spdgraph_learner_context", default=None
 )
 
 
 def current() -> LearnerContext:
     """The context of the fit running in this thread (a default one outside a study)."""
-    return _CONTEXT.get()
+    return _CONTEXT.get() or _DEFAULT
 
 
 def in_context(context: LearnerContext, compute: Callable[[Any], Any], coords: Any) -> Any:
@@ -313,7 +314,7 @@ class Tail:
 
 
 def _open_regular(path: Path, limit: int) -> int:
-    """A read descriptor on ``path``: a regular file (no link followed) of at most ``limit`` bytes."""
+    """A descriptor on ``path``, a regular file (no link followed) of at most ``limit`` bytes."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
@@ -361,7 +362,7 @@ def _read_npy(handle: Any, p: int, name: str) -> np.ndarray:
 
 
 def read_result(path: Path, p: int) -> np.ndarray:
-    """A learner's result file (CSV or ``.npy``), checked before it is read; LearnerFailure else."""
+    """A learner's result (CSV or ``.npy``), checked before it is read; LearnerFailure else."""
     npy = path.suffix == ".npy"
     limit = MAX_DRAWS_BYTES + 65536 if npy else p * p * CSV_BYTES_PER_VALUE + 65536
     fd = _open_regular(path, limit)
@@ -375,12 +376,14 @@ def read_result(path: Path, p: int) -> np.ndarray:
             text = "holds text, not numbers" if "convert" in str(exc) else "cannot be read"
             raise LearnerFailure(f"the result {path.name} {text} ({exc})") from None
     if values.shape != (p, p):
-        raise LearnerFailure(f"the result {path.name} has shape {values.shape}; expected ({p}, {p})")
+        raise LearnerFailure(
+            f"the result {path.name} has shape {values.shape}; expected ({p}, {p})"
+        )
     return values
 
 
 def check_finite(values: np.ndarray, learner: str) -> np.ndarray:
-    """``values`` when every entry is finite; else a LearnerFailure naming the first bad entries."""
+    """``values`` when every entry is finite, else a LearnerFailure naming the bad entries."""
     bad = ~np.isfinite(values)
     if not bad.any():
         return values

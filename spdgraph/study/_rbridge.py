@@ -35,7 +35,6 @@ import os
 import re
 import select
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -249,9 +248,11 @@ class RSession:
                 self._kill()
                 raise LearnerFailure(
                     f"the R fit did not finish within timeout = {timeout:g} s; its R process was "
-                    "killed (a fresh one serves the next fit): raise the learner's timeout (or the study's, --timeout)."
+                    "killed (a fresh one serves the next fit): raise the learner's timeout (or "
+                    "the study's, --timeout)."
                 )
-            ready, _, _ = select.select([self._reply], [], [], 1.0 if wait is None else min(wait, 1.0))
+            poll = 1.0 if wait is None else min(wait, 1.0)  # a dead R is noticed too
+            ready, _, _ = select.select([self._reply], [], [], poll)
             if not ready:
                 if self.proc is not None and self.proc.poll() is not None:
                     self._died(f" (exit status {self.proc.returncode})")
