@@ -355,6 +355,11 @@ def _read_npy(handle: Any, p: int, name: str) -> np.ndarray:
             f"the result {name} has shape {shape}; expected ({p}, {p}) (or draws (k, {p}, {p}))"
         )
     count = int(np.prod(shape))
+    left = os.fstat(handle.fileno()).st_size - handle.tell()
+    if count * dtype.itemsize > left:  # declared bigger than the file: never allocated
+        raise LearnerFailure(
+            f"the result {name} declares shape {shape} but holds only {left:,} bytes of data"
+        )
     values = np.fromfile(handle, dtype=dtype, count=count)
     if values.size != count:
         raise LearnerFailure(f"the result {name} is truncated ({values.size} of {count} values)")
