@@ -416,15 +416,24 @@ def test_a_killed_pool_leaves_no_semaphore(tmp_path):
             "learners": [{"name": "cmd", "command": ["sh", "-c", script, "{data}", "{out}"]}]}  # fmt: skip
     import subprocess
 
-    driver = STUDY_DRIVER.format(spec=spec, out=str(tmp_path / "out"), workers=2)
+    names_file = tmp_path / "sems.txt"
+    spy = (
+        "import spdgraph.study._pools as pools\n"
+        "real = pools.watch\n"
+        "def spy(op, arg):\n"
+        f"    if op == 's': open({str(names_file)!r}, 'a').write(arg + '\\n')\n"
+        "    real(op, arg)\n"
+        "pools.watch = spy\n"
+    )
+    driver = spy + STUDY_DRIVER.format(spec=spec, out=str(tmp_path / "out"), workers=2)
     proc = subprocess.Popen([PY, "-c", driver], start_new_session=True)
     try:
         end = time.monotonic() + 120
         while len(list(tmp_path.glob("w-*.pid"))) < 2 and time.monotonic() < end:
             time.sleep(0.2)
-        maps = Path(f"/proc/{proc.pid}/maps").read_text()
-        names = {line.split()[-1] for line in maps.splitlines() if "/dev/shm/sem.mp-" in line}
-        assert names, "the pool's semaphores were not found"
+        registered = names_file.read_text().split()
+        names = {f"/dev/shm/sem.{name.lstrip('/')}" for name in registered}
+        assert len(names) == 5 and all(os.path.exists(n) for n in names)  # the pool's five
         os.killpg(proc.pid, signal.SIGKILL)  # the study, its workers and resource tracker
         proc.wait()
         end = time.monotonic() + 30
