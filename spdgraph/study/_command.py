@@ -87,8 +87,7 @@ def _run(args: list[str], folder: Path, timeout: float | None) -> tuple[int | No
         watch("-", proc.pid)
         out.join(5.0)
         err.join(5.0)
-    text = err.text() or out.text()
-    return code, text[-2000:], seconds
+    return code, err.text() or out.text(), seconds
 
 
 def fit_command(

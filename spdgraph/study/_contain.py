@@ -300,14 +300,14 @@ class Tail:
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
 
-    def text(self) -> str:
-        """The kept bytes as text, saying how many earlier ones were dropped."""
+    def text(self, limit: int = 2000) -> str:
+        """The last ``limit`` bytes as text, saying how many earlier ones are not shown."""
         with self._lock:
-            kept = bytes(self._buffer[-self.limit :])
+            kept = bytes(self._buffer[-min(limit, self.limit) :])
             total = self.total
         text = kept.decode("utf-8", "replace").strip()
         dropped = total - len(kept)
-        return f"[{dropped:,} earlier bytes not kept] {text}" if dropped > 0 else text
+        return f"[{dropped:,} earlier bytes not shown] {text}" if dropped > 0 else text
 
 
 # -- result files ------------------------------------------------------------------------

@@ -170,7 +170,7 @@ def test_a_command_writes_relative_paths_into_its_scratch_folder(tmp_path, monke
 
 def test_what_a_command_starts_in_the_background_is_killed(tmp_path):
     pid_file = tmp_path / "bg.pid"
-    script = f"sleep 120 & echo $! > {pid_file}; {PY} -c \"{WRITE_EYE}\" {{out}} {{data}}"
+    script = f'sleep 120 & echo $! > {pid_file}; {PY} -c "{WRITE_EYE}" {{out}} {{data}}'
     values, _ = _fit({"name": "bg", "command": ["sh", "-c", script]}, tmp_path)
     assert values.shape == (3, 3)  # returned at once: the background sleep did not hold it
     background = int(pid_file.read_text())
@@ -218,7 +218,7 @@ def test_the_study_timeout_applies_when_the_learner_sets_none(tmp_path):
     entry = {"name": "slow", "command": ["sh", "-c", "sleep 120", "{data}", "{out}"]}
     x = np.zeros((5, 3))
     context = LearnerContext(scratch_root=str(tmp_path / SCRATCH), timeout=0.3)
-    with pytest.raises(LearnerFailure, match="within timeout = 0.3 s"):
+    with pytest.raises(LearnerFailure, match=r"within timeout = 0\.3 s"):
         in_context(context, lambda c: fit_command(entry, x, ["a", "b", "c"]), {"c": 1})
 
 
@@ -254,7 +254,7 @@ def test_timeout_nan_in_a_toml_is_refused(tmp_path):
         'seed = 1\ntimeout = nan\n[grid]\nfamily = ["hub"]\np = [4]\nn = [20]\n'
         '[[learners]]\nname = "shrink"\n'
     )
-    with pytest.raises(InvalidOptionError, match="finite positive number of seconds .*got nan"):
+    with pytest.raises(InvalidOptionError, match=r"finite positive number of seconds .*got nan"):
         load_study(path)
     assert load_study({**BASE, "timeout": 30}).timeout == 30.0
 
@@ -295,7 +295,7 @@ def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_p
     out = tmp_path / "out"
     out.mkdir()
     (out / ".spdgraph-lock").symlink_to(outside)
-    with pytest.raises(FileError, match="lock file .* is a symbolic link"):
+    with pytest.raises(FileError, match=r"lock file .* is a symbolic link"):
         run(BASE, out, workers=1, plots=False, progress=False)
     assert outside.read_text() == "keep me"
 
@@ -362,11 +362,11 @@ def _kill_during(tmp_path: Path, spec: dict, workers: int, pid_files: int, group
 def test_a_killed_study_leaves_no_command_process(tmp_path, workers):
     script = (
         f"sleep 120 & echo $! > {tmp_path}/bg-$$.pid; "
-        f"{PY} -c 'import os, time; open(\"{tmp_path}/py-\" + str(os.getpid()) + \".pid\", \"w\")"
+        f'{PY} -c \'import os, time; open("{tmp_path}/py-" + str(os.getpid()) + ".pid", "w")'
         ".write(str(os.getpid())); time.sleep(120)'"
     )
-    spec = {**BASE, "grid": {**BASE["grid"], "n": [20, 30]},
-            "learners": [{"name": "cmd", "command": ["sh", "-c", script, "{data}", "{out}"]}]}  # fmt: skip
+    learner = {"name": "cmd", "command": ["sh", "-c", script, "{data}", "{out}"]}
+    spec = {**BASE, "grid": {**BASE["grid"], "n": [20, 30]}, "learners": [learner]}
     _, pids = _kill_during(tmp_path, spec, workers, 2 * min(workers, 2))
     try:
         assert _wait_gone(pids), f"{[p for p in pids if _alive(p)]} outlived the killed study"
@@ -412,8 +412,8 @@ def test_an_r_fit_leaves_nothing_running_in_the_background(tmp_path):
 @pytest.mark.integration
 def test_a_killed_pool_leaves_no_semaphore(tmp_path):
     script = f"echo $$ > {tmp_path}/w-$$.pid; sleep 120"
-    spec = {**BASE, "grid": {**BASE["grid"], "n": [20, 30]},
-            "learners": [{"name": "cmd", "command": ["sh", "-c", script, "{data}", "{out}"]}]}  # fmt: skip
+    learner = {"name": "cmd", "command": ["sh", "-c", script, "{data}", "{out}"]}
+    spec = {**BASE, "grid": {**BASE["grid"], "n": [20, 30]}, "learners": [learner]}
     import subprocess
 
     names_file = tmp_path / "sems.txt"
@@ -444,3 +444,41 @@ def test_a_killed_pool_leaves_no_semaphore(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+# -- R learners: what was wrong, named -----------------------------------------------------
+
+needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="R is not installed")
+
+
+@needs_r
+@pytest.mark.parametrize(
+    ("code", "match"),
+    [
+        ("m <- diag(ncol(x)); m[2, 3] <- NaN; m", r"R learner 'bad' returned NaN .*\(1, 2\)"),
+        ("matrix('a', ncol(x), ncol(x))", r"R learner 'bad': .*character matrix.*, not numbers"),
+        ("diag(2)", r"R learner 'bad': .*expected a 3 x 3 matrix"),
+    ],
+)
+def test_an_r_learner_failure_says_what_was_wrong(tmp_path, code, match):
+    from spdgraph.study._rbridge import fit_r
+
+    x = np.random.default_rng(1).normal(size=(10, 3))
+    context = LearnerContext(scratch_root=str(tmp_path / SCRATCH))
+    with pytest.raises(LearnerFailure, match=match):
+        in_context(context, lambda c: fit_r({"name": "bad", "r": code}, x, ["a", "b", "c"]), {})
+
+
+@needs_r
+def test_an_r_learner_flooding_its_output_keeps_the_tail(tmp_path):
+    from spdgraph.study._rbridge import RSession
+
+    session = RSession()
+    try:
+        code = 'cat(strrep("z", 5e6)); cat("LAST"); quit(status = 4)'
+        with pytest.raises(
+            LearnerFailure, match=r"(?s)exit status 4.*earlier bytes not shown.*LAST"
+        ):
+            session.fit(code, np.zeros((5, 2)), ["a", "b"])
+    finally:
+        session.close()
