@@ -20,7 +20,6 @@ it is a regular file of the size a p x p matrix takes.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
@@ -31,18 +30,9 @@ from typing import Any
 import numpy as np
 
 from spdgraph.io import write_atomically
-from spdgraph.study._contain import (
-    LearnerFailure,
-    Tail,
-    check_finite,
-    contained_options,
-    kill_group,
-    learner_timeout,
-    read_result,
-    scratch_folder,
-    watch,
-)
-from spdgraph.study._rbridge import THREAD_ENV, seed_int
+from spdgraph.study import _contain as contain
+from spdgraph.study._contain import LearnerFailure
+from spdgraph.study._rbridge import seed_int
 
 __all__ = ["fit_command"]
 
@@ -65,26 +55,17 @@ def _write_data(path: Path, x: np.ndarray, labels: Sequence[str]) -> None:
 def _run(args: list[str], folder: Path, timeout: float | None) -> tuple[int | None, str, float]:
     """``args`` run contained in ``folder``: ``(status or None on timeout, output tail, s)``."""
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        args,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **THREAD_ENV},
-        cwd=folder,
-        **contained_options(),
+    proc = contain.start_contained(
+        args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=folder
     )
-    watch("+", proc.pid)
-    out, err = Tail(proc.stdout), Tail(proc.stderr)
+    out, err = contain.Tail(proc.stdout), contain.Tail(proc.stderr)
     try:
         code: int | None = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         code = None
     finally:
         seconds = time.perf_counter() - start
-        kill_group(proc.pid)  # what it started in the background too
-        proc.wait()
-        watch("-", proc.pid)
+        contain.end_contained(proc)  # what it started in the background too
         out.join(5.0)
         err.join(5.0)
     return code, err.text() or out.text(), seconds
@@ -103,11 +84,11 @@ def fit_command(
     """
     seed_text = str(0 if seed is None else seed_int(seed))
     command = [str(part).replace("{seed}", seed_text) for part in entry["command"]]
-    timeout = learner_timeout(entry)
+    timeout = contain.learner_timeout(entry)
     name = f"command learner {entry['name']!r}"
     p = x.shape[1]
 
-    with scratch_folder(str(entry["name"])) as folder:
+    with contain.scratch_folder(str(entry["name"])) as folder:
         paths: dict[str, Path] = {}
 
         def place(match: re.Match[str]) -> str:
@@ -129,7 +110,7 @@ def fit_command(
         if code != 0:
             raise LearnerFailure(f"{name} exited with status {code}: {err}")
         try:
-            values = read_result(paths["out"], p)
+            values = contain.read_result(paths["out"], p)
         except LearnerFailure as exc:
             raise LearnerFailure(f"{name}: {exc}") from None
-        return check_finite(values, name), seconds
+        return contain.check_finite(values, name), seconds

@@ -60,6 +60,14 @@ __all__ = [
 SCRATCH = ".scratch"
 #: Bytes of a learner's standard output and error kept (the last ones) for its failure message.
 TAIL_BYTES = 64 * 1024
+#: Environment of R and command learners: BLAS on one thread (recorded in study.json).
+THREAD_ENV = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "BLIS_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+}
 #: Largest CSV result per value (``%.17g`` needs at most 24 characters plus a separator).
 CSV_BYTES_PER_VALUE = 64
 #: Largest ``.npy`` of posterior draws (``(draws, p, p)``) a command learner may write.
@@ -226,12 +234,28 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child before ex
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def contained_options() -> dict[str, Any]:
-    """``Popen`` options of a learner process: its own session, dying with this process."""
-    return {
-        "start_new_session": True,
-        "preexec_fn": die_with_parent if sys.platform.startswith("linux") else None,
-    }
+def start_contained(args: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    """A learner process (``Popen(args, **options)``) contained: its own session and group,
+    BLAS on one thread, dying with this process, registered with the watchdog.
+
+    End it with :func:`end_contained`: the whole group is killed.
+    """
+    proc = subprocess.Popen(
+        args,
+        env={**os.environ, **THREAD_ENV},
+        start_new_session=True,
+        preexec_fn=die_with_parent if sys.platform.startswith("linux") else None,
+        **options,
+    )
+    watch("+", proc.pid)
+    return proc
+
+
+def end_contained(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc``'s whole group (what it started in the background too) and reap it."""
+    kill_group(proc.pid)
+    proc.wait()
+    watch("-", proc.pid)
 
 
 def _group_members(group: int) -> list[int]:

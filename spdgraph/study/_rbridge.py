@@ -45,16 +45,8 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import MissingDependencyError, SpdgraphError
-from spdgraph.study._contain import (
-    LearnerFailure,
-    Tail,
-    check_finite,
-    contained_options,
-    kill_group,
-    learner_timeout,
-    scratch_folder,
-    watch,
-)
+from spdgraph.study import _contain as contain
+from spdgraph.study._contain import THREAD_ENV, LearnerFailure
 from spdgraph.study._rserver import SERVER
 
 __all__ = [
@@ -66,14 +58,6 @@ __all__ = [
     "seed_int",
 ]
 
-#: Environment of R and command learners: BLAS on one thread (recorded in study.json).
-THREAD_ENV = {
-    "OPENBLAS_NUM_THREADS": "1",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "BLIS_NUM_THREADS": "1",
-    "VECLIB_MAXIMUM_THREADS": "1",
-}
 _PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*$")
 
 _OP_QUIT, _OP_DEFINE, _OP_FIT = 0, 1, 2
@@ -172,32 +156,29 @@ class RSession:
         self.proc: subprocess.Popen[bytes] | None = None
         self._reply: int | None = None
         self._defined: dict[str, str] = {}
-        self._tail: Tail | None = None
+        self._tail: contain.Tail | None = None
 
     # -- process ---------------------------------------------------------------------------
     def _start(self) -> None:
         read_fd, write_fd = os.pipe()
         try:
-            self.proc = subprocess.Popen(
+            self.proc = contain.start_contained(
                 [self.executable or rscript(), "--vanilla", "-e",
                  SERVER.replace("{fd}", str(write_fd))],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 pass_fds=(write_fd,),
-                env={**os.environ, **THREAD_ENV},
                 cwd=os.path.abspath(os.sep),  # each fit sets its scratch folder
-                **contained_options(),
             )  # fmt: skip
         finally:
             os.close(write_fd)
-        watch("+", self.proc.pid)
         self._reply = read_fd
         assert self.proc.stdin is not None
         _widen_pipe(self.proc.stdin.fileno())
         _widen_pipe(read_fd)
         self._defined = {}
-        self._tail = Tail(self.proc.stdout)  # R's own output, the last bytes, for errors
+        self._tail = contain.Tail(self.proc.stdout)  # R's own output, the last bytes, for errors
 
     def close(self) -> None:
         """Stop the R process (asks it to quit, then kills it)."""
@@ -209,18 +190,15 @@ class RSession:
                 proc.stdin.close()
                 proc.wait(timeout=5)
             except (OSError, ValueError, subprocess.TimeoutExpired):
-                proc.kill()
-                proc.wait()
-            kill_group(proc.pid)
-            watch("-", proc.pid)
+                pass
+            contain.end_contained(proc)  # R and whatever it left in its group
         if self._reply is not None:
             os.close(self._reply)
             self._reply = None
 
     def _kill(self) -> None:
         if self.proc is not None:
-            kill_group(self.proc.pid)
-            self.proc.wait()
+            contain.end_contained(self.proc)
         self.close()
 
     # -- wire ------------------------------------------------------------------------------
@@ -319,12 +297,12 @@ class RSession:
         (``learner`` names it), removed afterwards with what the fit started.
         """
         ident, _ = self.define(code, packages)
-        with scratch_folder(learner) as folder:
+        with contain.scratch_folder(learner) as folder:
             try:
                 return self._fit(ident, x, labels, timeout, seed, str(folder))
             finally:
                 if self.proc is not None:  # what the fit left running in the background
-                    kill_group(self.proc.pid, keep=self.proc.pid)
+                    contain.kill_group(self.proc.pid, keep=self.proc.pid)
 
     def _fit(
         self,
@@ -391,10 +369,10 @@ def fit_r(
             x,
             labels,
             packages=list(entry.get("packages", [])),
-            timeout=learner_timeout(entry),
+            timeout=contain.learner_timeout(entry),
             seed=0 if seed is None else seed_int(seed),
             learner=str(entry["name"]),
         )
     except LearnerFailure as exc:
         raise LearnerFailure(f"{name}: {exc}") from None
-    return check_finite(values, name), seconds
+    return contain.check_finite(values, name), seconds

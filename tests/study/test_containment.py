@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from processes import assert_all_end
 
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.study import load_study, run
@@ -56,27 +57,6 @@ def bounded(cpu_seconds: float = 1.0, megabytes: float = 300.0):
         tracemalloc.stop()
     assert cpu < cpu_seconds, f"{cpu:.2f} s of CPU"
     assert peak < megabytes, f"{peak:.0f} MB traced"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return state != "Z"
-
-
-def _wait_gone(pids, seconds: float = 30.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if not any(_alive(p) for p in pids):
-            return True
-        time.sleep(0.1)
-    return not any(_alive(p) for p in pids)
 
 
 def _fit(entry, tmp_path: Path, p: int = 3):
@@ -174,7 +154,7 @@ def test_what_a_command_starts_in_the_background_is_killed(tmp_path):
     values, _ = _fit({"name": "bg", "command": ["sh", "-c", script]}, tmp_path)
     assert values.shape == (3, 3)  # returned at once: the background sleep did not hold it
     background = int(pid_file.read_text())
-    assert _wait_gone([background], 10), "the learner's background sleep survived its fit"
+    assert_all_end([background], 10)
 
 
 def test_a_flood_on_stdout_keeps_only_the_tail(tmp_path):
@@ -211,7 +191,7 @@ def test_a_command_past_its_timeout_is_killed_with_its_children(tmp_path):
     }
     with pytest.raises(LearnerFailure, match=r"'slow' did not finish within timeout = 0.5 s"):
         _fit(entry, tmp_path)
-    assert _wait_gone([int(pid_file.read_text())], 10)
+    assert_all_end([int(pid_file.read_text())], 10)
 
 
 def test_the_study_timeout_applies_when_the_learner_sets_none(tmp_path):
@@ -368,12 +348,7 @@ def test_a_killed_study_leaves_no_command_process(tmp_path, workers):
     learner = {"name": "cmd", "command": ["sh", "-c", script, "{data}", "{out}"]}
     spec = {**BASE, "grid": {**BASE["grid"], "n": [20, 30]}, "learners": [learner]}
     _, pids = _kill_during(tmp_path, spec, workers, 2 * min(workers, 2))
-    try:
-        assert _wait_gone(pids), f"{[p for p in pids if _alive(p)]} outlived the killed study"
-    finally:
-        for pid in pids:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+    assert_all_end(pids)
 
 
 @pytest.mark.integration
@@ -387,12 +362,7 @@ def test_a_killed_study_leaves_no_r_process(tmp_path):
     )
     spec = {**BASE, "learners": [{"name": "r", "r": code}]}
     _, pids = _kill_during(tmp_path, spec, 1, 2)
-    try:
-        assert _wait_gone(pids), f"{[p for p in pids if _alive(p)]} outlived the killed study"
-    finally:
-        for pid in pids:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+    assert_all_end(pids)
 
 
 @pytest.mark.integration
@@ -405,7 +375,7 @@ def test_an_r_fit_leaves_nothing_running_in_the_background(tmp_path):
     )
     out = tmp_path / "out"
     run({**BASE, "learners": [{"name": "r", "r": code}]}, out, workers=1, plots=False)
-    assert _wait_gone([int((tmp_path / "bg.pid").read_text())], 10)
+    assert_all_end([int((tmp_path / "bg.pid").read_text())], 10)
     assert not (out / SCRATCH).exists() and not list(out.rglob("stray.txt"))
 
 
