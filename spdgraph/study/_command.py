@@ -31,6 +31,7 @@ import numpy as np
 
 from spdgraph.io import write_atomically
 from spdgraph.study import _contain as contain
+from spdgraph.study import _output as output
 from spdgraph.study._contain import LearnerFailure
 from spdgraph.study._rbridge import seed_int
 
@@ -110,7 +111,7 @@ def fit_command(
         if code != 0:
             raise LearnerFailure(f"{name} exited with status {code}: {err}")
         try:
-            values = contain.read_result(paths["out"], p)
+            values = output.read_result(paths["out"], p)
         except LearnerFailure as exc:
             raise LearnerFailure(f"{name}: {exc}") from None
-        return contain.check_finite(values, name), seconds
+        return output.check_finite(values, name), seconds

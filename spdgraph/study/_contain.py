@@ -11,9 +11,8 @@
 * A fit works in its own scratch folder, ``STUDY/.scratch/<cell>/<learner>.<start>.<id>``
   (:func:`scratch_folder`), removed afterwards; a run removes what a killed run left.
 * A learner's standard output and error are kept up to :data:`TAIL_BYTES`
-  (:class:`Tail`: the last bytes, for the failure message); a result file is
-  opened without following links, only when it is a regular file no larger
-  than its format's bound for a p x p matrix (:func:`read_result`).
+  (:class:`Tail`: the last bytes, for the failure message); its result file
+  is checked before it is read (:mod:`spdgraph.study._output`).
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ import re
 import secrets
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -37,8 +35,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from spdgraph.errors import SpdgraphError
 
 __all__ = [
@@ -47,10 +43,8 @@ __all__ = [
     "LearnerContext",
     "LearnerFailure",
     "Tail",
-    "check_finite",
     "in_context",
     "kill_group",
-    "read_result",
     "running_fits",
     "scratch_folder",
     "watch",
@@ -68,10 +62,6 @@ THREAD_ENV = {
     "BLIS_NUM_THREADS": "1",
     "VECLIB_MAXIMUM_THREADS": "1",
 }
-#: Largest CSV result per value (``%.17g`` needs at most 24 characters plus a separator).
-CSV_BYTES_PER_VALUE = 64
-#: Largest ``.npy`` of posterior draws (``(draws, p, p)``) a command learner may write.
-MAX_DRAWS_BYTES = 2**31
 
 
 class LearnerFailure(SpdgraphError, RuntimeError):
@@ -98,11 +88,15 @@ def current() -> LearnerContext:
     return _CONTEXT.get() or _DEFAULT
 
 
-def in_context(context: LearnerContext, compute: Callable[[Any], Any], coords: Any) -> Any:
-    """``compute(coords)`` with ``context`` (and the cell's key) set for the learners it fits."""
-    from spdgraph.study._cell import cell_key
-
-    token = _CONTEXT.set(replace(context, cell=cell_key(coords)))
+def in_context(
+    context: LearnerContext,
+    compute: Callable[[Any], Any],
+    coords: Any,
+    *,
+    key: Callable[[Any], str] = str,
+) -> Any:
+    """``compute(coords)`` with ``context`` (and the cell's ``key(coords)``) set for its fits."""
+    token = _CONTEXT.set(replace(context, cell=_safe(key(coords), 160)))
     try:
         return compute(coords)
     finally:
@@ -115,8 +109,8 @@ def learner_timeout(entry: Any) -> float | None:
     return current().timeout if timeout is None else float(timeout)
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_+-]", "_", name)[:60] or "learner"
+def _safe(name: str, length: int = 60) -> str:
+    return re.sub(r"[^A-Za-z0-9_=,+-]", "_", name)[:length] or "learner"
 
 
 @contextlib.contextmanager
@@ -332,94 +326,3 @@ class Tail:
         text = kept.decode("utf-8", "replace").strip()
         dropped = total - len(kept)
         return f"[{dropped:,} earlier bytes not shown] {text}" if dropped > 0 else text
-
-
-# -- result files ------------------------------------------------------------------------
-
-
-def _open_regular(path: Path, limit: int) -> int:
-    """A descriptor on ``path``, a regular file (no link followed) of at most ``limit`` bytes."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise LearnerFailure(f"it exited 0 but wrote no result at {path.name}") from None
-    except OSError as exc:
-        what = "a symbolic link" if os.path.islink(path) else exc.strerror
-        raise LearnerFailure(f"its result {path.name} cannot be read: {what}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise LearnerFailure(
-            f"its result {path.name} is not a regular file (a FIFO, device or folder)"
-        )
-    if info.st_size > limit:
-        os.close(fd)
-        raise LearnerFailure(
-            f"its result {path.name} has {info.st_size:,} bytes, more than the {limit:,} a "
-            "matrix of this size takes in that format"
-        )
-    return fd
-
-
-def _read_npy(handle: Any, p: int, name: str) -> np.ndarray:
-    fmt = np.lib.format
-    try:
-        version = fmt.read_magic(handle)
-        header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-        shape, fortran, dtype = header(handle)
-    except ValueError as exc:
-        raise LearnerFailure(f"cannot read the result {name}: {exc}") from None
-    if dtype.kind in "USO":
-        raise LearnerFailure(f"the result {name} holds text or objects ({dtype}), not numbers")
-    if dtype.kind not in "biuf":
-        raise LearnerFailure(f"the result {name} holds {dtype} values, not real numbers")
-    if shape != (p, p) and not (len(shape) == 3 and shape[1:] == (p, p)):
-        raise LearnerFailure(
-            f"the result {name} has shape {shape}; expected ({p}, {p}) (or draws (k, {p}, {p}))"
-        )
-    count = int(np.prod(shape))
-    left = os.fstat(handle.fileno()).st_size - handle.tell()
-    if count * dtype.itemsize > left:  # declared bigger than the file: never allocated
-        raise LearnerFailure(
-            f"the result {name} declares shape {shape} but holds only {left:,} bytes of data"
-        )
-    values = np.fromfile(handle, dtype=dtype, count=count)
-    if values.size != count:
-        raise LearnerFailure(f"the result {name} is truncated ({values.size} of {count} values)")
-    return values.reshape(shape, order="F" if fortran else "C").astype(float)
-
-
-def read_result(path: Path, p: int) -> np.ndarray:
-    """A learner's result (CSV or ``.npy``), checked before it is read; LearnerFailure else."""
-    npy = path.suffix == ".npy"
-    limit = MAX_DRAWS_BYTES + 65536 if npy else p * p * CSV_BYTES_PER_VALUE + 65536
-    fd = _open_regular(path, limit)
-    with os.fdopen(fd, "rb") as handle:
-        os.set_blocking(fd, True)
-        if npy:
-            return _read_npy(handle, p, path.name)
-        try:
-            values = np.loadtxt(handle, delimiter=",", ndmin=2)
-        except ValueError as exc:
-            text = "holds text, not numbers" if "convert" in str(exc) else "cannot be read"
-            raise LearnerFailure(f"the result {path.name} {text} ({exc})") from None
-    if values.shape != (p, p):
-        raise LearnerFailure(
-            f"the result {path.name} has shape {values.shape}; expected ({p}, {p})"
-        )
-    return values
-
-
-def check_finite(values: np.ndarray, learner: str) -> np.ndarray:
-    """``values`` when every entry is finite, else a LearnerFailure naming the bad entries."""
-    bad = ~np.isfinite(values)
-    if not bad.any():
-        return values
-    where = np.argwhere(bad)
-    shown = ", ".join(str(tuple(int(i) for i in row)) for row in where[:5])
-    kinds = sorted({"NaN" if np.isnan(v) else "infinite" for v in values[bad][:1000]})
-    raise LearnerFailure(
-        f"{learner} returned {' and '.join(kinds)} values at {len(where):,} of {values.size:,} "
-        f"entries (first: {shown}); a learner must return finite numbers"
-    )

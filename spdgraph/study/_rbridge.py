@@ -46,6 +46,7 @@ import numpy as np
 
 from spdgraph.errors import MissingDependencyError, SpdgraphError
 from spdgraph.study import _contain as contain
+from spdgraph.study import _output as output
 from spdgraph.study._contain import THREAD_ENV, LearnerFailure
 from spdgraph.study._rserver import SERVER
 
@@ -375,4 +376,4 @@ def fit_r(
         )
     except LearnerFailure as exc:
         raise LearnerFailure(f"{name}: {exc}") from None
-    return contain.check_finite(values, name), seconds
+    return output.check_finite(values, name), seconds

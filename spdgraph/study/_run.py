@@ -283,7 +283,9 @@ def _run_locked(
     try:
         _execute(
             todo,
-            functools.partial(in_context, context, functools.partial(compute_cell, checked)),
+            functools.partial(
+                in_context, context, functools.partial(compute_cell, checked), key=cell_key
+            ),
             store,
             name=checked.name,
             workers=n_workers,

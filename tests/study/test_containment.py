@@ -27,11 +27,10 @@ from spdgraph.study._contain import (
     SCRATCH,
     LearnerContext,
     LearnerFailure,
-    check_finite,
     in_context,
-    read_result,
     running_fits,
 )
+from spdgraph.study._output import check_finite, read_result
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes and FIFOs")
 
@@ -42,6 +41,7 @@ BASE = {
     "scores": {"metrics": ["tpr"], "curves": False},
 }
 PY = sys.executable
+needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="R is not installed")
 
 
 @contextmanager
@@ -352,9 +352,8 @@ def test_a_killed_study_leaves_no_command_process(tmp_path, workers):
 
 
 @pytest.mark.integration
+@needs_r
 def test_a_killed_study_leaves_no_r_process(tmp_path):
-    if shutil.which("Rscript") is None:
-        pytest.skip("R is not installed")
     code = (
         f'writeLines(as.character(Sys.getpid()), "{tmp_path}/r.pid")\n'
         f'system("sleep 120 & echo $! > {tmp_path}/bg.pid", wait = FALSE)\n'
@@ -366,9 +365,8 @@ def test_a_killed_study_leaves_no_r_process(tmp_path):
 
 
 @pytest.mark.integration
+@needs_r
 def test_an_r_fit_leaves_nothing_running_in_the_background(tmp_path):
-    if shutil.which("Rscript") is None:
-        pytest.skip("R is not installed")
     code = (
         f'system("sleep 120 & echo $! > {tmp_path}/bg.pid", wait = FALSE)\n'
         'Sys.sleep(0.5); writeLines("stray", "stray.txt"); diag(ncol(x))'
@@ -417,8 +415,6 @@ def test_a_killed_pool_leaves_no_semaphore(tmp_path):
 
 
 # -- R learners: what was wrong, named -----------------------------------------------------
-
-needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="R is not installed")
 
 
 @needs_r
