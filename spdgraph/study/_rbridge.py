@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import MissingDependencyError, SpdgraphError
+from spdgraph.io import write_atomically
 from spdgraph.study import _contain as contain
 from spdgraph.study import _output as output
 from spdgraph.study._contain import THREAD_ENV, LearnerFailure
@@ -320,8 +321,7 @@ class RSession:
         path = ""
         if data.nbytes >= FILE_BYTES:  # big data: one file write and read beat pipe turns
             path = os.path.join(folder, "data.bin")
-            with open(path, "xb") as handle:
-                handle.write(data.tobytes(order="F"))
+            write_atomically(path, lambda tmp: tmp.write_bytes(data.tobytes(order="F")))
         self._send(
             struct.pack("<i", _OP_FIT),
             self._text(ident),

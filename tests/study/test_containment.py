@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 import time
 import tracemalloc
 from contextlib import contextmanager
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from processes import assert_all_end
+from processes import assert_all_end, wait_for
 
 from spdgraph.errors import FileError, InvalidOptionError
 from spdgraph.study import load_study, run
@@ -448,3 +449,36 @@ def test_an_r_learner_flooding_its_output_keeps_the_tail(tmp_path):
             session.fit(code, np.zeros((5, 2)), ["a", "b"])
     finally:
         session.close()
+
+
+def test_the_progress_bar_names_the_running_learners(tmp_path):
+    from spdgraph.study._pools import show_running
+
+    class Bar:
+        def __init__(self) -> None:
+            self.notes: list[str] = []
+
+        def note(self, text: str) -> None:
+            self.notes.append(text)
+
+    started = int(time.time()) - 42
+    (tmp_path / SCRATCH / "cell-1" / f"glasso-r.{started}.ab12").mkdir(parents=True)
+    bar = Bar()
+    stop = show_running(bar, tmp_path)
+    try:
+        assert wait_for(lambda: bar.notes, 30)
+    finally:
+        stop()
+    assert bar.notes[0].startswith("running glasso-r 4")  # 42 s or a little more
+
+
+@pytest.mark.integration
+def test_run_timeout_kills_a_hanging_command_and_leaves_no_scratch(tmp_path):
+    from spdgraph.study import StudyError
+
+    learner = {"name": "hang", "command": ["sh", "-c", "sleep 60", "{data}", "{out}"]}
+    out = tmp_path / "out"
+    with pytest.raises(StudyError, match=r"'hang' did not finish within timeout = 0\.5 s"):
+        run({**BASE, "learners": [learner]}, out, workers=1, plots=False, timeout=0.5)
+    assert not (out / SCRATCH).exists()
+    assert not list(Path(tempfile.gettempdir()).glob("spdgraph-learner-*"))
