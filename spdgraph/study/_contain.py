@@ -135,6 +135,15 @@ def scratch_folder(learner: str) -> Iterator[Path]:
             folder.parent.rmdir()  # the cell's folder, once its last fit is done
 
 
+def _entries(folder: Path) -> list[str]:
+    """The names in ``folder``, [] when it is gone (or not yet there)."""
+    try:
+        with os.scandir(folder) as it:
+            return [entry.name for entry in it]
+    except OSError:
+        return []
+
+
 def clean_scratch(study_folder: Path) -> None:
     """Remove ``STUDY/.scratch`` (what a killed run left); call it holding the study's lock."""
     shutil.rmtree(Path(study_folder) / SCRATCH, ignore_errors=True)
@@ -144,11 +153,13 @@ def running_fits(study_folder: Path, now: float | None = None) -> list[tuple[str
     """``(learner, seconds running)`` of the fits under way in a study, longest first."""
     now = time.time() if now is None else now
     found = []
-    for folder in (Path(study_folder) / SCRATCH).glob("*/*"):
-        learner, _, rest = folder.name.partition(".")
-        started = rest.partition(".")[0]
-        if started.isdigit():
-            found.append((learner, max(0.0, now - int(started))))
+    root = Path(study_folder) / SCRATCH
+    for cell in _entries(root):  # fits come and go meanwhile
+        for name in _entries(root / cell):
+            learner, _, rest = name.partition(".")
+            started = rest.partition(".")[0]
+            if started.isdigit():
+                found.append((learner, max(0.0, now - int(started))))
     return sorted(found, key=lambda item: -item[1])
 
 
