@@ -40,9 +40,10 @@ def orphan_guard(parent: int) -> None:
 
     On Linux the kernel sends the worker SIGKILL when its parent dies
     (``PR_SET_PDEATHSIG``); everywhere, a daemon thread polls the parent's pid
-    once a second and ends the worker when the parent is gone (the R
-    processes and commands a worker started end with it: their stdin closes,
-    and on Linux they carry the same death signal).
+    once a second and ends the worker when the parent is gone. The R
+    processes and commands a worker started, and what they started, end with
+    it: the worker's watchdog (:func:`spdgraph.study._contain.watch`) kills
+    their process groups.
     """
     import signal
     import sys
