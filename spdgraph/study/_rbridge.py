@@ -185,7 +185,7 @@ class RSession:
     def close(self) -> None:
         """Stop the R process (asks it to quit, then kills it)."""
         proc, self.proc = self.proc, None
-        if proc is not None:
+        if proc is not None and proc.returncode is None:  # not ended (and reaped) yet
             try:
                 assert proc.stdin is not None
                 proc.stdin.write(struct.pack("<i", _OP_QUIT))
