@@ -8,8 +8,9 @@
   kills every registered group and unlinks the registered semaphores. What a
   learner starts in the background (R's ``system(..., wait = FALSE)``, a
   shell's ``&``) is in its group, and is killed with it when the fit ends.
-* A fit works in its own scratch folder, ``STUDY/.scratch/<cell>/<learner>.<start>.<id>``
-  (:func:`scratch_folder`), removed afterwards; a run removes what a killed run left.
+* A fit works in a scratch folder of its cell and learner,
+  ``STUDY/.scratch/<cell>/<learner>`` (:func:`scratch_folder`), emptied after
+  each fit and removed with its cell; a run removes what a killed run left.
 * A learner's standard output and error are kept up to :data:`TAIL_BYTES`
   (:class:`Tail`: the last bytes, for the failure message); its result file
   is checked before it is read (:mod:`spdgraph.study._output`).
@@ -96,11 +97,14 @@ def in_context(
     key: Callable[[Any], str] = str,
 ) -> Any:
     """``compute(coords)`` with ``context`` (and the cell's ``key(coords)``) set for its fits."""
-    token = _CONTEXT.set(replace(context, cell=_safe(key(coords), 160)))
+    cell = _safe(key(coords), 160)
+    token = _CONTEXT.set(replace(context, cell=cell))
     try:
         return compute(coords)
     finally:
         _CONTEXT.reset(token)
+        if context.scratch_root is not None:  # the cell's scratch: its learners' folders
+            shutil.rmtree(Path(context.scratch_root) / cell, ignore_errors=True)
 
 
 def learner_timeout(entry: Any) -> float | None:
@@ -113,26 +117,77 @@ def _safe(name: str, length: int = 60) -> str:
     return re.sub(r"[^A-Za-z0-9_=,+-]", "_", name)[:length] or "learner"
 
 
+#: A fit running longer than this (seconds) is marked for the progress bar (:func:`running_fits`).
+SHOWN_AFTER = 1.0
+
+
 @contextlib.contextmanager
 def scratch_folder(learner: str) -> Iterator[Path]:
-    """A fresh folder for one fit of ``learner``, removed afterwards (whatever happens).
+    """An empty folder for one fit of ``learner``, emptied (or removed) afterwards.
 
-    Inside a study run it is ``STUDY/.scratch/<cell>/<learner>.<start>.<id>``;
-    outside one (a learner fitted directly) a temporary folder.
+    Inside a study run it is ``STUDY/.scratch/<cell>/<learner>`` (reused by the
+    cell's repeats, emptied after each fit, removed with the cell by
+    :func:`in_context`); outside one (a learner fitted directly, or on a
+    remote worker that cannot see the study folder) a temporary folder,
+    removed after the fit. A fit running past :data:`SHOWN_AFTER` seconds
+    leaves the marker ``<cell>/<learner>.<start>.<id>`` while it runs.
     """
     context = current()
-    name = f"{_safe(learner)}.{int(time.time())}.{secrets.token_hex(4)}"
-    if context.scratch_root is not None and Path(context.scratch_root).parent.is_dir():
-        folder = Path(context.scratch_root) / (context.cell or "cell") / name
-        folder.mkdir(mode=0o700, parents=True)
-    else:  # fitted outside a study (or on a machine without the study folder)
+    if context.scratch_root is None or not Path(context.scratch_root).parent.is_dir():
         folder = Path(tempfile.mkdtemp(prefix="spdgraph-scratch-"))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return
+    cell = Path(context.scratch_root) / (context.cell or "cell")
+    folder = cell / _safe(learner)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _empty(folder)  # what a failed fit of an earlier repeat left
+    marker = _Marker(cell / f"{_safe(learner)}.{int(time.time())}.{secrets.token_hex(4)}")
     try:
         yield folder
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            folder.parent.rmdir()  # the cell's folder, once its last fit is done
+        marker.remove()
+        _empty(folder)
+
+
+class _Marker:
+    """A folder made after :data:`SHOWN_AFTER` seconds (a fast fit makes none), then removed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._made = self._done = False
+        self._timer = threading.Timer(SHOWN_AFTER, self._make)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _make(self) -> None:
+        with self._lock:
+            if not self._done:
+                with contextlib.suppress(OSError):
+                    self.path.mkdir()
+                    self._made = True
+
+    def remove(self) -> None:
+        self._timer.cancel()
+        with self._lock:
+            self._done = True
+            if self._made:
+                with contextlib.suppress(OSError):
+                    self.path.rmdir()
+
+
+def _empty(folder: Path) -> None:
+    """Remove what ``folder`` holds (links removed, never followed); cheap when empty."""
+    for name in _entries(folder):
+        path = folder / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 def _entries(folder: Path) -> list[str]:

@@ -78,10 +78,10 @@ local({
       } else matrix(rd("double", n * p, 8L), n, p)
       colnames(x) <- strsplit(labels, "\n", fixed = TRUE)[[1]]
       set.seed(seed)  # the cell's learner seed: same draws whatever ran before in this R
+      setwd(wd)  # before the clock: the fit's time is the snippet's alone
       t0 <- proc.time()[["elapsed"]]
       res <- tryCatch({
         snippet <- get(id, envir = .L)
-        setwd(wd)
         v <- snippet(x)
         if (!is.null(dim(v)) && length(dim(v)) == 2L) v <- as.matrix(v)
         if (!is.numeric(v) && !is.logical(v))

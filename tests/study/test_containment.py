@@ -482,3 +482,20 @@ def test_run_timeout_kills_a_hanging_command_and_leaves_no_scratch(tmp_path):
         run({**BASE, "learners": [learner]}, out, workers=1, plots=False, timeout=0.5)
     assert not (out / SCRATCH).exists()
     assert not list(Path(tempfile.gettempdir()).glob("spdgraph-learner-*"))
+
+
+def test_a_long_fit_is_marked_while_it_runs_and_only_then(tmp_path, monkeypatch):
+    from spdgraph.study import _contain
+
+    monkeypatch.setattr(_contain, "SHOWN_AFTER", 0.0)
+    seen = tmp_path / "seen.txt"
+    code = (
+        f"import os, sys, time; time.sleep(0.3); open({str(seen)!r}, 'w')"
+        ".write(' '.join(os.listdir('..'))); " + WRITE_EYE
+    )
+    _fit({"name": "mine", "command": [PY, "-c", code, "{out}", "{data}"]}, tmp_path)
+    names = seen.read_text().split()
+    assert "mine" in names  # the learner's folder, its working directory
+    marker = [n for n in names if n.startswith("mine.")]
+    assert len(marker) == 1 and marker[0].split(".")[1].isdigit()
+    assert not list((tmp_path / SCRATCH).iterdir())  # all removed with the cell
