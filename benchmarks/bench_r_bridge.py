@@ -4,12 +4,14 @@ Run: ``python benchmarks/bench_r_bridge.py [--fits 30]`` (needs ``Rscript``).
 
 Both learners return a p x p matrix of zeros (R: ``matrix(0, ncol(x),
 ncol(x))``; Python: ``np.zeros((p, p))``), called the way a study's cell
-calls them (:func:`spdgraph.study._cell._timed`: the data sent to the
-worker's persistent R process as little-endian float64, on the pipe below
-1 MiB and through a temporary file in /dev/shm from 1 MiB, the result read
-back). The R process is started and the learner defined before timing (a
-study pays that once per worker); each size then times ``--fits`` fits of
-each learner, round robin so a change in the machine's load hits both alike.
+calls them (:func:`spdgraph.study._cell._timed`, in a cell's context: each R
+fit in its scratch folder, what it started in the background killed after
+it): the data sent to the worker's persistent R process as little-endian
+float64, on the pipe below 1 MiB and through a file in the fit's scratch
+folder from 1 MiB, the result read back. The R process is started and the
+learner defined before timing (a study pays that once per worker); each
+size then times ``--fits`` fits of each learner, round robin so a change in
+the machine's load hits both alike.
 "overhead" is the median R fit minus the median Python fit, in ms: the
 issue's target is under 50 ms per fit. The last column is R's own clock for
 the snippet alone (what the study records as ``seconds``).
@@ -18,12 +20,15 @@ the snippet alone (what the study records as ``seconds``).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import tempfile
 import time
 
 import numpy as np
 
 from spdgraph.study._cell import _timed
+from spdgraph.study._contain import LearnerContext, in_context
 from spdgraph.study._rbridge import _session
 
 SIZES = [(100, 20), (500, 100), (2000, 200), (5000, 500)]
@@ -34,6 +39,12 @@ def zeros(x: np.ndarray) -> np.ndarray:
 
 
 def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:  # a study's folder: fits use its scratch
+        context = LearnerContext(scratch_root=os.path.join(folder, ".scratch"))
+        in_context(context, lambda coords: _table(), {"cell": 1})
+
+
+def _table() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--fits", type=int, default=30)
     args = parser.parse_args()

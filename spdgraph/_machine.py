@@ -210,6 +210,20 @@ class Progress:
         sys.stderr.flush()
         self._shown = True
 
+    def note(self, text: str) -> None:
+        """Show ``text`` after the bar (e.g. what runs now and for how long); "" clears it."""
+        if not self.enabled:
+            return
+        if self._tqdm is not None:
+            self._tqdm.set_postfix_str(text, refresh=True)
+            return
+        if time.monotonic() - self._start < self.delay:
+            return
+        frac = self.done / self.total if self.total else 1.0
+        sys.stderr.write(f"\r{self.desc} {self.done}/{self.total} ({frac:.0%}) {text[:60]:<60}")
+        sys.stderr.flush()
+        self._shown = True
+
     def update(self, k: int = 1) -> None:
         """Advance by ``k`` steps."""
         self.set(self.done + k, self.total)

@@ -39,6 +39,7 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
             results_format=_output_format(args),
             scheduler_timeout=args.scheduler_timeout,
             wait=args.wait,
+            timeout=args.timeout,
         )
     except KeyboardInterrupt:
         print(
@@ -67,9 +68,8 @@ def _cmd_study_report(args: argparse.Namespace) -> int:
 def _cmd_study_data(args: argparse.Namespace) -> int:
     """``spdgraph study data DIR --cell ... -o cell.nc``: a cell's truth and data, verified."""
     import spdgraph.study
-    from spdgraph.simulation import save_simulation
-
     from spdgraph.errors import FileError
+    from spdgraph.simulation import save_simulation
 
     out = Path(args.output)
     if out.exists() and not args.overwrite:  # before anything is written
@@ -147,7 +147,14 @@ def _add_study_parser(sub: Any) -> None:
         "--scheduler-timeout",
         type=_seconds,
         default=10.0,
-        help="seconds to reach the scheduler (default 10)",
+        help="seconds to reach the scheduler and hear its whole greeting (default 10)",
+    )
+    run.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        help="seconds an R or command learner's fit may take when it sets no timeout "
+        "(default: the study's timeout, else no limit)",
     )
     run.add_argument(
         "--wait",

@@ -93,9 +93,7 @@ class LearnerKind:
     default_rule: Callable[[Mapping[str, Any]], str] = _nonzero
 
 
-def check_learner_kind(
-    kind: object, plugin: str, table: PluginTable
-) -> LearnerKind:
+def check_learner_kind(kind: object, plugin: str, table: PluginTable) -> LearnerKind:
     """``kind`` when it is a :class:`LearnerKind` whose name and key are new, else a PluginError
     naming the plugin (the check of :func:`spdgraph.study.learner_kinds`' table)."""
     if not isinstance(kind, LearnerKind):

@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION
-from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY, symmetric_finite
 from spdgraph.errors import GeneratorOutputError, NumericalError, UncertifiedMatrixError
+from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY, symmetric_finite
 
 __all__ = ["check_structure", "comparison_weights", "prove_positive_definite"]
 
@@ -243,8 +243,8 @@ def prove_positive_definite(
 
 def _cholesky_certificate(csr: Any, plan: Any, what: str) -> dict[str, Any]:
     """The proven-margin sparse Cholesky certificate (:func:`proven_lower_bound`), or raise."""
-    from spdgraph._kernels.sparse import row_abs_sums
     from spdgraph._kernels.cholesky_proof import proven_lower_bound
+    from spdgraph._kernels.sparse import row_abs_sums
 
     try:
         lower = proven_lower_bound(csr, plan, what=what)

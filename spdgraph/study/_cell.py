@@ -80,8 +80,6 @@ def simulate_cell(study: Study, coords: Mapping[str, Any], seed: np.random.SeedS
     )
 
 
-
-
 def data_digest(sim: Any) -> str:
     """SHA-256 of a repeat's data and true adjacency (the bits the learners were given)."""
     digest = hashlib.sha256()

@@ -111,8 +111,8 @@ def cell_data(
     import xarray as xr
 
     from spdgraph.seeds import sub_root
-    from spdgraph.study._rbridge import seed_int
     from spdgraph.study._config import load_study
+    from spdgraph.study._rbridge import seed_int
     from spdgraph.study._rebuild import stored_study
 
     folder = Path(out)

@@ -7,17 +7,21 @@ placeholder is written ``{data}.npy``), the p x p result is read from
 ``{out}`` (CSV without header, or ``.npy``; from ``.npy`` also an array of
 posterior draws ``(draws, p, p)``), ``{seed}`` is the cell's learner seed. A
 nonzero exit, a missing or misshapen result and a run past ``timeout`` raise
-:class:`~spdgraph.study._rbridge.LearnerFailure` with the command's own
-standard error.
+:class:`~spdgraph.study._contain.LearnerFailure` with the tail of the
+command's own standard error.
+
+The command runs contained (:mod:`spdgraph.study._contain`): in its own
+session and process group, killed with everything it started when it ends,
+fails or times out (and when the study's process dies); in a scratch folder
+of its own (its working directory, where ``{data}`` and ``{out}`` live),
+removed afterwards; its output kept up to a bound; its result read only when
+it is a regular file of the size a p x p matrix takes.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,7 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from spdgraph.study._rbridge import THREAD_ENV, LearnerFailure, _die_with_parent, seed_int
+from spdgraph.io import write_atomically
+from spdgraph.study import _contain as contain
+from spdgraph.study import _output as output
+from spdgraph.study._contain import LearnerFailure
+from spdgraph.study._rbridge import seed_int
 
 __all__ = ["fit_command"]
 
@@ -33,31 +41,35 @@ _PLACEHOLDER = re.compile(r"\{(data|out)\}(\.npy|\.csv)?")
 
 
 def _write_data(path: Path, x: np.ndarray, labels: Sequence[str]) -> None:
-    if path.suffix == ".npy":
-        np.save(path, x)
-        return
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(",".join(str(label) for label in labels) + "\n")
-        np.savetxt(handle, x, delimiter=",", fmt="%.17g")
+    def write(tmp: Path) -> None:
+        if path.suffix == ".npy":
+            with tmp.open("wb") as handle:
+                np.save(handle, x)
+            return
+        with tmp.open("w", encoding="utf-8", newline="") as handle:
+            handle.write(",".join(str(label) for label in labels) + "\n")
+            np.savetxt(handle, x, delimiter=",", fmt="%.17g")
+
+    write_atomically(path, write)
 
 
-def _read_result(path: Path, p: int) -> np.ndarray:
-    if not path.is_file():
-        raise LearnerFailure(f"the command exited 0 but wrote no result at {path.name}")
+def _run(args: list[str], folder: Path, timeout: float | None) -> tuple[int | None, str, float]:
+    """``args`` run contained in ``folder``: ``(status or None on timeout, output tail, s)``."""
+    start = time.perf_counter()
+    proc = contain.start_contained(
+        args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=folder
+    )
+    out, err = contain.Tail(proc.stdout), contain.Tail(proc.stderr)
     try:
-        values = np.load(path) if path.suffix == ".npy" else np.loadtxt(
-            path, delimiter=",", ndmin=2
-        )  # fmt: skip
-    except ValueError as exc:
-        raise LearnerFailure(f"cannot read the result {path.name}: {exc}") from None
-    values = np.asarray(values)
-    if path.suffix == ".npy" and values.ndim == 3 and values.shape[1:] == (p, p):
-        return values  # posterior draws
-    if values.shape != (p, p):
-        raise LearnerFailure(
-            f"the result {path.name} has shape {values.shape}; expected ({p}, {p})"
-        )
-    return values
+        code: int | None = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        code = None
+    finally:
+        seconds = time.perf_counter() - start
+        contain.end_contained(proc)  # what it started in the background too
+        out.join(5.0)
+        err.join(5.0)
+    return code, err.text() or out.text(), seconds
 
 
 def fit_command(
@@ -69,49 +81,37 @@ def fit_command(
     """One fit of a command-line learner: ``(p x p result, wall seconds of the command)``.
 
     ``{seed}`` in the command becomes the learner's seed (an integer below 2**31).
+    The timeout is the learner's ``timeout``, else the study's.
     """
     seed_text = str(0 if seed is None else seed_int(seed))
     command = [str(part).replace("{seed}", seed_text) for part in entry["command"]]
-    timeout = entry.get("timeout")
+    timeout = contain.learner_timeout(entry)
+    name = f"command learner {entry['name']!r}"
     p = x.shape[1]
 
-    with tempfile.TemporaryDirectory(prefix="spdgraph-learner-") as tmp:
+    with contain.scratch_folder(str(entry["name"])) as folder:
         paths: dict[str, Path] = {}
 
         def place(match: re.Match[str]) -> str:
             ext = match.group(2) or ".csv"
-            paths[match.group(1)] = Path(tmp) / f"{match.group(1)}{ext}"
+            paths[match.group(1)] = folder / f"{match.group(1)}{ext}"
             return str(paths[match.group(1)])
 
         args = [_PLACEHOLDER.sub(place, part) for part in command]
-        data_path, out_path = paths["data"], paths["out"]
-        _write_data(data_path, x, labels)
-        start = time.perf_counter()
+        _write_data(paths["data"], x, labels)
         try:
-            done = subprocess.run(
-                args,
-                capture_output=True,
-                timeout=None if timeout is None else float(timeout),
-                env={**os.environ, **THREAD_ENV},
-                cwd=os.getcwd(),
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-            )
-        except subprocess.TimeoutExpired:
-            raise LearnerFailure(
-                f"command learner {entry['name']!r} did not finish within timeout = {timeout} s "
-                "and was killed: raise the learner's timeout."
-            ) from None
+            code, err, seconds = _run(args, folder, timeout)
         except OSError as exc:
+            raise LearnerFailure(f"{name} cannot start: {exc}") from None
+        if code is None:
             raise LearnerFailure(
-                f"command learner {entry['name']!r} cannot start: {exc}"
-            ) from None
-        seconds = time.perf_counter() - start
-        if done.returncode != 0:
-            err = done.stderr.decode("utf-8", "replace").strip()[-2000:]
-            raise LearnerFailure(
-                f"command learner {entry['name']!r} exited with status {done.returncode}: {err}"
+                f"{name} did not finish within timeout = {timeout:g} s and was killed (with "
+                "what it started): raise the learner's timeout (or the study's, --timeout)."
             )
+        if code != 0:
+            raise LearnerFailure(f"{name} exited with status {code}: {err}")
         try:
-            return _read_result(out_path, p), seconds
+            values = output.read_result(paths["out"], p)
         except LearnerFailure as exc:
-            raise LearnerFailure(f"command learner {entry['name']!r}: {exc}") from None
+            raise LearnerFailure(f"{name}: {exc}") from None
+        return output.check_finite(values, name), seconds

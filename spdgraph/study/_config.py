@@ -49,7 +49,18 @@ from spdgraph.vocabulary import canonical_family, canonical_kind, check_count, i
 
 __all__ = ["Study", "import_object", "load_study"]
 
-_TOP = {"name", "seed", "repeats", "kind", "grid", "families", "methods", "learners", "scores"}
+_TOP = {
+    "name",
+    "seed",
+    "repeats",
+    "kind",
+    "grid",
+    "families",
+    "methods",
+    "learners",
+    "scores",
+    "timeout",
+}
 #: The keys of every learner entry; a learner kind adds its own key and keys.
 _LEARNER_KEYS = {"name", "timeout", "options", "rule", "cutoff", "output"}
 #: What a learner's result is (``output =``): "auto" tells by its values (0/1 only: a
@@ -110,11 +121,9 @@ def _check_external(entry: Mapping[str, Any], kind: Any) -> None:
             raise InvalidOptionError(
                 f"learner {name!r}: timeout applies to R and command learners only."
             )
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise InvalidOptionError(
-                f"learner {name!r}: timeout must be a positive number of seconds, got "
-                f"{written(timeout)}."
-            )
+        from spdgraph.study._guard import check_learner_timeout
+
+        check_learner_timeout(timeout, f"learner {name!r}: timeout")
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,9 @@ class Study:
     methods: dict[str, dict[str, Any]] = field(default_factory=dict)
     metrics: list[str] = field(default_factory=list)
     curves: bool = True
+    #: Seconds an R or command learner's fit may take when it sets no timeout (None: no limit).
+    #: Not in :meth:`config`: a limit changes no stored result.
+    timeout: float | None = None
 
     def cells(self) -> list[dict[str, Any]]:
         """Every cell: one dict of grid coordinates per combination, in grid order."""
@@ -248,7 +260,15 @@ def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Stu
         methods={str(k): dict(v) for k, v in spec.get("methods", {}).items()},
         metrics=metrics,
         curves=bool(scores.get("curves", True)),
+        timeout=_study_timeout(spec),
     )
+
+
+def _study_timeout(spec: Mapping[str, Any]) -> float | None:
+    """The study-wide default ``timeout`` (top level), checked; None when not given."""
+    from spdgraph.study._guard import check_learner_timeout
+
+    return None if "timeout" not in spec else check_learner_timeout(spec["timeout"], "timeout")
 
 
 def load_study(source: str | os.PathLike[str] | Mapping[str, Any] | Study) -> Study:

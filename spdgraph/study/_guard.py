@@ -5,13 +5,17 @@
   before the parser sees it (a 100 MB grid axis or 10,000 nested arrays give
   a clear error at once, not a hang or a ``RecursionError``);
   :func:`check_spec` bounds a parsed (or hand-made) specification the same way,
-  with at most :data:`MAX_GRID_VALUES` values in the grid.
-* :func:`locked_folder` holds an exclusive ``flock`` on ``DIR/.spdgraph-lock``
+  with at most :data:`MAX_GRID_VALUES` values in the grid, at most
+  :data:`MAX_CELLS` cells (the product of the axes' lengths), integers of at
+  most 64 bits (a 5,000-digit seed is refused by name), and grid axis names
+  that are plain labels (``[A-Za-z_][A-Za-z0-9_.-]*``, no ``/``).
+* :func:`check_learner_timeout` accepts a finite positive number of seconds only.
+* :func:`locked_folder` holds an exclusive ``flock`` on ``DIR/.spdgraph-lock`` (a
+  regular file, opened without following a symbolic link)
   while a run uses the folder: a second run into it is refused with a message
   naming the folder and the holder's pid (or waits, with ``wait=True``).
-* :func:`check_scheduler` refuses what is not a scheduler address, and
-  :func:`connect_scheduler` connects with a short timeout: an unreachable host,
-  or a listener that accepts and never answers, ends in a clear error.
+* :func:`check_scheduler` and :func:`connect_scheduler` (from
+  :mod:`spdgraph.study._scheduler`) check a scheduler's address, greeting and security.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import contextlib
 import errno
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,17 +35,29 @@ from spdgraph.errors import (
     SchedulerError,
     StudyLockedError,
 )
+from spdgraph.study._scheduler import (
+    SCHEDULER_TIMEOUT,
+    check_scheduler,
+    check_timeout,
+    connect_scheduler,
+)
 
 __all__ = [
+    "MAX_CELLS",
     "MAX_GRID_VALUES",
+    "MAX_INT_BITS",
     "MAX_NESTING",
     "MAX_STUDY_BYTES",
     "SCHEDULER_TIMEOUT",
+    "SchedulerError",
     "StudyLockedError",
+    "check_learner_timeout",
     "check_scheduler",
     "check_spec",
+    "check_timeout",
     "connect_scheduler",
     "locked_folder",
+    "open_regular",
     "read_study_file",
 ]
 
@@ -50,8 +67,12 @@ MAX_STUDY_BYTES = 1 * 2**20
 MAX_NESTING = 32
 #: Most values in all the grid's axes together.
 MAX_GRID_VALUES = 100_000
-#: Default seconds to connect to a dask scheduler (``scheduler_timeout=``).
-SCHEDULER_TIMEOUT = 10.0
+#: Most cells in a study's grid (the product of its axes' lengths).
+MAX_CELLS = 100_000
+#: Integers in a study (seeds, counts) fit in this many bits.
+MAX_INT_BITS = 64
+#: A grid axis name: a plain label (it names a coordinate in the results and files).
+_AXIS_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 #: The lock file a run holds in its folder.
 LOCK_NAME = ".spdgraph-lock"
 
@@ -118,6 +139,13 @@ def read_study_file(path: Path) -> str:
             f"the study file {str(path)!r} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
             "save it as UTF-8 TOML."
         ) from None
+    digits = re.search(r"[0-9][0-9_]{3999,}", text)  # Python's parser stops at 4,300
+    if digits is not None:
+        raise InvalidOptionError(
+            f"the study file {str(path)!r} holds a number of {len(digits.group()):,} digits "
+            f"(at character {digits.start():,}); seeds and counts are below 2**63 "
+            "(e.g. seed = 2026)."
+        )
     if _text_depth(text) > MAX_NESTING:
         raise InvalidOptionError(
             f"the study file {str(path)!r} nests arrays, tables or dotted keys more than "
@@ -148,8 +176,10 @@ def _spec_depth_and_size(spec: Any) -> tuple[int, int]:
 
 
 def check_spec(spec: Mapping[str, Any]) -> None:
-    """Refuse a specification nested deeper than MAX_NESTING or with too many grid values."""
+    """Refuse a specification too deep, with too many grid values or cells, a huge
+    integer or a grid axis name that is no plain label (before anything is built)."""
     depth, _ = _spec_depth_and_size(spec)
+    _check_integers(spec)
     if depth > MAX_NESTING:
         raise InvalidOptionError(
             f"the study nests lists or tables more than {MAX_NESTING} deep; a study needs at "
@@ -163,14 +193,100 @@ def check_spec(spec: Mapping[str, Any]) -> None:
                 f"the study's grid lists {count:,} values, more than {MAX_GRID_VALUES:,}; "
                 "list fewer values per axis."
             )
+        check_grid(grid)
 
 
-def _holder(lock: Path) -> str:
+def _check_integers(spec: Mapping[str, Any]) -> None:
+    """Refuse an integer beyond :data:`MAX_INT_BITS` bits anywhere in the spec (no recursion)."""
+    from spdgraph.errors import written
+
+    stack: list[Any] = [spec]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if value.bit_length() > MAX_INT_BITS:
+                raise InvalidOptionError(
+                    f"the study holds {written(value)}, an integer beyond {MAX_INT_BITS} bits; "
+                    "seeds and counts are below 2**63 (e.g. seed = 2026)."
+                )
+
+
+def check_grid(grid: Mapping[Any, Any]) -> None:
+    """Refuse grid axis names that are no plain label and a grid of more than MAX_CELLS cells."""
+    cells = 1
+    for axis, values in grid.items():
+        if not isinstance(axis, str) or not _AXIS_NAME.match(axis):
+            shown = repr(axis) if len(repr(axis)) <= 80 else repr(axis)[:77] + "..."
+            raise InvalidOptionError(
+                f"grid axis name {shown} is not a plain label; name an axis with letters, "
+                "digits, '_', '.' or '-' (starting with a letter or '_'), e.g. edge_prob."
+            )
+        cells *= max(1, len(values)) if isinstance(values, list | tuple) else 1
+    if cells > MAX_CELLS:
+        raise InvalidOptionError(
+            f"the study's grid has {cells:,} cells (the product of its axes' lengths), more "
+            f"than {MAX_CELLS:,}; split it into several studies or list fewer values."
+        )
+
+
+def check_learner_timeout(timeout: object, name: str) -> float:
+    """A ``timeout``: a finite positive number of seconds (``nan``, ``inf``, 0 refused)."""
+    import math
+
+    from spdgraph.errors import written
+
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise InvalidOptionError(
+            f"{name} must be a number of seconds (e.g. timeout = 600), got {written(timeout)}."
+        )
+    if isinstance(timeout, int) and timeout.bit_length() > MAX_INT_BITS:
+        raise InvalidOptionError(f"{name} = {written(timeout)} is beyond any run; give seconds.")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise InvalidOptionError(
+            f"{name} must be a finite positive number of seconds (e.g. timeout = 600), got "
+            f"{written(timeout)}; leave it out for no limit."
+        )
+    return float(timeout)
+
+
+def _holder(fd: int) -> str:
     try:
-        text = lock.read_text(encoding="ascii", errors="replace").strip()
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
     except OSError:
         return "another process"
     return f"process {text}" if text.isdigit() else "another process"
+
+
+def open_regular(path: Path, flags: int, what: str) -> int:
+    """A descriptor on ``path`` opened without following a symbolic link, a regular file only.
+
+    A link (to a file outside the folder, to ``/dev/zero``), a FIFO or a
+    device is refused with a :class:`FileError` naming ``what`` it is
+    meant to be, before a byte is read or written (and without blocking).
+    """
+    nofollow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags | nofollow | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as exc:
+        link = exc.errno == errno.ELOOP or os.path.islink(path)
+        raise FileError(
+            f"the {what} {str(path)!r} "
+            + ("is a symbolic link; remove it (spdgraph never follows one there)."
+               if link else f"cannot be opened ({exc.strerror}).")
+        ) from exc  # fmt: skip
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise FileError(
+            f"the {what} {str(path)!r} is not a regular file (a FIFO, device or folder); "
+            "remove it."
+        )
+    os.set_blocking(fd, True)
+    return fd
 
 
 @contextlib.contextmanager
@@ -185,12 +301,15 @@ def locked_folder(folder: Path, *, wait: bool = False) -> Iterator[Path]:
 
     lock = folder / LOCK_NAME
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        raise FileError(
-            f"cannot lock the study folder {str(folder)!r} ({exc.strerror}); "
-            "check that it is a writable folder."
-        ) from exc
+        fd = open_regular(lock, os.O_RDWR | os.O_CREAT, "study folder's lock file")
+    except FileError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, OSError) and cause.errno != errno.ELOOP and not lock.is_symlink():
+            raise FileError(
+                f"cannot lock the study folder {str(folder)!r} ({cause.strerror}); "
+                "check that it is a writable folder."
+            ) from cause
+        raise
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -200,7 +319,7 @@ def locked_folder(folder: Path, *, wait: bool = False) -> Iterator[Path]:
                     f"cannot lock the study folder {str(folder)!r} ({exc.strerror})."
                 ) from exc
             raise StudyLockedError(
-                f"the study folder {str(folder)!r} is in use by {_holder(lock)} (another "
+                f"the study folder {str(folder)!r} is in use by {_holder(fd)} (another "
                 "spdgraph study run); wait for it to end, pass wait=True (--wait) to wait, or "
                 "choose another folder."
             ) from None
@@ -210,104 +329,3 @@ def locked_folder(folder: Path, *, wait: bool = False) -> Iterator[Path]:
         yield lock
     finally:
         os.close(fd)  # releases the lock
-
-
-_ADDRESS = re.compile(
-    r"^(?:(?P<scheme>[a-z][a-z0-9+]*)://)?"
-    r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})?)"
-    r"(?::(?P<port>\d{1,5}))?/?$"
-)
-_SCHEMES = {"tcp", "tls", "ucx", "ws", "wss"}
-_INPROC = re.compile(r"^inproc://[\w.:-]+(/[\w.-]+)*$")
-
-
-def _is_client(value: object) -> bool:
-    try:
-        from distributed import Client
-    except ImportError:
-        return False
-    return isinstance(value, Client)
-
-
-def check_scheduler(scheduler: Any) -> Any:
-    """``scheduler`` when it is None, ``"local"``, a Client or a scheduler address; else refuse."""
-    if scheduler is None or (isinstance(scheduler, str) and scheduler == "local"):
-        return scheduler
-    if not isinstance(scheduler, str):
-        if _is_client(scheduler):
-            return scheduler
-        raise InvalidOptionError(
-            f"scheduler must be a dask scheduler address ('tcp://host:8786'), 'local' or a "
-            f"distributed.Client, not {type(scheduler).__name__}."
-        )
-    if _INPROC.match(scheduler) and len(scheduler) <= 300:
-        return scheduler  # a cluster in this process (LocalCluster(processes=False))
-    match = _ADDRESS.match(scheduler.strip()) if len(scheduler) <= 300 else None
-    bad_port = match is not None and match["port"] is not None and int(match["port"]) > 65535
-    if match is None or bad_port or (match["scheme"] or "tcp") not in _SCHEMES:
-        shown = scheduler if len(scheduler) <= 80 else scheduler[:77] + "..."
-        raise InvalidOptionError(
-            f"scheduler {shown!r} is not a dask scheduler address; give one like "
-            "'tcp://host:8786' (scheme tcp, tls, ucx, ws or wss; inproc:// for a cluster in "
-            "this process), or 'local' for a "
-            "LocalCluster on this machine."
-        )
-    return scheduler.strip()
-
-
-def check_timeout(timeout: object) -> float:
-    """A positive, finite number of seconds."""
-    import math
-
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-        raise InvalidOptionError(
-            f"scheduler_timeout must be a number of seconds, got {type(timeout).__name__}."
-        )
-    if not math.isfinite(timeout) or timeout <= 0:
-        raise InvalidOptionError(
-            f"scheduler_timeout must be a positive number of seconds, got {timeout!r}."
-        )
-    return float(timeout)
-
-
-def connect_scheduler(address: str, timeout: float) -> Any:
-    """A ``distributed.Client`` on ``address``, or a clear error after ``timeout`` seconds.
-
-    A scheduler that cannot be reached, or an endpoint that accepts the
-    connection and never answers the handshake, is refused with a
-    :class:`SpdgraphError` naming the address and the option.
-    """
-    import dask
-    from distributed import Client
-
-    seconds = f"{timeout:g}s"
-    try:
-        _probe(address, timeout)
-        with dask.config.set({"distributed.comm.timeouts.connect": seconds}):
-            return Client(address, timeout=seconds)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise SchedulerError(
-            f"cannot reach the dask scheduler at {address!r} within {timeout:g} s "
-            f"({type(exc).__name__}); check that a scheduler runs there (dask scheduler), or "
-            "raise scheduler_timeout (--scheduler-timeout)."
-        ) from None
-
-
-def _probe(address: str, timeout: float) -> None:
-    """For a tcp address: connect and wait for the scheduler's greeting, within ``timeout``.
-
-    A dask scheduler writes its handshake as soon as it accepts a connection;
-    an endpoint that accepts and stays silent (or is no scheduler) is refused
-    here, before ``distributed`` would wait on it without a bound.
-    """
-    import socket
-
-    match = _ADDRESS.match(address)
-    if match is None or (match["scheme"] or "tcp") != "tcp":
-        return  # TLS/websocket speak first from the client side: distributed's timeout
-    host = match["host"].strip("[]")
-    port = int(match["port"] or 8786)
-    with socket.create_connection((host, port), timeout=timeout) as sock:
-        sock.settimeout(timeout)
-        if not sock.recv(1):
-            raise ConnectionError("the connection was closed without a greeting")

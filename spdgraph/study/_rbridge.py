@@ -10,9 +10,15 @@ speak a tiny binary protocol, written and read with base R's
 input, replies on a pipe of their own (so whatever the snippet prints cannot
 garble them), integers as little-endian int32, numbers as little-endian
 float64, text as UTF-8 with a length prefix; data of 1 MiB or more go
-through a temporary file (in /dev/shm when writable) instead of the pipe.
+through a file in the fit's scratch folder instead of the pipe.
 A fit that outlives its ``timeout`` has its R process killed; the next fit
 starts a fresh one.
+
+The R process runs contained (:mod:`spdgraph.study._contain`): in a session
+and process group of its own, registered with the watchdog (so it dies with
+the study even when the study is killed); each fit runs with R's working
+directory in the fit's scratch folder, and what the fit started in the
+background (``system(..., wait = FALSE)``) is killed when it ends.
 
 Command-line learners are in :mod:`spdgraph.study._command`. Either kind
 of learner that fails raises :class:`LearnerFailure` with the
@@ -24,18 +30,14 @@ failures at the end.
 from __future__ import annotations
 
 import atexit
-import collections
 import hashlib
 import os
 import re
 import select
 import shutil
-import signal
 import struct
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,6 +45,10 @@ from typing import Any
 import numpy as np
 
 from spdgraph.errors import MissingDependencyError, SpdgraphError
+from spdgraph.io import write_atomically
+from spdgraph.study import _contain as contain
+from spdgraph.study import _output as output
+from spdgraph.study._contain import THREAD_ENV, LearnerFailure
 from spdgraph.study._rserver import SERVER
 
 __all__ = [
@@ -54,23 +60,11 @@ __all__ = [
     "seed_int",
 ]
 
-#: Environment of R and command learners: BLAS on one thread (recorded in study.json).
-THREAD_ENV = {
-    "OPENBLAS_NUM_THREADS": "1",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "BLIS_NUM_THREADS": "1",
-    "VECLIB_MAXIMUM_THREADS": "1",
-}
 _PACKAGE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*$")
 
 _OP_QUIT, _OP_DEFINE, _OP_FIT = 0, 1, 2
 #: Data at least this big go to R through a temporary file (in /dev/shm when writable).
 FILE_BYTES = 1 << 20
-
-
-class LearnerFailure(SpdgraphError, RuntimeError):
-    """An R or command-line learner failed on one fit (its own error text is in the message)."""
 
 
 def rscript() -> str:
@@ -88,22 +82,6 @@ def rscript() -> str:
             "packages the learners name, or remove the R learners."
         )
     return found
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    """Linux: the child gets SIGKILL when the process that started it dies."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
-
-
-def _scratch() -> str | None:
-    """Where big data go to R: /dev/shm (memory) when writable, else the temp folder."""
-    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 def _widen_pipe(fd: int) -> None:
@@ -180,21 +158,20 @@ class RSession:
         self.proc: subprocess.Popen[bytes] | None = None
         self._reply: int | None = None
         self._defined: dict[str, str] = {}
-        self._tail: collections.deque[str] = collections.deque(maxlen=40)
+        self._tail: contain.Tail | None = None
 
     # -- process ---------------------------------------------------------------------------
     def _start(self) -> None:
         read_fd, write_fd = os.pipe()
         try:
-            self.proc = subprocess.Popen(
+            self.proc = contain.start_contained(
                 [self.executable or rscript(), "--vanilla", "-e",
                  SERVER.replace("{fd}", str(write_fd))],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 pass_fds=(write_fd,),
-                env={**os.environ, **THREAD_ENV},
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                cwd=os.path.abspath(os.sep),  # each fit sets its scratch folder
             )  # fmt: skip
         finally:
             os.close(write_fd)
@@ -203,35 +180,27 @@ class RSession:
         _widen_pipe(self.proc.stdin.fileno())
         _widen_pipe(read_fd)
         self._defined = {}
-        self._tail.clear()
-        threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
-
-    def _drain(self, proc: subprocess.Popen[bytes]) -> None:
-        """R's own output (printing, messages, warnings): kept, the last lines, for errors."""
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            self._tail.append(raw.decode("utf-8", "replace").rstrip())
+        self._tail = contain.Tail(self.proc.stdout)  # R's own output, the last bytes, for errors
 
     def close(self) -> None:
         """Stop the R process (asks it to quit, then kills it)."""
         proc, self.proc = self.proc, None
-        if proc is not None:
+        if proc is not None and proc.returncode is None:  # not ended (and reaped) yet
             try:
                 assert proc.stdin is not None
                 proc.stdin.write(struct.pack("<i", _OP_QUIT))
                 proc.stdin.close()
                 proc.wait(timeout=5)
             except (OSError, ValueError, subprocess.TimeoutExpired):
-                proc.kill()
-                proc.wait()
+                pass
+            contain.end_contained(proc)  # R and whatever it left in its group
         if self._reply is not None:
             os.close(self._reply)
             self._reply = None
 
     def _kill(self) -> None:
         if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
+            contain.end_contained(self.proc)
         self.close()
 
     # -- wire ------------------------------------------------------------------------------
@@ -244,8 +213,8 @@ class RSession:
             self._died("")
 
     def _died(self, what: str) -> None:
-        tail = "\n".join(self._tail)
         self._kill()
+        tail = "" if self._tail is None else self._tail.text()
         raise LearnerFailure(
             f"the R process ended{what}" + (f"; its last output:\n{tail}" if tail else ".")
         )
@@ -258,11 +227,15 @@ class RSession:
             if wait is not None and wait <= 0:
                 self._kill()
                 raise LearnerFailure(
-                    f"the R fit did not finish within timeout = {timeout} s; its R process was "
-                    "killed (a fresh one serves the next fit): raise the learner's timeout."
+                    f"the R fit did not finish within timeout = {timeout:g} s; its R process was "
+                    "killed (a fresh one serves the next fit): raise the learner's timeout (or "
+                    "the study's, --timeout)."
                 )
-            ready, _, _ = select.select([self._reply], [], [], wait)
+            poll = 1.0 if wait is None else min(wait, 1.0)  # a dead R is noticed too
+            ready, _, _ = select.select([self._reply], [], [], poll)
             if not ready:
+                if self.proc is not None and self.proc.poll() is not None:
+                    self._died(f" (exit status {self.proc.returncode})")
                 continue
             chunk = os.read(self._reply, min(left, 1 << 20))
             if not chunk:
@@ -316,39 +289,53 @@ class RSession:
         packages: Sequence[str] = (),
         timeout: float | None = None,
         seed: int = 0,
+        learner: str = "r",
     ) -> tuple[np.ndarray, float]:
         """Run the snippet on ``x``: ``(p x p result, R's elapsed seconds of the fit alone)``.
 
         R's generator is set with ``set.seed(seed)`` just before the snippet
         runs, so a fit's random draws (subsamples, MCMC) do not depend on what
-        the process ran before.
+        the process ran before. R works in a scratch folder of the fit's own
+        (``learner`` names it), removed afterwards with what the fit started.
         """
         ident, _ = self.define(code, packages)
+        with contain.scratch_folder(learner) as folder:
+            try:
+                return self._fit(ident, x, labels, timeout, seed, str(folder))
+            finally:
+                if self.proc is not None:  # what the fit left running in the background
+                    contain.kill_group(self.proc.pid, keep=self.proc.pid)
+
+    def _fit(
+        self,
+        ident: str,
+        x: np.ndarray,
+        labels: Sequence[str],
+        timeout: float | None,
+        seed: int,
+        folder: str,
+    ) -> tuple[np.ndarray, float]:
         n, p = x.shape
         data = np.asfortranarray(x, dtype="<f8")
         deadline = None if timeout is None else time.monotonic() + float(timeout)
         path = ""
         if data.nbytes >= FILE_BYTES:  # big data: one file write and read beat pipe turns
-            fd, path = tempfile.mkstemp(prefix="spdgraph-r-", suffix=".bin", dir=_scratch())
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data.tobytes(order="F"))
-        try:
-            self._send(
-                struct.pack("<i", _OP_FIT),
-                self._text(ident),
-                struct.pack("<iii", n, p, int(seed)),
-                self._text("\n".join(str(label) for label in labels)),
-                self._text(path),
-                b"" if path else data.tobytes(order="F"),
-            )
-            status = self._read_int(deadline, timeout)
-            if status != 0:
-                raise LearnerFailure(self._read_text(deadline, timeout))
-            seconds = float(np.frombuffer(self._read(8, deadline, timeout), dtype="<f8")[0])
-            values = np.frombuffer(self._read(8 * p * p, deadline, timeout), dtype="<f8")
-        finally:
-            if path:
-                os.unlink(path)
+            path = os.path.join(folder, "data.bin")
+            write_atomically(path, lambda tmp: tmp.write_bytes(data.tobytes(order="F")))
+        self._send(
+            struct.pack("<i", _OP_FIT),
+            self._text(ident),
+            struct.pack("<iii", n, p, int(seed)),
+            self._text("\n".join(str(label) for label in labels)),
+            self._text(folder),
+            self._text(path),
+            b"" if path else data.tobytes(order="F"),
+        )
+        status = self._read_int(deadline, timeout)
+        if status != 0:
+            raise LearnerFailure(self._read_text(deadline, timeout))
+        seconds = float(np.frombuffer(self._read(8, deadline, timeout), dtype="<f8")[0])
+        values = np.frombuffer(self._read(8 * p * p, deadline, timeout), dtype="<f8")
         return values.reshape((p, p), order="F").astype(float), seconds
 
 
@@ -376,15 +363,17 @@ def fit_r(
     seed: np.random.SeedSequence | None = None,
 ) -> tuple[np.ndarray, float]:
     """One fit of an R learner (a study's ``[[learners]]`` entry with ``r = ...``)."""
-    timeout = entry.get("timeout")
+    name = f"R learner {entry['name']!r}"
     try:
-        return _session().fit(
+        values, seconds = _session().fit(
             entry["r"],
             x,
             labels,
             packages=list(entry.get("packages", [])),
-            timeout=timeout,
+            timeout=contain.learner_timeout(entry),
             seed=0 if seed is None else seed_int(seed),
+            learner=str(entry["name"]),
         )
     except LearnerFailure as exc:
-        raise LearnerFailure(f"R learner {entry['name']!r}: {exc}") from None
+        raise LearnerFailure(f"{name}: {exc}") from None
+    return output.check_finite(values, name), seconds

@@ -5,7 +5,7 @@ Requests arrive on R's standard input, replies leave on their own pipe
 little-endian int32, numbers little-endian float64, text UTF-8 after its
 byte length. Opcodes: 0 quit; 1 define (id, packages, code) -> status and
 R's and the packages' versions, or the error; 2 fit (id, n, p, seed, labels,
-path, n*p numbers column-major on the pipe
+working folder, path, n*p numbers column-major on the pipe
 or in the file at path) -> status, R's elapsed seconds and p*p numbers,
 or the error text.
 """
@@ -68,6 +68,7 @@ local({
       flush(.out)
     } else if (op == 2L) {
       id <- rd_str(); n <- rd_int(); p <- rd_int(); seed <- rd_int(); labels <- rd_str()
+      wd <- rd_str()  # the fit's scratch folder: relative paths land there
       path <- rd_str()  # "": the numbers follow on the pipe; else a file holds them
       x <- if (nzchar(path)) {
         con <- file(path, "rb")
@@ -77,11 +78,15 @@ local({
       } else matrix(rd("double", n * p, 8L), n, p)
       colnames(x) <- strsplit(labels, "\n", fixed = TRUE)[[1]]
       set.seed(seed)  # the cell's learner seed: same draws whatever ran before in this R
+      setwd(wd)  # before the clock: the fit's time is the snippet's alone
       t0 <- proc.time()[["elapsed"]]
       res <- tryCatch({
         snippet <- get(id, envir = .L)
         v <- snippet(x)
         if (!is.null(dim(v)) && length(dim(v)) == 2L) v <- as.matrix(v)
+        if (!is.numeric(v) && !is.logical(v))
+          stop(sprintf("the snippet returned a %s %s, not numbers (a %d x %d numeric matrix)",
+                       typeof(v), paste(class(v), collapse = "/"), p, p), call. = FALSE)
         if (!is.matrix(v) || nrow(v) != p || ncol(v) != p)
           stop(sprintf("the snippet returned %s; expected a %d x %d matrix",
                        paste(class(v), collapse = "/"), p, p), call. = FALSE)

@@ -2,41 +2,34 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from spdgraph._threads import available_cores
-from spdgraph.errors import (
-    FileError,
-    InvalidOptionError,
-    MissingDependencyError,
-    SpdgraphError,
-    written,
-)
+from spdgraph.errors import FileError, InvalidOptionError, SpdgraphError, written
 from spdgraph.io import check_dataset_format
 from spdgraph.study._cell import cell_key, compute_cell
 from spdgraph.study._config import Study, load_study
+from spdgraph.study._contain import SCRATCH, LearnerContext, clean_scratch, in_context
 from spdgraph.study._entry import learner_failures_message, pending, stored_results
 from spdgraph.study._guard import (
     SCHEDULER_TIMEOUT,
+    check_learner_timeout,
     check_scheduler,
     check_timeout,
-    connect_scheduler,
     locked_folder,
 )
+from spdgraph.study._pools import Compute, Coords, dask_pool, local_pool, show_running
 from spdgraph.study._store import CellStore, atomic_write
 
 __all__ = ["StudyError", "StudyResult", "run"]
-
-Coords = dict[str, Any]
-Compute = Callable[[Coords], dict[str, Any]]
-Finish = Callable[[Coords, Callable[[], dict[str, Any]]], None]
 
 
 class StudyError(SpdgraphError, RuntimeError):
@@ -77,95 +70,6 @@ class StudyResult:
     files: list[Path]
 
 
-def _orphan_guard(parent: int) -> None:
-    """A worker's initializer: it never outlives the study's process.
-
-    On Linux the kernel sends the worker SIGKILL when its parent dies
-    (``PR_SET_PDEATHSIG``); everywhere, a daemon thread polls the parent's pid
-    once a second and ends the worker when the parent is gone (the R
-    processes and commands a worker started end with it: their stdin closes,
-    and on Linux they carry the same death signal).
-    """
-    import signal
-    import sys
-    import threading
-    import time
-
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
-        except (OSError, AttributeError):
-            pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    if os.getppid() != parent:  # died before the guard was set
-        os._exit(1)
-    threading.Thread(target=watch, name="spdgraph-orphan-guard", daemon=True).start()
-
-
-def _local_pool(todo: Sequence[Coords], compute: Compute, workers: int, finish: Finish) -> None:
-    """Cells in fresh ("spawn") worker processes; each is stored as it arrives."""
-    import concurrent.futures as cf
-    import multiprocessing
-
-    pool = cf.ProcessPoolExecutor(
-        workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_orphan_guard,
-        initargs=(os.getpid(),),
-    )
-    try:
-        futures = {pool.submit(compute, c): c for c in todo}
-        for fut in cf.as_completed(futures):
-            finish(futures[fut], fut.result)
-    except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-
-
-def _dask(
-    todo: Sequence[Coords],
-    compute: Compute,
-    scheduler: Any,
-    workers: int,
-    finish: Finish,
-    timeout: float = SCHEDULER_TIMEOUT,
-) -> None:
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError:
-        raise MissingDependencyError(
-            'a dask scheduler needs dask.distributed: pip install "spdgraph[dask]" '
-            "(or run on local processes: leave the scheduler out)."
-        ) from None
-    cluster = None
-    if isinstance(scheduler, Client):
-        client = scheduler
-    elif scheduler == "local":
-        cluster = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-        )
-        client = Client(cluster)
-    else:
-        client = connect_scheduler(str(scheduler), timeout)
-    try:
-        futures = {client.submit(compute, c, pure=False): c for c in todo}
-        for fut in as_completed(futures):
-            finish(futures[fut], fut.result)
-    finally:
-        if client is not scheduler:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-
-
 def _workers(workers: object) -> int:
     if workers is None:
         return min(available_cores(), 8)
@@ -185,12 +89,15 @@ def _execute(
     progress: bool | None,
     on_cell: Callable[[Coords], None] | None,
     timeout: float = SCHEDULER_TIMEOUT,
+    scratch: Path | None = None,
 ) -> None:
     from spdgraph._machine import Progress, stderr_is_tty
 
     enabled = stderr_is_tty() if progress is None else bool(progress)
     bar = Progress(name, total=len(todo), enabled=enabled and bool(todo), unit="cell")
     failures: list[tuple[Coords, BaseException]] = []
+
+    stop = show_running(bar, scratch) if bar.enabled and scratch is not None else None
 
     def finish(coords: Coords, result: Callable[[], dict[str, Any]]) -> None:
         try:
@@ -207,13 +114,15 @@ def _execute(
 
     try:
         if scheduler is not None:
-            _dask(todo, compute, scheduler, workers, finish, timeout)
+            dask_pool(todo, compute, scheduler, workers, finish, timeout)
         elif workers == 1 or len(todo) <= 1:
             for coords in todo:
                 finish(coords, functools.partial(compute, coords))
         else:
-            _local_pool(todo, compute, min(workers, len(todo)), finish)
+            local_pool(todo, compute, min(workers, len(todo)), finish)
     finally:
+        if stop is not None:
+            stop()
         bar.close()
     if failures:
         coords, error = failures[0]
@@ -246,6 +155,7 @@ def run(
     results_format: str | None = None,
     scheduler_timeout: float = SCHEDULER_TIMEOUT,
     wait: bool = False,
+    timeout: float | None = None,
 ) -> StudyResult:
     """Run a simulation study: every cell not yet stored in ``out``, then the tables and plots.
 
@@ -286,6 +196,11 @@ def run(
     wait
         When another run holds ``out`` (a run locks its folder), wait for it
         to end instead of refusing with :class:`~spdgraph.errors.StudyLockedError`.
+    timeout
+        Seconds a fit of an R or command learner may take when the learner
+        sets no ``timeout`` of its own (default: the study's top-level
+        ``timeout``, else no limit); a finite positive number. The learner
+        is killed with what it started, and its cell fails.
 
     Returns
     -------
@@ -304,13 +219,15 @@ def run(
     checked = load_study(study)
     n_workers = _workers(workers)
     scheduler = check_scheduler(scheduler)
-    timeout = check_timeout(scheduler_timeout)
+    connect_timeout = check_timeout(scheduler_timeout)
+    if timeout is not None:
+        checked = dataclasses.replace(checked, timeout=check_learner_timeout(timeout, "timeout"))
     if results_format is not None and isinstance(out, str | os.PathLike):
         check_dataset_format(Path(out) / "results", results_format)
     folder = _study_folder(out)
     with locked_folder(folder, wait=bool(wait)):
         return _run_locked(
-            checked, folder, n_workers, scheduler, timeout, progress, plots, on_cell,
+            checked, folder, n_workers, scheduler, connect_timeout, progress, plots, on_cell,
             results_format,
         )  # fmt: skip
 
@@ -355,6 +272,8 @@ def _run_locked(
     from spdgraph.study._results import write_results
 
     store = CellStore(folder, checked.fingerprint())
+    clean_scratch(folder)  # what a killed run left; this run holds the lock
+    context = LearnerContext(scratch_root=str(folder.resolve() / SCRATCH), timeout=checked.timeout)
     environment = _environment(checked)  # R and its packages checked before any cell
     text = json.dumps(
         {"name": checked.name, "grid": checked.grid, **checked.config(), **environment}, indent=1
@@ -368,7 +287,12 @@ def _run_locked(
     try:
         _execute(
             todo,
-            functools.partial(compute_cell, checked, stored=reuse),
+            functools.partial(
+                in_context,
+                context,
+                functools.partial(compute_cell, checked, stored=reuse),
+                key=cell_key,
+            ),
             store,
             name=checked.name,
             workers=n_workers,
@@ -376,9 +300,12 @@ def _run_locked(
             progress=progress,
             on_cell=on_cell,
             timeout=timeout,
+            scratch=folder,
         )
     except StudyError as exc:  # the stored cells still get their tables and report
         failed = exc
+    finally:
+        clean_scratch(folder)
     payloads, learners_failed = stored_results(checked, store, cells)
     failures = (failed.failures if failed else []) + learners_failed
     table, curves, files = write_results(

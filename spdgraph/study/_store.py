@@ -6,6 +6,7 @@ Every file is written through spdgraph.io's one door to disk (``write_atomically
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from spdgraph.errors import FileError
 from spdgraph.io import write_atomically
 from spdgraph.study._cell import cell_key
+from spdgraph.study._guard import open_regular
 
 #: The key of a cell's digest: SHA-256 of the rest of its JSON, canonically written.
 DIGEST = "digest"
@@ -87,11 +89,18 @@ class CellStore:
 
     def load(self, coords: Mapping[str, Any]) -> dict[str, Any] | None:
         """The stored result of a cell, or None (missing, unreadable or another study's)."""
-        path = self.path(coords)
         try:
-            if path.stat().st_size > MAX_CELL_BYTES:
+            fd = open_regular(self.path(coords), os.O_RDONLY, "cell file")
+        except FileError as exc:
+            if isinstance(exc.__cause__, FileNotFoundError):
+                return None  # not computed yet
+            raise  # a link, a FIFO or a device where a cell belongs: said, never read
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(MAX_CELL_BYTES + 1)
+            if len(data) > MAX_CELL_BYTES:
                 return None
-            payload = json.loads(path.read_text(encoding="utf-8"))
+            payload = json.loads(data.decode("utf-8"))
         except (OSError, ValueError, RecursionError):
             return None
         if not isinstance(payload, dict) or payload.get(DIGEST) != cell_digest(payload):

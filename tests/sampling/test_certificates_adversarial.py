@@ -253,8 +253,12 @@ def _block_in_bulk(p: int) -> scipy.sparse.csr_array:
 def _connected_laplacian(p: int, seed: int) -> scipy.sparse.csr_array:
     graph = nx.fast_gnp_random_graph(p, 5.0 / p, seed=seed)
     graph.add_edges_from(nx.path_graph(p).edges)
-    return scipy.sparse.csr_array(_laplacian(graph)) if p <= 3000 else scipy.sparse.csr_array(
-        nx.laplacian_matrix(graph, nodelist=range(p)).astype(np.float64)
+    return (
+        scipy.sparse.csr_array(_laplacian(graph))
+        if p <= 3000
+        else scipy.sparse.csr_array(
+            nx.laplacian_matrix(graph, nodelist=range(p)).astype(np.float64)
+        )
     )
 
 

@@ -73,7 +73,7 @@ def test_cell_data_refuses_unknown_unstored_or_changed_cells(tmp_path):
 
     payload["digest"] = cell_digest(payload)
     cell.write_text(json.dumps(payload))
-    with pytest.raises(SpdgraphError, match="repeat 1 of cell family=hub.*other data"):
+    with pytest.raises(SpdgraphError, match=r"repeat 1 of cell family=hub.*other data"):
         cell_data(tmp_path, {"family": "hub"})
     cell.unlink()
     with pytest.raises(InvalidOptionError, match="run the study first"):

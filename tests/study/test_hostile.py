@@ -227,8 +227,8 @@ def test_good_addresses_pass():
         assert check_scheduler(address) == address
 
 
-@pytest.fixture
-def silent_listener():
+def _listener(greeting: bytes):
+    """A TCP listener on 127.0.0.1 that sends ``greeting`` to each connection, then stalls."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)
@@ -239,9 +239,12 @@ def silent_listener():
         server.settimeout(0.05)
         while not stop.is_set():
             try:
-                accepted.append(server.accept()[0])  # accepts, never says anything
+                conn = server.accept()[0]
             except OSError:
                 continue
+            accepted.append(conn)
+            if greeting:
+                conn.sendall(greeting)  # then never another byte
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -252,6 +255,36 @@ def silent_listener():
         conn.close()
     server.close()
     assert accepted  # the run did connect
+
+
+@pytest.fixture
+def silent_listener():
+    yield from _listener(b"")  # accepts, never says anything
+
+
+@pytest.fixture
+def stalling_listener():
+    # a dask frame header announcing 200 bytes, and 5 of them: greets, then falls silent
+    yield from _listener((200).to_bytes(8, sys.byteorder) + b"hello")
+
+
+def test_a_scheduler_silent_after_its_greeting_is_refused(tmp_path, stalling_listener):
+    import time
+
+    pytest.importorskip("distributed")
+    start = time.process_time()
+    with pytest.raises(SchedulerError, match=r"within 0\.5 s") as info:
+        run(TINY, tmp_path, plots=False, scheduler=stalling_listener, scheduler_timeout=0.5)
+    assert stalling_listener in str(info.value) and "--scheduler-timeout" in str(info.value)
+    assert time.process_time() - start < 1.0 and not _cells(tmp_path)
+
+
+def test_tls_without_a_security_context_names_what_to_configure(tmp_path, silent_listener):
+    pytest.importorskip("distributed")
+    address = silent_listener.replace("tcp://", "tls://")
+    with pytest.raises(SchedulerError, match=r"distributed\.comm\.tls\.ca-file"):
+        run(TINY, tmp_path, plots=False, scheduler=address, scheduler_timeout=0.5)
+    socket.create_connection(("127.0.0.1", int(address.rsplit(":", 1)[1]))).close()  # fixture
 
 
 def test_a_silent_scheduler_is_refused_after_the_timeout(tmp_path, silent_listener):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 import sys
 import textwrap
@@ -184,7 +186,9 @@ def test_command_learner_failure_and_hang_fail_their_cell_only(tmp_path):
         assert len(list((out / "cells").glob("*.json"))) == 2  # stored, the fit marked failed
         stored = json.loads((out / "failures.json").read_text())
         assert len(stored) == 1 and match in stored[0]["error"]
-        assert "n=60" in (out / "report.html").read_text()
+        page = (out / "report.html").read_text()
+        failed = page[page.index("Failed fits") :]
+        assert re.search(r"<td[^>]*>60</td>", failed) and html.escape(match) in failed
 
 
 def test_command_learner_that_writes_nothing_is_a_clear_failure(tmp_path):
@@ -516,28 +520,27 @@ def test_r_bridge_passes_every_double_exactly(r_session, data, p, extra):
 
 
 @needs_r
-def test_big_data_go_through_a_file_that_is_removed(r_session, tmp_path, monkeypatch):
-    import tempfile
-
+def test_big_data_go_through_a_file_that_is_removed(r_session, tmp_path):
     from spdgraph.study import _rbridge
+    from spdgraph.study._contain import LearnerContext, in_context
 
-    monkeypatch.setattr(_rbridge, "_scratch", lambda: str(tmp_path))
-    made: list[str] = []
-    mkstemp = tempfile.mkstemp
-
-    def spy(*args, **kwargs):
-        fd, path = mkstemp(*args, **kwargs)
-        made.append(path)
-        return fd, path
-
-    monkeypatch.setattr(_rbridge.tempfile, "mkstemp", spy)
+    root = tmp_path / ".scratch"
     x = _dyadic(np.random.default_rng(2), (_rbridge.FILE_BYTES // (8 * 40) + 1, 40))
     labels = [f"v{j}" for j in range(40)]
-    back, _ = r_session.fit("crossprod(x)", x, labels)
+    snippet = 'stopifnot(file.exists("data.bin")); crossprod(x)'  # R works in the fit's folder
+
+    def fit(coords):
+        return r_session.fit(snippet, x, labels, learner="big")
+
+    back, _ = in_context(LearnerContext(scratch_root=str(root)), fit, {"i": 1})
     # every entry of the file reaches R: on these data x^T x is exact in any order of
     # summation, so R's (any BLAS) and numpy's are the same bits
     np.testing.assert_array_equal(back, x.T @ x)
-    head, _ = r_session.fit("x[c(1:20, (nrow(x) - 19):nrow(x)), ]", x, labels)
-    np.testing.assert_array_equal(head, np.concatenate([x[:20], x[-20:]]))  # order, bits
-    assert len(made) == 2 and all(m.startswith(str(tmp_path)) for m in made)  # files
-    assert not list(tmp_path.glob("spdgraph-r-*"))  # the file is gone after the fit
+
+    def head(coords):
+        snippet = "x[c(1:20, (nrow(x) - 19):nrow(x)), ]"
+        return r_session.fit(snippet, x, labels, learner="big")
+
+    rows, _ = in_context(LearnerContext(scratch_root=str(root)), head, {"i": 1})
+    np.testing.assert_array_equal(rows, np.concatenate([x[:20], x[-20:]]))  # order, bits
+    assert not list(root.rglob("*"))  # the file and the fit's folder are gone after the fit

@@ -7,10 +7,10 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
-from pathlib import Path
 
 import pytest
+from processes import alive as _alive
+from processes import wait_for as _wait_for
 
 CELL = """
 import os
@@ -34,29 +34,6 @@ cells = [{{"i": i}} for i in range(4)]
 run_cells(cell, cells, {out!r}, config={{"dir": {folder!r}}}, workers=2, progress=False,
           scheduler={scheduler!r})
 """
-
-
-def _alive(pid: int) -> bool:
-    """Running (a zombie left for an init that does not reap counts as gone)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    state = next(line for line in status.splitlines() if line.startswith("State:"))
-    return "Z" not in state.split()[1]
-
-
-def _wait_for(condition, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
 
 
 @pytest.mark.integration
