@@ -239,6 +239,41 @@ def later_neighbours(indptr, indices, order):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
+def _add_products(start, stop, idx, off, koff, va, lo, hi):  # pragma: no cover - numba
+    """``koff[position of idx[c] in idx[start:stop]] += va * off[c]`` for c in lo:hi.
+
+    The targets ``idx[lo:hi]`` are sorted and all in the sorted row ``idx[start:stop]``
+    (a clique's later nodes): each is found by galloping from the previous one; when
+    they fill a contiguous run of the row (a dense block) the products are added in
+    one vectorizable loop. Each entry gets one addition either way: the same bits.
+    """
+    q = start
+    for c in range(lo, hi):
+        ic = idx[c]
+        if idx[q] != ic:
+            step = 1
+            while q + step < stop and idx[q + step] < ic:
+                step *= 2
+            left = q + step // 2
+            right = min(q + step + 1, stop)
+            while left < right:
+                mid = (left + right) // 2
+                if idx[mid] < ic:
+                    left = mid + 1
+                else:
+                    right = mid
+            q = left
+        if c == lo:
+            n = hi - lo
+            if q + n <= stop and idx[q + n - 1] == idx[hi - 1]:
+                for t in range(n):  # the run idx[q:q + n] is idx[lo:hi]
+                    koff[q + t] += va * off[lo + t]
+                return
+        koff[q] += va * off[c]
+        q += 1
+
+
+@njit(cache=True, nogil=True)
 def gram_upper(ptr, idx, diag, off):  # pragma: no cover - numba
     """``K = Phi^T Phi`` on the pattern, upper triangle in elimination order.
 
@@ -263,26 +298,5 @@ def gram_upper(ptr, idx, diag, off):  # pragma: no cover - numba
             ia = idx[a]
             va = off[a]
             kdiag[ia] += va * va
-            # the positions of idx[a + 1:hi] in row ia (sorted, a subset of it: L(r) is a
-            # clique) increase with c: gallop from the last one found, so a dense
-            # block's rows (consecutive positions) cost O(1) per entry
-            q = ptr[ia]
-            stop = ptr[ia + 1]
-            for c in range(a + 1, hi):
-                ic = idx[c]
-                if idx[q] != ic:
-                    step = 1
-                    while q + step < stop and idx[q + step] < ic:
-                        step *= 2
-                    lo2 = q + step // 2
-                    hi2 = min(q + step + 1, stop)
-                    while lo2 < hi2:
-                        mid = (lo2 + hi2) // 2
-                        if idx[mid] < ic:
-                            lo2 = mid + 1
-                        else:
-                            hi2 = mid
-                    q = lo2
-                koff[q] += va * off[c]
-                q += 1
+            _add_products(ptr[ia], ptr[ia + 1], idx, off, koff, va, a + 1, hi)
     return kdiag, koff
