@@ -77,7 +77,7 @@ def main() -> None:
         stages: dict[str, Callable[[], object]] = {
             "cost": lambda a=a: sp.sparse_plan(a),
             "order": lambda a=a: sp.chordal_order(a),
-            "gram": lambda: gram_upper(ptr, idx, diag, off),
+            "gram": lambda kernel=(ptr, idx, diag, off): gram_upper(*kernel),
             "draw": lambda a=a: sp.gwishart_sparse(
                 a, rng=np.random.default_rng(0), entries=None, max_flops=1e12
             ),

@@ -149,7 +149,7 @@ def sparse_plan(adjacency: Any) -> SparsePlan:
 
 
 def check_sparse_cost(plan: SparsePlan, max_flops: float) -> None:
-    """Refuse a draw whose estimated work exceeds ``max_flops`` (:class:`spdgraph.TooLargeError`)."""
+    """Refuse a draw whose estimated work exceeds ``max_flops``: a ``TooLargeError``."""
     max_flops = _check_number(max_flops, "max_flops", lower=0.0)
     if plan.flops > max_flops:
         c = plan.largest_clique
