@@ -107,8 +107,8 @@ OPTIONS: dict[str, spdgraph.OptionSpec] = {
         low=0.0,
         low_inclusive=False,
         doc="largest estimated work (flops) of one matrix: exact accept-reject "
-        "(proposal cost / acceptance) or MCMC (burn_in x sweep cost); above it the call is "
-        "refused before any draw",
+        "(proposal cost / acceptance), MCMC (burn_in x sweep cost) or sparse=True (the "
+        "chordal rows' cost); above it the call is refused before any draw",
     ),
 }
 

@@ -10,12 +10,19 @@ per edge, never as a ``p x p`` array.
 The draw is the default dense path's (``algorithm="auto"`` on a chordal graph:
 the compiled chordal rows of :func:`spdgraph_gwishart.exact.accept_reject_gwishart`):
 the same greedy minimum fill-in order (computed here with a heap on the sparse
-adjacency, :func:`spdgraph_gwishart._sparse_kernels.chordal_min_fill_order`),
+adjacency in time linear in the edges,
+:func:`spdgraph_gwishart._sparse_kernels.chordal_min_fill_order`),
 the same random numbers in the same order (the p chi-squares, then the edge
 normals row by row), and ``K`` summed over the rows in the same order. For
 ``D = I`` (the default) or ``c * I`` the result has the dense path's bits; for
 another diagonal ``D`` it agrees to rounding (``1 / sqrt(D_jj)`` is computed
 directly, not through LAPACK's inverse).
+
+The work is bounded before it starts: :func:`sparse_plan` (a maximum cardinality
+search, linear time) checks that the graph is chordal and gives the draw's cost,
+the dense path's cost of the chordal rows (about ``c**3 / 3`` flops for a dense
+block of ``c`` nodes); above ``max_flops`` the call raises
+:class:`spdgraph.TooLargeError` naming the cost, the largest clique and the fixes.
 
 Only a diagonal ``D`` is supported: a general ``D`` gives every row the
 Schur complements and inverse blocks of ``D``'s dense submatrices, which at
