@@ -27,6 +27,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import scipy.sparse
@@ -62,25 +63,22 @@ def main() -> None:
     parser.add_argument("--stages", nargs="+", default=["cost", "order", "gram", "draw"])
     args = parser.parse_args()
     warm = clique_on_path(50, 10)  # compile the kernels outside the timings
-    sp.gwishart_sparse(warm, rng=np.random.default_rng(0), entries=None)
+    sp.gwishart_sparse(warm, rng=np.random.default_rng(0), entries=None)  # type: ignore[arg-type]
     print(f"path on {args.nodes:,} nodes + one clique; median of {args.rounds} (seconds)")
     header = ["clique", "blas", *args.stages, "order/blas", "gram/blas"]
     print(" | ".join(f"{h:>10}" for h in header))
     for c in args.cliques:
         a = clique_on_path(args.nodes, c)
         phi = np.triu(np.random.default_rng(1).standard_normal((c, c)))
-        row: dict[str, float] = {"blas": _median_time(lambda phi=phi: phi.T @ phi, args.rounds)}
+        row: dict[str, float] = {"blas": _median_time(partial(np.matmul, phi.T, phi), args.rounds)}
         order = sp.chordal_order(a)
         ptr, idx = later_neighbours(a.indptr.astype(np.int64), a.indices.astype(np.int64), order)
-        diag = np.ones(args.nodes)
-        off = np.ones(idx.size)
+        draw = partial(sp.gwishart_sparse, a, entries=None, max_flops=1e12)
         stages: dict[str, Callable[[], object]] = {
-            "cost": lambda a=a: sp.sparse_plan(a),
-            "order": lambda a=a: sp.chordal_order(a),
-            "gram": lambda kernel=(ptr, idx, diag, off): gram_upper(*kernel),
-            "draw": lambda a=a: sp.gwishart_sparse(
-                a, rng=np.random.default_rng(0), entries=None, max_flops=1e12
-            ),
+            "cost": partial(sp.sparse_plan, a),
+            "order": partial(sp.chordal_order, a),
+            "gram": partial(gram_upper, ptr, idx, np.ones(args.nodes), np.ones(idx.size)),
+            "draw": lambda draw=draw: draw(rng=np.random.default_rng(0)),
         }
         for stage in args.stages:
             row[stage] = _median_time(stages[stage], args.rounds)
