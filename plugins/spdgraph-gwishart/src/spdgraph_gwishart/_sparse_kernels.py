@@ -155,9 +155,9 @@ def _pop(heap, size):  # pragma: no cover - numba
 
 @njit(cache=True, nogil=True)
 def chordal_min_fill_order(indptr, indices, peo, later):  # pragma: no cover - numba
-    """The greedy minimum fill-in order of a chordal graph, given one of its perfect
-    elimination orders ``peo`` and its later-neighbour counts (from
-    :func:`max_cardinality_order`).
+    """``(order, done)``: the greedy minimum fill-in order of a chordal graph, given
+    one of its perfect elimination orders ``peo`` and its later-neighbour counts
+    (from :func:`max_cardinality_order`).
 
     Each node's *missing* count (the non-adjacent pairs of its alive neighbours:
     zero iff it is simplicial) starts as its neighbour pairs minus its triangles,
@@ -165,7 +165,8 @@ def chordal_min_fill_order(indptr, indices, peo, later):  # pragma: no cover - n
     neighbours, a clique). Eliminating a simplicial ``v`` removes, for each alive
     neighbour ``x``, the pairs ``(v, y)`` with ``y`` not adjacent to ``v``: ``N(v)``
     is a clique holding ``x``, so there are ``degree(x) - degree(v)`` of them. Time
-    proportional to the edges (times a logarithm for the heap).
+    proportional to the edges (times a logarithm for the heap). ``done < p``: the
+    counts were wrong (``peo`` not perfect) and no simplicial node was left.
     """
     p = indptr.size - 1
     degree = np.empty(p, dtype=np.int64)
@@ -197,6 +198,8 @@ def chordal_min_fill_order(indptr, indices, peo, later):  # pragma: no cover - n
             if alive[u] and key // p == degree[u]:
                 v = u
                 break
+        if v < 0:  # no simplicial node: ``peo`` was not a perfect elimination order
+            return order, step
         order[step] = v
         alive[v] = False
         for s in range(indptr[v], indptr[v + 1]):
@@ -206,7 +209,7 @@ def chordal_min_fill_order(indptr, indices, peo, later):  # pragma: no cover - n
                 degree[x] -= 1
                 if missing[x] == 0:
                     size = _push(heap, size, degree[x] * p + x)
-    return order
+    return order, p
 
 
 @njit(cache=True, nogil=True)

@@ -193,7 +193,10 @@ def chordal_order(adjacency: Any, plan: SparsePlan | None = None) -> np.ndarray:
     from spdgraph_gwishart._sparse_kernels import chordal_min_fill_order
 
     plan = sparse_plan(adjacency) if plan is None else plan
-    return chordal_min_fill_order(plan.indptr, plan.indices, plan.peo, plan.later)
+    order, done = chordal_min_fill_order(plan.indptr, plan.indices, plan.peo, plan.later)
+    if done < order.size:
+        raise AssertionError(f"the minimum fill-in order stopped at {done} of {order.size}")
+    return order
 
 
 def gwishart_sparse(
