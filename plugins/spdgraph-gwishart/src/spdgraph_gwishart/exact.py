@@ -52,7 +52,13 @@ from spdgraph_gwishart._ar_kernels import (
 )
 from spdgraph_gwishart._order import fill_pattern, min_fill_order
 
-__all__ = ["ExactPlan", "accept_reject_from_states", "accept_reject_gwishart", "exact_plan"]
+__all__ = [
+    "ExactPlan",
+    "accept_reject_from_states",
+    "accept_reject_gwishart",
+    "exact_plan",
+    "rows_flops",
+]
 
 #: Most proposals of one draw before :class:`spdgraph.NumericalError`.
 MAX_PROPOSALS = 10_000_000
@@ -177,8 +183,15 @@ def _proposal_flops(kernel: tuple) -> float:
     plus the random numbers (about 20 flops' worth each: a chi-square per row, a normal
     per edge)."""
     nbr_ptr, fill_ptr = kernel[3], kernel[8]
-    m = np.diff(nbr_ptr).astype(np.float64)
-    nf = np.diff(fill_ptr).astype(np.float64)
+    return rows_flops(np.diff(nbr_ptr), np.diff(fill_ptr))
+
+
+def rows_flops(edges: np.ndarray, fill: np.ndarray | None = None) -> float:
+    """The estimated flops of one proposal whose row i has ``edges[i]`` free entries
+    and ``fill[i]`` fill-in entries (None: no fill-in, the chordal rows; also the
+    sparse path's cost, :func:`spdgraph_gwishart.sparse.sparse_plan`)."""
+    m = np.asarray(edges, dtype=np.float64)
+    nf = np.zeros_like(m) if fill is None else np.asarray(fill, dtype=np.float64)
     rows = np.arange(m.size, dtype=np.float64)
     return float(np.sum(nf * (rows + nf) + m * (nf + m) + 20.0 * (m + 1.0)))
 

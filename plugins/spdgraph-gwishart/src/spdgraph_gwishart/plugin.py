@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import spdgraph
-from spdgraph_gwishart.scale import MAX_B, _check_number, scale_matrix
+from spdgraph_gwishart.scale import MAX_B, MAX_FLOPS, _check_number, scale_matrix
 from spdgraph_gwishart.sparse import WORK_PER_ENTRY, gwishart_sparse
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ DEFAULTS: dict[str, Any] = {
     "tol": 1e-12,
     "max_iter": 10_000,
     "residual_tolerance": 1e-6,
-    "max_flops": 2e10,
+    "max_flops": MAX_FLOPS,
 }
 
 
@@ -107,8 +107,8 @@ OPTIONS: dict[str, spdgraph.OptionSpec] = {
         low=0.0,
         low_inclusive=False,
         doc="largest estimated work (flops) of one matrix: exact accept-reject "
-        "(proposal cost / acceptance) or MCMC (burn_in x sweep cost); above it the call is "
-        "refused before any draw",
+        "(proposal cost / acceptance), MCMC (burn_in x sweep cost) or sparse=True (the "
+        "chordal rows' cost); above it the call is refused before any draw",
     ),
 }
 

@@ -12,6 +12,8 @@ __all__ = ["scale_matrix"]
 
 #: Largest degrees of freedom: a draw's entries scale like b / D.
 MAX_B = 1e12
+#: The default ``max_flops``: the largest estimated work of one matrix (about 10-20 s).
+MAX_FLOPS = 2e10
 #: Entries of D, and its eigenvalues relative to its diagonal, that give finite draws.
 _D_RANGE = (1e-100, 1e100)
 _D_MIN_SCALED_EIGENVALUE = 1e-12

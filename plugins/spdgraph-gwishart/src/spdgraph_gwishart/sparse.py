@@ -10,12 +10,19 @@ per edge, never as a ``p x p`` array.
 The draw is the default dense path's (``algorithm="auto"`` on a chordal graph:
 the compiled chordal rows of :func:`spdgraph_gwishart.exact.accept_reject_gwishart`):
 the same greedy minimum fill-in order (computed here with a heap on the sparse
-adjacency, :func:`spdgraph_gwishart._sparse_kernels.chordal_min_fill_order`),
+adjacency in time linear in the edges,
+:func:`spdgraph_gwishart._sparse_kernels.chordal_min_fill_order`),
 the same random numbers in the same order (the p chi-squares, then the edge
 normals row by row), and ``K`` summed over the rows in the same order. For
 ``D = I`` (the default) or ``c * I`` the result has the dense path's bits; for
 another diagonal ``D`` it agrees to rounding (``1 / sqrt(D_jj)`` is computed
 directly, not through LAPACK's inverse).
+
+The work is bounded before it starts: :func:`sparse_plan` (a maximum cardinality
+search, linear time) checks that the graph is chordal and gives the draw's cost,
+the dense path's cost of the chordal rows (about ``c**3 / 3`` flops for a dense
+block of ``c`` nodes); above ``max_flops`` the call raises
+:class:`spdgraph.TooLargeError` naming the cost, the largest clique and the fixes.
 
 Only a diagonal ``D`` is supported: a general ``D`` gives every row the
 Schur complements and inverse blocks of ``D``'s dense submatrices, which at
@@ -27,14 +34,15 @@ MCMC loops a dense ``Phi``).
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 import spdgraph
-from spdgraph_gwishart.scale import _D_RANGE, MAX_B, _check_number
+from spdgraph_gwishart.scale import _D_RANGE, MAX_B, MAX_FLOPS, _check_number
 
-__all__ = ["gwishart_sparse"]
+__all__ = ["SparsePlan", "check_sparse_cost", "chordal_order", "gwishart_sparse", "sparse_plan"]
 
 #: The sparse draw's working bytes per stored entry of the result, beyond the core's:
 #: the heap and the permuted upper triangle (8 + 8), the normals, Phi and K on the
@@ -81,22 +89,93 @@ def _diagonal_scale(D: object, p: int) -> np.ndarray:
     return d
 
 
-def _refuse_not_chordal(p: int, done: int) -> None:
-    raise spdgraph.InvalidOptionError(
-        "gwishart with sparse=True needs a decomposable (chordal) graph: this graph has a "
-        f"chordless cycle of length >= 4 (the elimination stopped after {done:,} of {p:,} "
-        "nodes with no simplicial node left), so its exact draw needs fill-in and a dense "
-        "Phi. Triangulate the graph (a chordal supergraph), pass sparse=False (exact "
-        "accept-reject, dense), or use method='dd' or 'huge', which build sparse results "
-        "on any graph."
-    )
+@dataclass(frozen=True)
+class SparsePlan:
+    """What a sparse draw on one graph will cost, known before any heavy work.
+
+    Attributes
+    ----------
+    indptr, indices
+        The adjacency as sorted ``int64`` CSR arrays.
+    peo, later
+        A perfect elimination order (the reverse of a maximum cardinality search)
+        and the number of later neighbours of each of its nodes (None when the
+        graph is not chordal).
+    flops
+        The estimated work of one draw: the dense path's cost of the chordal rows
+        (:func:`spdgraph_gwishart.exact.rows_flops`; the Gram matrix's products,
+        ``sum_i nu_i**2``, dominate), the same for every perfect elimination order.
+    largest_clique
+        The number of nodes of the graph's largest clique.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    peo: np.ndarray | None
+    later: np.ndarray | None
+    flops: float
+    largest_clique: int
 
 
-def chordal_order(adjacency: Any) -> np.ndarray:
+def sparse_plan(adjacency: Any) -> SparsePlan:
+    """The cost of a sparse draw and a perfect elimination order, in linear time.
+
+    Raises
+    ------
+    spdgraph.InvalidOptionError
+        The graph is not chordal.
+
+    Examples
+    --------
+    >>> import scipy.sparse
+    >>> triangle = scipy.sparse.csr_array(np.ones((3, 3)) - np.eye(3))
+    >>> plan = sparse_plan(triangle)
+    >>> plan.largest_clique, plan.flops
+    (3, 125.0)
+    """
+    import scipy.sparse
+
+    from spdgraph_gwishart._sparse_kernels import max_cardinality_order
+    from spdgraph_gwishart.exact import rows_flops
+
+    a = scipy.sparse.csr_array(adjacency)
+    a.sort_indices()
+    indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
+    peo, chordal, later = max_cardinality_order(indptr, indices)
+    if not chordal:
+        raise spdgraph.InvalidOptionError(
+            "gwishart with sparse=True needs a decomposable (chordal) graph: this graph has "
+            "a chordless cycle of length >= 4 (maximum cardinality search finds no perfect "
+            "elimination order), so its exact draw needs fill-in and a dense Phi. "
+            "Triangulate the graph (a chordal supergraph), pass sparse=False (exact "
+            "accept-reject, dense), or use method='dd' or 'huge', which build sparse results "
+            "on any graph."
+        )
+    largest = int(later.max()) + 1 if later.size else 0
+    return SparsePlan(indptr, indices, peo, later, rows_flops(later), largest)
+
+
+def check_sparse_cost(plan: SparsePlan, max_flops: float) -> None:
+    """Refuse a draw whose estimated work exceeds ``max_flops``: a ``TooLargeError``."""
+    max_flops = _check_number(max_flops, "max_flops", lower=0.0)
+    if plan.flops > max_flops:
+        c = plan.largest_clique
+        raise spdgraph.TooLargeError(
+            f"gwishart with sparse=True: one matrix on this graph would take an estimated "
+            f"{plan.flops:.3g} flops, above max_flops={max_flops:.3g} (about 1e9 flops a "
+            f"second). Its largest clique has {c:,} nodes, a dense block whose rows alone "
+            f"cost about {c:,}**3 / 3 = {c**3 / 3:.3g} flops. Raise max_flops if you mean "
+            "it, pass sparse=False (the dense path, for a graph that fits as a p x p array), "
+            "or make the dense block smaller (split the clique or remove edges from it)."
+        )
+
+
+def chordal_order(adjacency: Any, plan: SparsePlan | None = None) -> np.ndarray:
     """The greedy minimum fill-in order of a chordal scipy.sparse adjacency (int64).
 
     The order :func:`spdgraph_gwishart._order.min_fill_order` finds on the dense
-    adjacency, in time proportional to the edges times the clique sizes.
+    adjacency, in time proportional to the edges (times a logarithm). ``plan``:
+    the graph's :func:`sparse_plan`, if already made.
 
     Raises
     ------
@@ -111,16 +190,12 @@ def chordal_order(adjacency: Any) -> np.ndarray:
     >>> chordal_order(path).tolist()
     [0, 1, 2, 3]
     """
-    import scipy.sparse
-
     from spdgraph_gwishart._sparse_kernels import chordal_min_fill_order
 
-    a = scipy.sparse.csr_array(adjacency)
-    a.sort_indices()
-    p = a.shape[0]
-    order, done = chordal_min_fill_order(a.indptr.astype(np.int64), a.indices.astype(np.int64))
-    if done < p:
-        _refuse_not_chordal(p, int(done))
+    plan = sparse_plan(adjacency) if plan is None else plan
+    order, done = chordal_min_fill_order(plan.indptr, plan.indices, plan.peo, plan.later)
+    if done < order.size:
+        raise AssertionError(f"the minimum fill-in order stopped at {done} of {order.size}")
     return order
 
 
@@ -133,6 +208,7 @@ def gwishart_sparse(
     b: float = 3.0,
     algorithm: str = "auto",
     D: Any = None,
+    max_flops: float = MAX_FLOPS,
     **_unused: Any,
 ) -> Any:
     """One ``K ~ W_G(b, D)`` on a chordal graph as a scipy.sparse CSR array, no fill.
@@ -142,7 +218,16 @@ def gwishart_sparse(
     same sampler on a chordal graph. ``algorithm="chordal"`` (dense: a maximum
     cardinality search order, so other draws), ``"mcmc"`` and ``"lenkoski"`` are
     refused, as are a non-diagonal ``D`` and a graph that is not chordal.
+    ``max_flops`` bounds the estimated work of the draw as on the dense path
+    (:func:`sparse_plan`: linear time, before the order and the draw).
     ``entries``, ``kind`` and the options of the other samplers are not used.
+
+    Raises
+    ------
+    spdgraph.TooLargeError
+        The estimated work exceeds ``max_flops`` (a large dense block: its size is named).
+    spdgraph.InvalidOptionError
+        A bad option, a non-diagonal ``D``, a graph that is not chordal.
 
     Examples
     --------
@@ -170,9 +255,10 @@ def gwishart_sparse(
     a = scipy.sparse.csr_array(adjacency)
     p = a.shape[0]
     d = _diagonal_scale(D, p)
-    order = chordal_order(a)
-    a.sort_indices()
-    ptr, idx = later_neighbours(a.indptr.astype(np.int64), a.indices.astype(np.int64), order)
+    plan = sparse_plan(a)
+    check_sparse_cost(plan, max_flops)
+    order = chordal_order(a, plan)
+    ptr, idx = later_neighbours(plan.indptr, plan.indices, order)
     nu = np.diff(ptr).astype(np.float64)
     # the dense path's draws (exact.draw_block with no budget): a block of one proposal
     chi2 = rng.chisquare(b + nu, size=(1, p))[0]
