@@ -267,7 +267,7 @@ def reusable_entries(
     }
     for key in ("records", "curves"):
         for row in (payload or {}).get(key, []):
-            part = parts.get((row.get("learner"), row.get("repeat")))  # type: ignore[arg-type]
+            part = parts.get((row.get("learner"), row.get("repeat")))
             if part is not None:
                 part[key].append(row)
     return parts
