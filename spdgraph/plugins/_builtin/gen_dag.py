@@ -18,7 +18,7 @@ from spdgraph._kernels.blas import one_blas_thread
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
 from spdgraph._kernels.sem import sem_covariance, sem_precision, topological_order
 from spdgraph.errors import InvalidOptionError, NumericalError
-from spdgraph.plugins.hookspecs import offering
+from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.options import OptionSpec
 from spdgraph.plugins.types import DAG, EntrySampler, GeneratorSpec, WarmupStep
 
@@ -148,4 +148,8 @@ DAG_GENERATOR = GeneratorSpec(
     warmup=(WarmupStep("dag", _warmup_dag),),
 )
 
-spdgraph_register_generators = offering(DAG_GENERATOR)
+
+@hookimpl
+def spdgraph_register_generators() -> list[GeneratorSpec]:
+    """Register ``dag``."""
+    return [DAG_GENERATOR]

@@ -16,7 +16,7 @@ import numpy as np
 
 from spdgraph._kernels.po.batch import DEFAULT_RESIDUAL_TOLERANCE, po_batch
 from spdgraph.plugins._builtin._po_options import RESIDUAL_TOLERANCE_OPTION
-from spdgraph.plugins.hookspecs import offering
+from spdgraph.plugins.hookspecs import hookimpl
 from spdgraph.plugins.types import (
     EntrySampler,
     GeneratorSpec,
@@ -141,4 +141,8 @@ PO = GeneratorSpec(
     warmup=PO_WARMUP,
 )
 
-spdgraph_register_generators = offering(PO)
+
+@hookimpl
+def spdgraph_register_generators() -> list[GeneratorSpec]:
+    """Register ``po``."""
+    return [PO]
