@@ -34,6 +34,7 @@ from spdgraph.cli._options import (
     count_argument,
     sample_arguments,
 )
+from spdgraph.cli._sample import refuse_flag_options
 
 __all__: list[str] = []
 
@@ -93,12 +94,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         graph = spdgraph.read_graph(graph)
     options = dict(args.option or [])
     table = sample_arguments(args)  # the sample() parameters, built from the table
-    clash = sorted(set(options) & set(table))  # --kind, --size, --sparse or a flag given
-    if clash:
-        raise InvalidOptionError(
-            f"--option {clash[0]}=... names a sample parameter; use its own flag "
-            f"(--{clash[0].replace('_', '-')}) instead."
-        )
+    refuse_flag_options(options, table)  # --kind, --size, --sparse or a flag given
     options.update({k: v for k, v in table.items() if k not in ("kind", "size", "sparse")})
     related = None
     if args.groups:
