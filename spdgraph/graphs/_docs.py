@@ -42,7 +42,7 @@ def fill_parameter_docs(doc: str) -> str:
             int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
             or None: the same seed gives the same graph.
     """
-    lines = []
+    lines: list[str] = []
     for line in doc.splitlines():
         name = line.strip()[1:-1] if line.strip().startswith("{") else ""
         if name in PARAMETER_DOCS:
