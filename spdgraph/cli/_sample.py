@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,21 @@ def _check_family_memory(args: argparse.Namespace) -> None:
     check_need(p, args.method, **{name: table[name] for name in names})
 
 
+def refuse_flag_options(options: Mapping[str, object], flags: Iterable[str]) -> None:
+    """Refuse an ``--option NAME=...`` whose NAME is one of ``flags`` (it has its own flag).
+
+    The one check of ``spdgraph sample`` and ``spdgraph simulate``: each passes the
+    names of the ``sample()`` parameters it gives flags to. The first such name, in
+    sorted order, is named in the :class:`InvalidOptionError`.
+    """
+    clash = sorted(set(options) & set(flags))
+    if clash:
+        raise InvalidOptionError(
+            f"--option {clash[0]}=... names a sample parameter; use its own flag "
+            f"(--{clash[0].replace('_', '-')}) instead."
+        )
+
+
 def _cmd_sample(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph import io
@@ -160,12 +176,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             raise FileError(f"cannot read factor file {args.factor!r} ({exc}).") from exc
     options = dict(args.option or [])
     table = sample_arguments(args)  # every sample() parameter, built from the table
-    clash = sorted(set(options) & {"method", "graph", *SAMPLE_PARAMETERS})
-    if clash:
-        raise InvalidOptionError(
-            f"--option {clash[0]}=... names a sample parameter; use its own flag "
-            f"(--{clash[0].replace('_', '-')}) instead."
-        )
+    refuse_flag_options(options, {"method", "graph", *SAMPLE_PARAMETERS})
     n = table["size"] if table["size"] is not None else 1
     if table["chunks"] is None and args.scheduler:
         table["chunks"] = max(1, math.ceil(n / SCHEDULER_CHUNK_COUNT))

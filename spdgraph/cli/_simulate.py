@@ -34,6 +34,7 @@ from spdgraph.cli._options import (
     count_argument,
     sample_arguments,
 )
+from spdgraph.cli._sample import refuse_flag_options
 
 __all__: list[str] = []
 
@@ -93,12 +94,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         graph = spdgraph.read_graph(graph)
     options = dict(args.option or [])
     table = sample_arguments(args)  # the sample() parameters, built from the table
-    clash = sorted(set(options) & set(table))  # --kind, --size, --sparse or a flag given
-    if clash:
-        raise InvalidOptionError(
-            f"--option {clash[0]}=... names a sample parameter; use its own flag "
-            f"(--{clash[0].replace('_', '-')}) instead."
-        )
+    refuse_flag_options(options, table)  # --kind, --size, --sparse or a flag given
     options.update({k: v for k, v in table.items() if k not in ("kind", "size", "sparse")})
     related = None
     if args.groups:
@@ -152,24 +148,13 @@ def _add_simulate_parser(sub: Any) -> None:
     cmd.add_argument("--method", default="po", help="generator (default po; huge, gwishart...)")
     cmd.add_argument("--data", default="gaussian", help="gaussian, binary, mixed, t(df=5)...")
     cmd.add_argument("--missing", type=float, default=0.0, help="MCAR rate of missing values")
-    cmd.add_argument(
-        "--groups",
-        type=count_argument("groups", low=0),
-        default=0,
-        help="K related graphs (group dim)",
-    )
-    cmd.add_argument(
-        "--n-add",
-        type=count_argument("n_add", low=0),
-        default=0,
-        help="edges added per related graph",
-    )
-    cmd.add_argument(
-        "--n-remove",
-        type=count_argument("n_remove", low=0),
-        default=0,
-        help="edges removed per related graph",
-    )
+    for name, text in (  # the related graphs: counts, 0 by default (none)
+        ("groups", "K related graphs (group dim)"),
+        ("n_add", "edges added per related graph"),
+        ("n_remove", "edges removed per related graph"),
+    ):
+        flag = "--" + name.replace("_", "-")
+        cmd.add_argument(flag, type=count_argument(name, low=0), default=0, help=text)
     cmd.add_argument(
         "--seed", type=_non_negative_int, default=None, help="root seed (default: fresh)"
     )

@@ -18,6 +18,7 @@ from spdgraph.graphs._common import (
     equal_groups,
     seeded_rng,
 )
+from spdgraph.graphs._docs import family_doc
 from spdgraph.graphs._sparse import (
     DEFAULT_BACKEND,
     bernoulli_edges,
@@ -40,6 +41,7 @@ def _huge_groups(p: int) -> int:
     return min(p, math.ceil(p / 20) if p > 40 else 2)
 
 
+@family_doc
 def hub(
     p: int,
     n_hubs: int | None = None,
@@ -70,9 +72,7 @@ def hub(
     seed
         int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
         or None; used by ``mode="bdgraph"`` only.
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    {backend}
 
     Returns
     -------
@@ -163,6 +163,7 @@ def _within_probabilities(prob: object, p: int, n_groups: int) -> list[float]:
     )
 
 
+@family_doc
 def cluster(
     p: int,
     n_groups: int | None = None,
@@ -201,12 +202,8 @@ def cluster(
     sizes
         Group sizes (positive, summing to p), in node order, instead of
         ``n_groups`` even groups.
-    seed
-        int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
-        or None: the same seed gives the same graph.
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    {seed}
+    {backend}
 
     Returns
     -------
@@ -294,6 +291,7 @@ def _sbm_edges(
     return np.concatenate(rows), np.concatenate(cols)
 
 
+@family_doc
 def star(p: int, center: int = 0, *, backend: str = DEFAULT_BACKEND) -> Any:
     """Star graph: one centre linked to every other node.
 
@@ -307,9 +305,7 @@ def star(p: int, center: int = 0, *, backend: str = DEFAULT_BACKEND) -> Any:
         Number of nodes (>= 1).
     center
         The centre node, in ``0..p-1``.
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    {backend}
 
     Returns
     -------

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from spdgraph.graphs._common import check_count, check_graph_memory, check_probability, seeded_rng
+from spdgraph.graphs._docs import family_doc
 from spdgraph.graphs._sparse import DEFAULT_BACKEND, finish, resolve_backend
 from spdgraph.seeds import SeedLike
 
@@ -27,6 +28,7 @@ def _sfgen_arrays(p: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return targets[1:], np.arange(1, p, dtype=np.int64)
 
 
+@family_doc
 def scale_free(p: int, *, seed: SeedLike = None, backend: str = DEFAULT_BACKEND) -> Any:
     """Scale-free graph by preferential attachment (Barabási–Albert, one edge per new node).
 
@@ -46,12 +48,8 @@ def scale_free(p: int, *, seed: SeedLike = None, backend: str = DEFAULT_BACKEND)
     ----------
     p
         Number of nodes (>= 2).
-    seed
-        int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
-        or None: the same seed gives the same graph.
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    {seed}
+    {backend}
 
     Examples
     --------
@@ -69,6 +67,7 @@ def scale_free(p: int, *, seed: SeedLike = None, backend: str = DEFAULT_BACKEND)
     return finish(p, rows, cols, "scale_free", {}, entropy, backend)
 
 
+@family_doc
 def small_world(
     p: int,
     neighbors: int = 2,
@@ -97,12 +96,8 @@ def small_world(
         Ring neighbours on each side (>= 1, with ``2 * neighbors < p``).
     rewire
         Rewiring probability in [0, 1]; 0 keeps the ring lattice.
-    seed
-        int, :class:`numpy.random.Generator`, :class:`numpy.random.SeedSequence`
-        or None: the same seed gives the same graph.
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    {seed}
+    {backend}
 
     Examples
     --------

@@ -9,6 +9,7 @@ import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs._common import check_count, check_graph_memory
+from spdgraph.graphs._docs import family_doc
 from spdgraph.graphs._sparse import DEFAULT_BACKEND, finish, resolve_backend
 
 __all__ = ["ar1", "ar2", "band", "circle", "lattice"]
@@ -26,6 +27,7 @@ def _band_edges(p: int, bandwidth: int) -> tuple[np.ndarray, np.ndarray]:
     return rows[keep], cols[keep]
 
 
+@family_doc
 def band(p: int, bandwidth: int = 1, *, backend: str = DEFAULT_BACKEND) -> Any:
     """Band graph: node i linked to node j exactly when ``1 <= |i - j| <= bandwidth``.
 
@@ -39,10 +41,7 @@ def band(p: int, bandwidth: int = 1, *, backend: str = DEFAULT_BACKEND) -> Any:
         Number of nodes (>= 1).
     bandwidth
         Band width (>= 1); ``bandwidth >= p - 1`` gives the complete graph.
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ``"networkit"``, ``"rustworkx"``,
-        ``"numpy"``, ...), built straight from the edges.
+    {backend}
 
     Examples
     --------
@@ -97,6 +96,7 @@ def ar2(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     return _banded("ar2", p, 2, {}, backend)
 
 
+@family_doc
 def circle(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     """The cycle ``0 - 1 - ... - (p-1) - 0``: every node has degree 2.
 
@@ -106,9 +106,7 @@ def circle(p: int, *, backend: str = DEFAULT_BACKEND) -> Any:
     ----------
     p
         Number of nodes (>= 3).
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    {backend}
 
     Examples
     --------
@@ -148,6 +146,7 @@ def _lattice_shape(p: int, shape: Sequence[int] | int | None) -> tuple[int, int]
     return rows, cols
 
 
+@family_doc
 def lattice(
     p: int, shape: Sequence[int] | int | None = None, *, backend: str = DEFAULT_BACKEND
 ) -> Any:
@@ -165,9 +164,7 @@ def lattice(
     shape
         ``(rows, cols)`` or one side length; ``rows * cols <= p``. Default:
         ``round(sqrt(p))`` rows and columns, as BDgraph.
-    backend
-        The type returned: a registered graph backend's name (``"networkx"``,
-        ``"scipy"``, ``"igraph"``, ...), built straight from the edges.
+    {backend}
 
     Examples
     --------

@@ -17,9 +17,8 @@ from typing import Any
 
 import xarray as xr
 
+from spdgraph.io._offered import offered_format
 from spdgraph.io._tables import read_tables, save_csv, write_csv
-from spdgraph.plugins.formats import FileFormat
-from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["CSV", "open_dataset", "recognises", "save_dataset", "spdgraph_file_formats"]
 
@@ -137,19 +136,13 @@ def variables(folder: Path) -> list[str]:
     return [p.stem if p.suffix == ".csv" else p.name for p in folder.iterdir()]
 
 
-CSV = FileFormat(
-    name="csv",
-    suffixes=(".csv",),
+CSV, spdgraph_file_formats = offered_format(
+    "csv",
+    globals(),
     save=write_csv,
     open=read_tables,
-    recognises=recognises,
-    folder=True,
+    suffixes=(".csv",),
     description="CSV tables",
-    save_dataset=save_dataset,
+    folder=True,
     keeps_digests=False,
-    variables=variables,
-    open_dataset=open_dataset,
 )
-
-
-spdgraph_file_formats = offering(CSV)

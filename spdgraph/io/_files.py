@@ -32,7 +32,6 @@ from typing import Any
 
 import xarray as xr
 
-from spdgraph import _machine
 from spdgraph._machine import require_dask
 from spdgraph.errors import FileError, InvalidOptionError, TooLargeError, written
 from spdgraph.io._atomic import compute_unless, in_slabs
@@ -45,6 +44,7 @@ from spdgraph.io._paths import as_path
 from spdgraph.io._writer import check_sparse_format, check_writable, guarded_write, save_dataset
 from spdgraph.io._zarr import UNNAMED
 from spdgraph.layout import SPARSE, is_sparse, layout_of
+from spdgraph.plugins.graph_files import refuse_beyond_memory
 
 __all__ = ["open", "read_array", "save", "write_array"]
 
@@ -397,13 +397,11 @@ def _check_fits(da: xr.DataArray, path: Path) -> None:
 
 
 def _refuse_beyond_memory(need: int, dims: str, path: Path) -> None:
-    available = _machine.available_memory()
-    if available is not None and need > available:
-        raise TooLargeError(
-            f"{os.fspath(path)!r} claims {dims}: {need / 2**30:,.1f} GiB, but only "
-            f"{available / 2**30:,.1f} GiB of memory is available; open it lazily with "
-            "spdgraph.open(path, chunks=...) (needs dask) or check the file."
-        )
+    refuse_beyond_memory(
+        need,
+        f"{os.fspath(path)!r} claims {dims}",
+        "open it lazily with spdgraph.open(path, chunks=...) (needs dask) or check the file.",
+    )
 
 
 def _unreadable(path: Path, fmt: FileFormat, exc: Exception) -> FileError:

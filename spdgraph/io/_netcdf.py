@@ -20,10 +20,9 @@ import xarray as xr
 
 from spdgraph.errors import MissingDependencyError
 from spdgraph.io._content import open_whole_dataset
-from spdgraph.io._format import FileFormat
+from spdgraph.io._offered import offered_format
 from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
 from spdgraph.io._sparse_datasets import encode_dataset
-from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["NETCDF", "netcdf_engine", "spdgraph_file_formats"]
 
@@ -61,7 +60,8 @@ def netcdf_engine() -> Literal["netcdf4", "h5netcdf"]:
         ) from None
 
 
-def _requires() -> None:
+def requires() -> None:
+    """netCDF files need netCDF4 or h5netcdf: :func:`netcdf_engine` checks."""
     netcdf_engine()
 
 
@@ -204,22 +204,6 @@ def header(path: Path) -> dict[str, tuple[tuple[int, ...], int]]:
     return found
 
 
-NETCDF = FileFormat(
-    name="netcdf",
-    suffixes=(".nc", ".nc4"),
-    save=save,
-    open=open,
-    recognises=recognises,
-    description="netCDF",
-    save_delayed=save_delayed,
-    requires=_requires,
-    header=header,
-    save_dataset=save_dataset,
-    set_attrs=set_attrs,
-    holds_sparse=True,
-    variables=variables,
-    open_dataset=open_dataset,
+NETCDF, spdgraph_file_formats = offered_format(
+    "netcdf", globals(), suffixes=(".nc", ".nc4"), description="netCDF", holds_sparse=True
 )
-
-
-spdgraph_file_formats = offering(NETCDF)

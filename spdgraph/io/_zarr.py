@@ -21,10 +21,9 @@ import xarray as xr
 from spdgraph.errors import FileError, MissingDependencyError
 from spdgraph.io._atomic import settle
 from spdgraph.io._content import open_whole_dataset
-from spdgraph.io._format import FileFormat
+from spdgraph.io._offered import offered_format
 from spdgraph.io._sparse import decode, encode, is_sparse, is_sparse_file
 from spdgraph.io._sparse_datasets import encode_dataset
-from spdgraph.plugins.hookspecs import offering
 
 __all__ = ["ZARR", "spdgraph_file_formats"]
 
@@ -32,7 +31,8 @@ __all__ = ["ZARR", "spdgraph_file_formats"]
 METADATA = ("zarr.json", ".zgroup", ".zarray")
 
 
-def _requires() -> None:
+def requires() -> None:
+    """Zarr stores need zarr: a MissingDependencyError naming the extra otherwise."""
     try:
         import zarr  # noqa: F401
     except ImportError:
@@ -82,7 +82,7 @@ def _encoded(da: xr.DataArray) -> xr.Dataset:
 
 def save(da: xr.DataArray, path: Path) -> None:
     """Write ``da`` (in memory) as the Zarr store ``path``."""
-    _requires()
+    requires()
     try:
         _encoded(da).to_zarr(path, mode="w-", consolidated=False, write_empty_chunks=True)
     except BaseException:
@@ -92,7 +92,7 @@ def save(da: xr.DataArray, path: Path) -> None:
 
 def save_dataset(ds: xr.Dataset, path: Path) -> None:
     """Write a whole Dataset (a simulation, a study's results) as the Zarr store ``path``."""
-    _requires()
+    requires()
     try:
         encode_dataset(ds).to_zarr(path, mode="w-")  # sparse variables: triplets
     except BaseException:
@@ -102,7 +102,7 @@ def save_dataset(ds: xr.Dataset, path: Path) -> None:
 
 def save_delayed(da: xr.DataArray, path: Path) -> Any:
     """The delayed write of a dask-backed ``da`` (computed by the core)."""
-    _requires()
+    requires()
     return _encoded(da).to_zarr(
         path, mode="w-", consolidated=False, compute=False, write_empty_chunks=True
     )
@@ -149,7 +149,7 @@ def check_chunks(path: Path) -> None:
 
 def open(path: Path) -> xr.DataArray:
     """The one DataArray of the Zarr store ``path`` (values left on disk), chunks counted."""
-    _requires()
+    requires()
     check_chunks(path)
     ds = xr.open_dataset(path, engine="zarr", consolidated=False)
     if is_sparse_file(ds.attrs):
@@ -162,7 +162,7 @@ def open(path: Path) -> xr.DataArray:
 
 def open_dataset(path: Path, chunks: Mapping[str, int] | None) -> xr.Dataset:
     """The whole Dataset ``save_dataset`` wrote: loaded, or lazily in ``chunks``."""
-    _requires()
+    requires()
     return open_whole_dataset(path, chunks, engine="zarr", consolidated=False)
 
 
@@ -171,22 +171,6 @@ def variables(path: Path) -> list[str]:
     return [p.name for p in path.iterdir()] if recognises(path) else []
 
 
-ZARR = FileFormat(
-    name="zarr",
-    suffixes=(".zarr",),
-    save=save,
-    open=open,
-    recognises=recognises,
-    folder=True,
-    description="Zarr",
-    save_delayed=save_delayed,
-    requires=_requires,
-    save_dataset=save_dataset,
-    set_attrs=set_attrs,
-    holds_sparse=True,
-    variables=variables,
-    open_dataset=open_dataset,
+ZARR, spdgraph_file_formats = offered_format(
+    "zarr", globals(), suffixes=(".zarr",), description="Zarr", folder=True, holds_sparse=True
 )
-
-
-spdgraph_file_formats = offering(ZARR)

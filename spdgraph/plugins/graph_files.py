@@ -123,16 +123,42 @@ def _read_npz(path: Path) -> Any:
     )
 
 
-def _npy_shape(fh: Any) -> tuple[int, ...]:
-    """The shape an ``.npy`` header announces, read without loading the data."""
+def _npy_header(fh: Any) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """The shape and dtype an ``.npy`` header announces, read without loading the data."""
     version = np.lib.format.read_magic(fh)
     if version == (1, 0):
-        shape = np.lib.format.read_array_header_1_0(fh)[0]
+        shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
     elif version == (2, 0):
-        shape = np.lib.format.read_array_header_2_0(fh)[0]
+        shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
     else:
         raise ValueError(f"npy format version {version}")
-    return tuple(int(x) for x in shape)
+    return tuple(int(x) for x in shape), np.dtype(dtype)
+
+
+def _npy_shape(fh: Any) -> tuple[int, ...]:
+    """The shape an ``.npy`` header announces, read without loading the data."""
+    return _npy_header(fh)[0]
+
+
+def refuse_beyond_memory(need: int, claim: str, advice: str) -> None:
+    """Raise :class:`TooLargeError` when ``need`` bytes are more than the memory available.
+
+    The one memory guard on what a file claims, before its data is read: the
+    message is ``"{claim}: N GiB, but only M GiB of memory is available; {advice}"``.
+    Nothing is raised when the available memory is unknown.
+
+    Examples
+    --------
+    >>> refuse_beyond_memory(8, "'x.npy' claims an array of shape (1,)", "check the file.")
+    """
+    from spdgraph import _machine
+
+    available = _machine.available_memory()
+    if available is not None and need > available:
+        raise TooLargeError(
+            f"{claim}: {need / 2**30:,.1f} GiB, but only {available / 2**30:,.1f} GiB of "
+            f"memory is available; {advice}"
+        )
 
 
 def load_npy(path: Path, what: str = "graph file") -> np.ndarray:
@@ -142,24 +168,13 @@ def load_npy(path: Path, what: str = "graph file") -> np.ndarray:
     memory available raises :class:`TooLargeError` naming the file, before a
     byte of data is read (a header claiming 10^14 entries is not allocated).
     """
-    from spdgraph import _machine
-
     with open(path, "rb") as fh:
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
-        else:
-            raise ValueError(f"npy format version {version}")
-    need = math.prod(int(x) for x in shape) * max(1, np.dtype(dtype).itemsize)
-    available = _machine.available_memory()
-    if available is not None and need > available:
-        raise TooLargeError(
-            f"the {what} {os.fspath(path)!r} claims an array of shape {tuple(shape)} "
-            f"({need / 2**30:,.1f} GiB), more than the {available / 2**30:,.1f} GiB of memory "
-            "available; check the file (its header may be damaged) or use a smaller one."
-        )
+        shape, dtype = _npy_header(fh)
+    refuse_beyond_memory(
+        math.prod(shape) * max(1, dtype.itemsize),
+        f"the {what} {os.fspath(path)!r} claims an array of shape {shape}",
+        "check the file (its header may be damaged) or use a smaller one.",
+    )
     return np.load(path, allow_pickle=False)
 
 

@@ -329,10 +329,41 @@ def po_blocked_into(
     (a 1-element array) receives the result's proven condition bound
     (:func:`certified`).
     """
-    p = adjacency.shape[0]
+    rows = partial(_blocked_rows, ptr=ptr, idx=idx, threads=threads)
+    return factor_to_product(adjacency, factor, out, threads, coordinates, bound, rows)
+
+
+def factor_to_product(
+    adjacency: np.ndarray,
+    factor: np.ndarray,
+    out: np.ndarray,
+    threads: int,
+    coordinates: bool,
+    bound: np.ndarray | None,
+    rows: Callable[[np.ndarray], bool],
+) -> float | None:
+    """The frame of both blocked kernels: ``L0``, the kernel's rows, the product, the residual.
+
+    ``out`` receives the lower coordinates ``L0`` of ``factor`` (its QR), unless
+    ``coordinates`` (it holds them already); ``rows(out)`` turns them into ``L`` in
+    place (this module's rows, or :mod:`~spdgraph._kernels.po.inverse_gram`'s) and
+    returns False when it cannot go on (then None: the caller recomputes). Else
+    ``out = L L^T`` (:func:`gram_inplace`) and :func:`certified` gives the residual
+    and fills ``bound``.
+    """
     lmat = out
     if not coordinates:
         lower_coordinates_into(factor, lmat, threads)
+    if not rows(lmat):
+        return None
+    majorant = None if bound is None else np.empty((2, lmat.shape[0]))
+    bounded = gram_inplace(lmat, threads, majorant)
+    return certified(out, adjacency, majorant if bounded else None, bound)
+
+
+def _blocked_rows(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray, threads: int) -> bool:
+    """``L0`` to ``L`` in place, block of rows by block of rows; False if a row fails."""
+    p = lmat.shape[0]
     tt = _zeros_small_pages(p)
     colpos = np.full(p, -1, dtype=np.int64)
     kmax = int(np.diff(ptr).max(initial=0))
@@ -347,13 +378,10 @@ def po_blocked_into(
         ok = _block_rows(lmat, tt, ptr, idx, i0, i1, cols, colpos, dinv_t, v, g, y, z)
         colpos[cols] = -1
         if not ok:
-            return None
+            return False
         if i1 < p:
             _append_block_of_t(tt, lmat, i0, i1, dinv_t, threads)
-    del tt, v
-    majorant = None if bound is None else np.empty((2, p))
-    bounded = gram_inplace(lmat, threads, majorant)
-    return certified(out, adjacency, majorant if bounded else None, bound)
+    return True
 
 
 def certified(

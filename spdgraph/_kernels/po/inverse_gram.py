@@ -40,15 +40,13 @@ positive definite or when a row's corrections stagnate above
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from numba import njit
 
 from spdgraph._kernels.po import blocked as _po_blocked
 from spdgraph._kernels.po.blocked import block_columns as _needed_columns
-from spdgraph._kernels.po.blocked import (
-    gram_inplace,
-    lower_coordinates_into,
-)
 from spdgraph._kernels.po.dense_loops import axpy, chol_solve, dot, small_cholesky
 from spdgraph._kernels.raw_blas import add_gram_of_rows_lower, triangular_times
 
@@ -282,14 +280,8 @@ def po_inverse_gram_into(
     block products are one BLAS call each (splitting them measured no faster
     at p = 1000 and slower at p = 400). Run it inside ``one_blas_thread``.
     """
-    lmat = out
-    if not coordinates:
-        lower_coordinates_into(factor, lmat, threads)
-    if not _process_blocks(lmat, ptr, idx):
-        return None
-    majorant = None if bound is None else np.empty((2, lmat.shape[0]))
-    bounded = gram_inplace(lmat, threads, majorant)
-    return _po_blocked.certified(out, adjacency, majorant if bounded else None, bound)
+    rows = partial(_process_blocks, ptr=ptr, idx=idx)
+    return _po_blocked.factor_to_product(adjacency, factor, out, threads, coordinates, bound, rows)
 
 
 def _process_blocks(lmat: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> bool:

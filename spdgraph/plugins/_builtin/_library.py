@@ -1,7 +1,8 @@
 """Helpers of the built-in graph backends (``adapt_*`` modules).
 
 :func:`library_of` tells which optional library an object comes from without
-importing it, :func:`require` imports one for ``from_graph``; the others turn a
+importing it, :func:`instance_of` whether it is one of that library's graph types
+(each backend's ``recognises``), :func:`require` imports one for ``from_graph``; the others turn a
 library's edge list into spdgraph's adjacency and back.
 """
 
@@ -26,6 +27,7 @@ __all__ = [
     "first_parallel",
     "from_directed",
     "hashable_unique",
+    "instance_of",
     "labels_and_rows",
     "library_of",
     "offered_backend",
@@ -55,6 +57,23 @@ def library_of(obj: object, name: str) -> ModuleType | None:
         if str(getattr(cls, "__module__", "")).partition(".")[0] == name:
             return sys.modules.get(name)
     return None
+
+
+def instance_of(obj: object, library: str, *classes: str) -> bool:
+    """True when ``obj`` is an instance of one of the ``classes`` of ``library``.
+
+    A backend's ``recognises``: the library is never imported for it (see
+    :func:`library_of`), so an object of a library the user has not imported
+    is recognised as none of its types at no cost.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> instance_of(np.zeros(2), "numpy", "ndarray"), instance_of([], "networkx", "Graph")
+    (True, False)
+    """
+    module = library_of(obj, library)
+    return module is not None and isinstance(obj, tuple(getattr(module, c) for c in classes))
 
 
 def require(module: str, extra: str) -> ModuleType:

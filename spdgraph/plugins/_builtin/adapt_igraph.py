@@ -6,7 +6,6 @@ it, the object cannot be an igraph graph.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -16,6 +15,7 @@ from spdgraph.plugins._builtin._library import (
     adjacency_from_edges,
     first_parallel,
     from_directed,
+    instance_of,
     offered_backend,
     require,
     upper_edges,
@@ -25,8 +25,7 @@ from spdgraph.plugins.types import GraphData, SparseGraphData
 
 def recognises(graph: object) -> bool:
     """An ``igraph.Graph`` (igraph imported)."""
-    ig = sys.modules.get("igraph")
-    return ig is not None and isinstance(graph, ig.Graph)
+    return instance_of(graph, "igraph", "Graph")
 
 
 def count_nodes(graph: Any) -> int:

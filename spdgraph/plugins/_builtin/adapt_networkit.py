@@ -13,8 +13,8 @@ import numpy as np
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
     edge_list_data,
+    instance_of,
     labels_and_rows,
-    library_of,
     offered_backend,
     require,
     upper_edges,
@@ -27,8 +27,7 @@ NAME_ATTRIBUTE = "name"
 
 def recognises(graph: object) -> bool:
     """A ``networkit.Graph``."""
-    nk = library_of(graph, "networkit")
-    return nk is not None and isinstance(graph, nk.Graph)
+    return instance_of(graph, "networkit", "Graph")
 
 
 def count_nodes(graph: Any) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -10,6 +9,7 @@ import numpy as np
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
     from_directed,
+    instance_of,
     offered_backend,
     require,
     upper_edges,
@@ -19,8 +19,7 @@ from spdgraph.plugins.types import GraphData, SparseGraphData
 
 def recognises(graph: object) -> bool:
     """A ``networkx.Graph`` of any kind (networkx not imported: it cannot be one)."""
-    nx = sys.modules.get("networkx")
-    return nx is not None and isinstance(graph, nx.Graph)
+    return instance_of(graph, "networkx", "Graph")
 
 
 def count_nodes(graph: Any) -> int:

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError, written
-from spdgraph.plugins._builtin._library import offered_backend, require
+from spdgraph.plugins._builtin._library import instance_of, offered_backend, require
 from spdgraph.plugins.types import GraphData
 
 
 def recognises(graph: object) -> bool:
     """A ``pandas.DataFrame`` (pandas imported)."""
-    pd = sys.modules.get("pandas")
-    return pd is not None and isinstance(graph, pd.DataFrame)
+    return instance_of(graph, "pandas", "DataFrame")
 
 
 def count_nodes(graph: Any) -> int:

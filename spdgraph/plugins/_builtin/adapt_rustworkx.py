@@ -12,6 +12,7 @@ import numpy as np
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
     edge_list_data,
+    instance_of,
     labels_and_rows,
     library_of,
     offered_backend,
@@ -23,8 +24,7 @@ from spdgraph.plugins.types import GraphData, SparseGraphData
 
 def recognises(graph: object) -> bool:
     """A ``rustworkx.PyGraph`` or ``PyDiGraph``."""
-    rx = library_of(graph, "rustworkx")
-    return rx is not None and isinstance(graph, rx.PyGraph | rx.PyDiGraph)
+    return instance_of(graph, "rustworkx", "PyGraph", "PyDiGraph")
 
 
 def count_nodes(graph: Any) -> int:

@@ -16,7 +16,7 @@ from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
     dag_from_array,
-    library_of,
+    instance_of,
     offered_backend,
     require,
     unwrap,
@@ -28,9 +28,7 @@ _WHAT = "PyData sparse adjacency array"
 
 def recognises(graph: object) -> bool:
     """A ``sparse.SparseArray``, bare or in a :class:`spdgraph.DAG`."""
-    inner = unwrap(graph)
-    sparse = library_of(inner, "sparse")
-    return sparse is not None and isinstance(inner, sparse.SparseArray)
+    return instance_of(unwrap(graph), "sparse", "SparseArray")
 
 
 def count_nodes(graph: object) -> int | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -10,14 +9,13 @@ import numpy as np
 from spdgraph.adjacency import adjacency_from_array
 from spdgraph.errors import GraphError
 from spdgraph.layout import dense_values
-from spdgraph.plugins._builtin._library import offered_backend, require
+from spdgraph.plugins._builtin._library import instance_of, offered_backend, require
 from spdgraph.plugins.types import GraphData
 
 
 def recognises(graph: object) -> bool:
     """An ``xarray.DataArray`` (xarray imported)."""
-    xr = sys.modules.get("xarray")
-    return xr is not None and isinstance(graph, xr.DataArray)
+    return instance_of(graph, "xarray", "DataArray")
 
 
 def count_nodes(graph: Any) -> int | None:

@@ -121,33 +121,35 @@ def _warmup_dag(sample: Any) -> object:
     return sample(DAG(directed), "dag", seed=1)
 
 
+#: The ``dag`` generator's record.
+DAG_GENERATOR = GeneratorSpec(
+    name="dag",
+    function=generate_dag,
+    description=(
+        "linear Gaussian SEM on a DAG (gmat chol_iid): precision Markov to the "
+        "moral graph, covariance to the common-ancestor pairs"
+    ),
+    options={
+        "variance_low": OptionSpec(
+            0.1, float, low=0.0, low_inclusive=False, doc="noise variances U(low, high)"
+        ),
+        "variance_high": OptionSpec(
+            1.0, float, low=0.0, low_inclusive=False, doc="noise variances U(low, high)"
+        ),
+    },
+    batch_function=generate_dag_batch,
+    # B, (I - B)^-1, the product, its symmetrization (fitted to the measured
+    # peak: benchmarks/bench_memory_guard.py)
+    work_per_matrix=0.6,
+    work_per_call=4.7,
+    accepts_dag=True,
+    portable=True,
+    seconds=lambda p, edges: 0.1 * (p / 1000.0) ** 3,
+    warmup=(WarmupStep("dag", _warmup_dag),),
+)
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``dag``."""
-    return [
-        GeneratorSpec(
-            name="dag",
-            function=generate_dag,
-            description=(
-                "linear Gaussian SEM on a DAG (gmat chol_iid): precision Markov to the "
-                "moral graph, covariance to the common-ancestor pairs"
-            ),
-            options={
-                "variance_low": OptionSpec(
-                    0.1, float, low=0.0, low_inclusive=False, doc="noise variances U(low, high)"
-                ),
-                "variance_high": OptionSpec(
-                    1.0, float, low=0.0, low_inclusive=False, doc="noise variances U(low, high)"
-                ),
-            },
-            batch_function=generate_dag_batch,
-            # B, (I - B)^-1, the product, its symmetrization (fitted to the measured
-            # peak: benchmarks/bench_memory_guard.py)
-            work_per_matrix=0.6,
-            work_per_call=4.7,
-            accepts_dag=True,
-            portable=True,
-            seconds=lambda p, edges: 0.1 * (p / 1000.0) ** 3,
-            warmup=(WarmupStep("dag", _warmup_dag),),
-        )
-    ]
+    return [DAG_GENERATOR]

@@ -118,30 +118,31 @@ PO_WARMUP = (
 )
 
 
+#: The ``po`` generator's record.
+PO = GeneratorSpec(
+    name="po",
+    function=generate_po,
+    description=(
+        "partial orthogonalization (Córdoba et al. 2018): strong links at any size and density"
+    ),
+    options={"residual_tolerance": RESIDUAL_TOLERANCE_OPTION},
+    accepts_factor=True,
+    batch_function=generate_po_batch,
+    # a proven condition bound per matrix, from the factor the kernel multiplied
+    # (docs/errors.md, "Certificate by construction"): no second Cholesky
+    proves_pd=True,
+    # the factors (or L0) are drawn into the outputs; the kernels' temporaries
+    # (fitted to the measured peak: benchmarks/bench_memory_guard.py)
+    work_per_matrix=0.5,
+    work_per_call=0.4,
+    portable=True,
+    compiles=True,
+    kernels_cached=po_kernels_cached,
+    warmup=PO_WARMUP,
+)
+
+
 @hookimpl
 def spdgraph_register_generators() -> list[GeneratorSpec]:
     """Register ``po``."""
-    return [
-        GeneratorSpec(
-            name="po",
-            function=generate_po,
-            description=(
-                "partial orthogonalization (Córdoba et al. 2018): strong links at any "
-                "size and density"
-            ),
-            options={"residual_tolerance": RESIDUAL_TOLERANCE_OPTION},
-            accepts_factor=True,
-            batch_function=generate_po_batch,
-            # a proven condition bound per matrix, from the factor the kernel multiplied
-            # (docs/errors.md, "Certificate by construction"): no second Cholesky
-            proves_pd=True,
-            # the factors (or L0) are drawn into the outputs; the kernels' temporaries
-            # (fitted to the measured peak: benchmarks/bench_memory_guard.py)
-            work_per_matrix=0.5,
-            work_per_call=0.4,
-            portable=True,
-            compiles=True,
-            kernels_cached=po_kernels_cached,
-            warmup=PO_WARMUP,
-        )
-    ]
+    return [PO]
