@@ -23,6 +23,7 @@ __all__ = [
     "as_scipy",
     "check_sparse_arrays",
     "check_sparse_input",
+    "declared_nodes",
 ]
 
 
@@ -65,35 +66,40 @@ def check_sparse_input(matrix: object, what: str, *, dense: bool = False) -> int
     ...     print(str(error).split(";")[0])
     the graph has the negative column index -3 (stored entry 0, in row 0)
     """
-    shape = _declared_shape(matrix, what)
+    p = declared_nodes(getattr(matrix, "shape", None), what)
     layout, parts = _raw_parts(matrix, what)
     data = np.asarray(parts.pop("data"))
-    _check_room(shape[0], data.size, data.dtype.itemsize, what, dense=dense)
+    check_sparse_arrays(layout, (p, p), data, what, dense=dense, **parts)
     fill = getattr(matrix, "fill_value", 0)
-    check_sparse_arrays(layout, shape, data, what, **parts)
     if not np.isfinite(fill) or (fill != 0 and not dense):
         raise GraphError(
             f"{what} has fill_value {written(fill)}: every entry it does not store would be "
             f"{'an edge' if np.isfinite(fill) else 'undefined'}; store the edges and make it "
             "sparse with fill_value=0."
         )
-    return shape[0]
+    return p
 
 
-def _declared_shape(matrix: object, what: str) -> tuple[int, int]:
-    """The shape the matrix declares, as Python ints: 2-D, square, at least one node."""
+def declared_nodes(declared: object, what: str) -> int:
+    """The node count of a declared shape (Python ints): 2-D, square, at least one node.
+
+    Examples
+    --------
+    >>> declared_nodes((3, 3), "a graph")
+    3
+    """
     try:
-        shape = tuple(int(np.asarray(x).item()) for x in getattr(matrix, "shape", ()))
+        shape = tuple(int(np.asarray(x).item()) for x in declared)  # type: ignore[attr-defined]
     except (TypeError, ValueError, OverflowError):
         shape = ()
     if len(shape) != 2 or shape[0] != shape[1] or shape[0] < 0:
         raise GraphError(
-            f"{what} must be a square 2-D matrix, got shape {getattr(matrix, 'shape', None)}; "
-            "pass a p x p adjacency."
+            f"{what} must be a square 2-D matrix, got shape {written(declared)}; pass a p x p "
+            "adjacency."
         )
     if shape[0] == 0:
         raise GraphError(f"{what} has no nodes; a graph needs at least one node.")
-    return shape[0], shape[1]
+    return shape[0]
 
 
 def _raw_parts(matrix: object, what: str) -> tuple[str, dict[str, object]]:
@@ -150,13 +156,17 @@ def check_sparse_arrays(
     indices: object = None,
     coords: tuple[object, ...] = (),
     blocksize: tuple[int, ...] = (1, 1),
+    dense: bool = False,
 ) -> None:
     """Check a sparse matrix's raw arrays in O(p + nnz), before scipy reads them.
 
     ``layout`` is ``"csr"``/``"csc"`` (``indptr``, ``indices``, optional
     ``blocksize`` for BSR), ``"coo"`` (``coords``: rows and columns) or
     ``"stored"`` (values only: a layout whose library checked its indices).
-    What :func:`check_sparse_input` and the ``.npz`` reader run.
+    ``shape`` is the declared one (checked by :func:`declared_nodes`); the
+    memory the next step needs (``dense``: a dense read) is checked against
+    it before the arrays. What :func:`check_sparse_input` and the ``.npz``
+    reader run.
 
     Examples
     --------
@@ -169,6 +179,9 @@ def check_sparse_arrays(
     ...     print(str(error).split(";")[0])
     the graph has an indptr that decreases at row 1 (indptr[1] = 2 > indptr[2] = 1)
     """
+    p = declared_nodes(shape, what)
+    shape = (p, p)
+    _check_room(p, data.size, data.dtype.itemsize, what, dense=dense)
     if layout in ("csr", "csc"):
         _check_compressed(layout, shape, data, what, indptr, indices, blocksize)
     elif layout == "coo":
