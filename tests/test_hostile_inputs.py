@@ -313,10 +313,10 @@ def test_hostile_npz_graph_files_are_refused(warm_entry_points, tmp_path, arrays
     )
     refusal = _refused_within_bounds(lambda: spdgraph.read_graph(path), error, match)
     assert str(path) in str(refusal)
+    if error is TooLargeError:  # the path guards count the header's nodes first
+        match = "nodes|GiB"
     for run in _ENTRY_POINTS.values():
-        _refused_within_bounds(
-            lambda run=run: run(path), error, match if error is GraphError else ""
-        )
+        _refused_within_bounds(lambda run=run: run(path), error, match)
 
 
 def test_a_sparse_factor_is_refused_before_densifying():
