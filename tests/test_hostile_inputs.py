@@ -323,3 +323,13 @@ def test_a_sparse_factor_is_refused_before_densifying():
     scipy_sparse = pytest.importorskip("scipy.sparse")
     with pytest.raises(FactorError, match="real numeric array"):
         spdgraph.sample(nx.path_graph(2), "po", factor=scipy_sparse.eye(2, format="csr"), seed=0)
+
+
+@pytest.mark.parametrize(
+    ("case", "error"), [("negative column", GraphError), ("shape 2**62", TooLargeError)]
+)
+def test_a_hostile_sparse_base_of_related_graphs_is_refused(case, error):
+    from spdgraph.graphs import related_graphs
+
+    with pytest.raises(error, match="the sparse base"):
+        related_graphs(_hostile_sparse(case), 2, seed=0)
