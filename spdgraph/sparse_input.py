@@ -12,6 +12,8 @@ allocate by the shape or raise raw errors).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from spdgraph.errors import GraphError, TooLargeError, written
@@ -102,25 +104,28 @@ def declared_nodes(declared: object, what: str) -> int:
     return shape[0]
 
 
-def _raw_parts(matrix: object, what: str) -> tuple[str, dict[str, object]]:
+def _raw_parts(matrix: object, what: str) -> tuple[str, dict[str, Any]]:
     """``(layout, arrays)``: the stored arrays of a scipy.sparse or PyData matrix, as they are."""
-    m: object = matrix
+    m: Any = matrix
     fmt = str(getattr(m, "format", "")).lower()
     if fmt in ("csr", "csc", "bsr", "gcxs"):
         blocks = tuple(getattr(m, "blocksize", (1, 1)))
         axes = tuple(getattr(m, "compressed_axes", (0 if fmt != "csc" else 1,)))
         layout = "csc" if axes == (1,) else "csr"
-        arrays = {"indptr": m.indptr, "indices": m.indices, "blocksize": blocks}  # type: ignore[attr-defined]
-        return layout, {"data": m.data, **arrays}  # type: ignore[attr-defined]
+        arrays = {"indptr": m.indptr, "indices": m.indices, "blocksize": blocks}
+        return layout, {"data": m.data, **arrays}
     if fmt == "coo" and hasattr(m, "coords"):
-        return "coo", {"data": m.data, "coords": tuple(np.asarray(m.coords))}  # type: ignore[attr-defined]
+        return "coo", {"data": m.data, "coords": tuple(np.asarray(m.coords))}
     if fmt == "coo":
-        return "coo", {"data": m.data, "coords": (m.row, m.col)}  # type: ignore[attr-defined]
+        return "coo", {"data": m.data, "coords": (m.row, m.col)}
     if fmt == "dok" and isinstance(getattr(m, "data", None), dict):  # PyData DOK
-        return "stored", {"data": np.fromiter(m.data.values(), dtype=np.float64)}  # type: ignore[attr-defined]
+        return "stored", {"data": np.asarray(list(m.data.values()))}
     if hasattr(m, "tocoo") and fmt in ("dia", "lil", "dok"):  # scipy checks what they store
-        return "stored", {"data": m.tocoo().data}  # type: ignore[attr-defined]
-    raise GraphError(f"the sparse format {fmt!r} is not one spdgraph reads.")
+        return "stored", {"data": m.tocoo().data}
+    raise GraphError(
+        f"{what} is in the sparse format {fmt!r}, which spdgraph does not read; convert it "
+        "with .tocsr() first."
+    )
 
 
 def _check_room(p: int, nnz: int, itemsize: int, what: str, *, dense: bool) -> None:
