@@ -107,23 +107,6 @@ def _read_csv(path: Path) -> Any:
     return frame
 
 
-def _read_npz(path: Path) -> Any:
-    """A ``scipy.sparse.save_npz`` file, or an ``np.savez`` of one array (or ``adjacency``)."""
-    with np.load(path, allow_pickle=False) as archive:
-        names = list(archive.files)
-        if {"format", "shape"} <= set(names):
-            import scipy.sparse
-
-            _check_saved_sparse(archive, f"the sparse matrix in {path}")
-            return scipy.sparse.load_npz(path)
-        if len(names) == 1 or "adjacency" in names:
-            return archive[names[0] if len(names) == 1 else "adjacency"]
-    raise FileError(
-        f"{path} holds the arrays {names}; a graph .npz holds one adjacency array (or one "
-        "named 'adjacency'), or a scipy.sparse matrix saved with scipy.sparse.save_npz."
-    )
-
-
 def _check_saved_sparse(archive: Any, what: str) -> None:
     """A ``save_npz`` archive's declared shape, size and raw arrays, before scipy reads them.
 
@@ -151,6 +134,23 @@ def _check_saved_sparse(archive: Any, what: str) -> None:
         check_sparse_arrays("coo", (p, p), data, what, coords=coords)
     else:  # dia: offsets scipy masks; its data bounded by the file
         check_sparse_arrays("stored", (p, p), data, what)
+
+
+def _read_npz(path: Path) -> Any:
+    """A ``scipy.sparse.save_npz`` file, or an ``np.savez`` of one array (or ``adjacency``)."""
+    with np.load(path, allow_pickle=False) as archive:
+        names = list(archive.files)
+        if {"format", "shape"} <= set(names):
+            import scipy.sparse
+
+            _check_saved_sparse(archive, f"the sparse matrix in {path}")
+            return scipy.sparse.load_npz(path)
+        if len(names) == 1 or "adjacency" in names:
+            return archive[names[0] if len(names) == 1 else "adjacency"]
+    raise FileError(
+        f"{path} holds the arrays {names}; a graph .npz holds one adjacency array (or one "
+        "named 'adjacency'), or a scipy.sparse matrix saved with scipy.sparse.save_npz."
+    )
 
 
 def _npy_shape(fh: Any) -> tuple[int, ...]:
