@@ -21,8 +21,13 @@ from contextvars import ContextVar
 import numpy as np
 
 from spdgraph.errors import GraphError, written
+from spdgraph.sparse_input import as_scipy, check_sparse_input
 
-__all__ = ["accepting_complete", "adjacency_from_array", "sparse_adjacency_from_matrix"]
+__all__ = [
+    "accepting_complete",
+    "adjacency_from_array",
+    "sparse_adjacency_from_matrix",
+]
 
 #: Whether a dense weighted array is taken as the complete graph (``complete=True``).
 _COMPLETE: ContextVar[bool] = ContextVar("spdgraph_accept_complete", default=False)
@@ -141,13 +146,14 @@ def adjacency_from_array(array: object, *, what: str = "adjacency array") -> np.
 
 
 def sparse_adjacency_from_matrix(
-    matrix: object, *, what: str = "sparse adjacency matrix"
+    matrix: object, *, what: str = "the sparse adjacency matrix"
 ) -> object:
     """Validate a scipy.sparse adjacency and return its canonical sparse form, never densified.
 
     The same rules as :func:`adjacency_from_array` (a stored non-zero off the
     diagonal is an edge, the diagonal ignored; square, real, finite, exactly
-    symmetric), checked on the stored entries in time proportional to them.
+    symmetric), checked on the stored entries in time proportional to them,
+    after :func:`check_sparse_input` has checked the raw arrays and the size.
 
     Returns
     -------
@@ -160,26 +166,13 @@ def sparse_adjacency_from_matrix(
     >>> a = sparse_adjacency_from_matrix(scipy.sparse.csr_array([[1, 2, 0], [2, 0, 0], [0, 0, 5]]))
     >>> a.dtype, a.nnz, a.toarray().astype(int).tolist()
     (dtype('bool'), 2, [[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+
+    A PyData ``sparse`` array is read the same way, checked before it is converted.
     """
     import scipy.sparse
 
-    shape: tuple[int, ...] = tuple(getattr(matrix, "shape", ()))
-    if len(shape) != 2 or shape[0] != shape[1]:
-        raise GraphError(
-            f"{what} must be a square 2-D matrix, got shape {shape}; pass a p x p adjacency."
-        )
-    if shape[0] == 0:
-        raise GraphError(f"{what} has no nodes; a graph needs at least one node.")
-    csr = scipy.sparse.csr_array(matrix)
-    data = csr.data
-    if np.iscomplexobj(data):
-        raise GraphError(f"{what} is complex; use a real or boolean matrix.")
-    if not (data.dtype == bool or np.issubdtype(data.dtype, np.number)):
-        raise GraphError(f"{what} has dtype {data.dtype}; use a numeric or boolean matrix.")
-    if data.dtype != bool and not np.all(np.isfinite(data)):
-        raise GraphError(
-            f"{what} holds a non-finite value; replace NaN/inf by 0 (no edge) or 1 (edge)."
-        )
+    shape = (check_sparse_input(matrix, what),) * 2
+    csr = scipy.sparse.csr_array(as_scipy(matrix))
     from spdgraph._kernels.sparse import (  # numba: lazy
         off_diagonal_nonzeros,
         symmetric_pattern_values,

@@ -14,7 +14,13 @@ import pytest
 import spdgraph
 import spdgraph._machine
 from spdgraph.cli import main
-from spdgraph.errors import InvalidOptionError, SpdgraphError, TooLargeError
+from spdgraph.errors import (
+    FactorError,
+    GraphError,
+    InvalidOptionError,
+    SpdgraphError,
+    TooLargeError,
+)
 from spdgraph.marginals import Ordinal
 
 
@@ -146,3 +152,184 @@ def test_cli_marginals_are_bounded(tmp_path, capsys):
 def test_every_refusal_is_a_spdgraph_error():
     for cls in (InvalidOptionError, TooLargeError):
         assert issubclass(cls, SpdgraphError)
+
+
+# --- sparse graph inputs (issue 57, item 1) --------------------------------------------
+# Each hostile matrix is refused by every entry point with a GraphError (malformed) or a
+# TooLargeError (its declared node count), within a CPU second and a few hundred MB,
+# before scipy or PyData sparse converts it.
+
+_MB = 2**20
+
+
+def _csr_declaring(n: int):
+    """A small valid CSR (two stored entries) whose declared shape is ``(n, n)``."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    matrix = scipy_sparse.csr_array(np.array([[0, 1], [1, 0]]))
+    matrix._shape = (n, n)  # what a hand-built or unpickled matrix can declare
+    return matrix
+
+
+def _hostile_sparse(name: str):
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    if name == "negative column":
+        return scipy_sparse.csr_array(
+            (np.ones(2), np.array([-3, 0]), np.array([0, 1, 2])), shape=(2, 2)
+        )
+    if name == "column past p":
+        return scipy_sparse.csr_array(
+            (np.ones(2), np.array([1, 7]), np.array([0, 1, 2])), shape=(2, 2)
+        )
+    if name == "decreasing indptr":
+        matrix = scipy_sparse.csr_array(np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]]))
+        matrix.indptr = np.array([0, 2, 1, 2])
+        return matrix
+    if name == "indptr end":
+        matrix = scipy_sparse.csr_array(np.array([[0, 1], [1, 0]]))
+        matrix.indptr = np.array([0, 1, 5])
+        return matrix
+    if name == "non-square":
+        return scipy_sparse.csr_array((2, 3))
+    if name == "nan value":
+        return scipy_sparse.csr_array(np.array([[0, np.nan], [np.nan, 0]]))
+    if name == "coo row past p":
+        matrix = scipy_sparse.coo_array(np.array([[0, 1], [1, 0]]))
+        matrix.coords = (np.array([0, 9]), np.array([1, 0]))  # scipy checks only when built
+        return matrix
+    if name == "shape 2**62":
+        rows = np.array([0, 1])
+        return scipy_sparse.coo_array((np.ones(2), (rows, rows[::-1])), shape=(2**62, 2**62))
+    if name == "int64 near overflow":
+        big = np.array([2**63 - 2, 0])
+        return scipy_sparse.coo_array((np.ones(2), (big, big[::-1])), shape=(2**63 - 1,) * 2)
+    if name == "csr 2**31+3":
+        return _csr_declaring(2**31 + 3)
+    sparse = pytest.importorskip("sparse")
+    if name == "pydata 3e9 nodes":
+        return sparse.COO(np.array([[0, 1], [1, 0]]), np.ones(2), shape=(3 * 10**9,) * 2)
+    assert name == "pydata negative"
+    array = sparse.COO(np.array([[0, 1], [1, 0]]), np.ones(2), shape=(2, 2))
+    array.coords = np.array([[0, -1], [-1, 0]])  # PyData checks only when built
+    return array
+
+
+_SPARSE_CASES = {
+    "negative column": (GraphError, r"negative column index -3 \(stored entry 0, in row 0\)"),
+    "column past p": (GraphError, r"column index 7 \(stored entry 1, in row 1\)"),
+    "decreasing indptr": (GraphError, r"indptr that decreases at row 1"),
+    "indptr end": (GraphError, r"indptr of 3 entries from 0 to 5"),
+    "non-square": (GraphError, r"square 2-D matrix, got shape \(2, 3\)"),
+    "nan value": (GraphError, r"non-finite value \(nan at stored entry 0\)"),
+    "coo row past p": (GraphError, r"row index 9 \(stored entry 1\)"),
+    "shape 2**62": (TooLargeError, "4611686018427387904 nodes"),
+    "int64 near overflow": (TooLargeError, "9223372036854775807 nodes"),
+    "csr 2**31+3": (TooLargeError, r"2,147,483,651.*GiB.*fewer nodes"),
+    "pydata 3e9 nodes": (TooLargeError, r"3,000,000,000.*GiB.*fewer nodes"),
+}
+
+_ENTRY_POINTS = {
+    "sample": lambda graph: spdgraph.sample(graph, seed=0),
+    "sample sparse": lambda graph: spdgraph.sample(graph, "dd", seed=0, sparse=True),
+    "simulate": lambda graph: spdgraph.simulate(graph, n=3, seed=0),
+    "simulate sparse": lambda graph: spdgraph.simulate(
+        graph, method="dd", n=3, seed=0, sparse=True
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def warm_entry_points():
+    """Run each entry point once on a valid graph: the bound is on the refusal, not imports."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    pytest.importorskip("sparse")
+    valid = scipy_sparse.csr_array(np.array([[0, 1], [1, 0]]))
+    for run in _ENTRY_POINTS.values():
+        run(valid)
+
+
+def _refused_within_bounds(run, error, match):
+    """``run()`` raises ``error`` (matching) within a CPU second and 300 MB traced."""
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    start = time.process_time()
+    try:
+        with pytest.raises(error, match=match) as info:
+            run()
+        cpu, peak = time.process_time() - start, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert cpu < 1.0 and peak < 300 * _MB, (cpu, peak / _MB)
+    return info.value
+
+
+@pytest.mark.parametrize("entry", sorted(_ENTRY_POINTS))
+@pytest.mark.parametrize("case", sorted(_SPARSE_CASES))
+def test_hostile_sparse_graphs_are_refused_by_every_entry_point(
+    warm_entry_points, monkeypatch, no_sampling, case, entry
+):
+    monkeypatch.setattr(spdgraph._machine, "available_memory", lambda: 16 * 2**30)
+    graph = _hostile_sparse(case)
+    error, match = _SPARSE_CASES[case]
+    if error is TooLargeError and entry in ("sample", "simulate") and "GiB" in match:
+        match = "GiB"  # the dense paths' own guards may speak first, in their words
+    _refused_within_bounds(lambda: _ENTRY_POINTS[entry](graph), error, match)
+
+
+def test_hostile_pydata_and_dag_inputs_are_refused(warm_entry_points, no_sampling):
+    graph = _hostile_sparse("pydata negative")
+    for run in _ENTRY_POINTS.values():
+        _refused_within_bounds(lambda run=run: run(graph), GraphError, "negative row index -1")
+    dag = spdgraph.DAG(_hostile_sparse("negative column"))
+    _refused_within_bounds(
+        lambda: spdgraph.sample(dag, "dag", seed=0), GraphError, "DAG sparse adjacency"
+    )
+
+
+def _save_npz_arrays(path, **arrays):
+    np.savez(path, **arrays)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("arrays", "error", "match"),
+    [
+        ({"indices": [-3, 0], "indptr": [0, 1, 2], "shape": [2, 2]}, GraphError, "negative"),
+        ({"indices": [1, 0], "indptr": [0, 2, 1, 2], "shape": [3, 3]}, GraphError, "decreases"),
+        ({"indices": [1, 0], "indptr": [0, 1, 2], "shape": [2, 3]}, GraphError, "square"),
+        ({"indices": [1, 0], "indptr": [0, 1, 2], "shape": [2**62] * 2}, TooLargeError, "nodes"),
+    ],
+)
+def test_hostile_npz_graph_files_are_refused(warm_entry_points, tmp_path, arrays, error, match):
+    shape = arrays.pop("shape")
+    arrays = {key: np.asarray(value) for key, value in arrays.items()}
+    path = _save_npz_arrays(
+        tmp_path / "g.npz",
+        format=np.bytes_(b"csr"),
+        shape=np.asarray(shape),
+        data=np.ones(2),
+        **arrays,
+    )
+    refusal = _refused_within_bounds(lambda: spdgraph.read_graph(path), error, match)
+    assert str(path) in str(refusal)
+    if error is TooLargeError:  # the path guards count the header's nodes first
+        match = "nodes|GiB"
+    for run in _ENTRY_POINTS.values():
+        _refused_within_bounds(lambda run=run: run(path), error, match)
+
+
+def test_a_sparse_factor_is_refused_before_densifying():
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(FactorError, match="real numeric array"):
+        spdgraph.sample(nx.path_graph(2), "po", factor=scipy_sparse.eye(2, format="csr"), seed=0)
+
+
+@pytest.mark.parametrize(
+    ("case", "error"), [("negative column", GraphError), ("shape 2**62", TooLargeError)]
+)
+def test_a_hostile_sparse_base_of_related_graphs_is_refused(case, error):
+    from spdgraph.graphs import related_graphs
+
+    with pytest.raises(error, match="the sparse base"):
+        related_graphs(_hostile_sparse(case), 2, seed=0)

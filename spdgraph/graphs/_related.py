@@ -121,6 +121,9 @@ def _base_edges(base: object) -> tuple[list[Any], Any]:
     import scipy.sparse
 
     if scipy.sparse.issparse(base):  # a family's backend="scipy" graph, or any adjacency
+        from spdgraph.sparse_input import check_sparse_input
+
+        check_sparse_input(base, "the sparse base")  # its arrays and size, before scipy's
         matrix = scipy.sparse.csr_array(base)
         p = matrix.shape[0]
         if matrix.ndim != 2 or matrix.shape[1] != p or (matrix != matrix.T).nnz:

@@ -20,7 +20,7 @@ from xml.etree import ElementTree
 import numpy as np
 
 from spdgraph._machine import as_path
-from spdgraph.errors import FileError, TooLargeError
+from spdgraph.errors import FileError, GraphError, TooLargeError
 
 __all__ = ["count_graph_file", "read_graph"]
 
@@ -107,6 +107,35 @@ def _read_csv(path: Path) -> Any:
     return frame
 
 
+def _check_saved_sparse(archive: Any, what: str) -> None:
+    """A ``save_npz`` archive's declared shape, size and raw arrays, before scipy reads them.
+
+    The arrays :func:`~spdgraph.sparse_input.check_sparse_arrays` checks
+    (a malformed one is a GraphError naming the file, a shape beyond memory a
+    TooLargeError) are read from the archive: their size is the file's.
+    """
+    from spdgraph.sparse_input import check_sparse_arrays, declared_nodes
+
+    fmt = archive["format"].item()
+    fmt = fmt.decode("ascii", "replace") if isinstance(fmt, bytes) else str(fmt)
+    p = declared_nodes(archive["shape"].tolist(), what)
+    data = archive["data"]
+    if fmt in ("csr", "csc", "bsr"):
+        blocks = tuple(data.shape[1:]) if fmt == "bsr" else (1, 1)
+        check_sparse_arrays(
+            "csc" if fmt == "csc" else "csr", (p, p), data, what,
+            indptr=archive["indptr"], indices=archive["indices"], blocksize=blocks,
+        )  # fmt: skip
+    elif fmt == "coo":
+        stored = archive.files
+        coords = (
+            tuple(archive["coords"]) if "coords" in stored else (archive["row"], archive["col"])
+        )
+        check_sparse_arrays("coo", (p, p), data, what, coords=coords)
+    else:  # dia: offsets scipy masks; its data bounded by the file
+        check_sparse_arrays("stored", (p, p), data, what)
+
+
 def _read_npz(path: Path) -> Any:
     """A ``scipy.sparse.save_npz`` file, or an ``np.savez`` of one array (or ``adjacency``)."""
     with np.load(path, allow_pickle=False) as archive:
@@ -114,6 +143,7 @@ def _read_npz(path: Path) -> Any:
         if {"format", "shape"} <= set(names):
             import scipy.sparse
 
+            _check_saved_sparse(archive, f"the sparse matrix in {path}")
             return scipy.sparse.load_npz(path)
         if len(names) == 1 or "adjacency" in names:
             return archive[names[0] if len(names) == 1 else "adjacency"]
@@ -339,7 +369,7 @@ def read_graph(path: str | os.PathLike[str], *, directed: bool = False) -> Any:
         if suffix == ".csv":
             return _read_csv(path)
         return _read_edge_list(path)
-    except (FileError, TooLargeError):
+    except (FileError, TooLargeError, GraphError):
         raise
     except (OSError, ValueError, SyntaxError, UnicodeDecodeError, nx.NetworkXError) as exc:
         raise FileError(

@@ -355,7 +355,7 @@ def adapt_graph_sparse(
         adjacency = sparse_adjacency_from_matrix(graph)
         return SparseGraph(adjacency, np.arange(adjacency.shape[0], dtype=np.int64))  # type: ignore[attr-defined, arg-type]
     if pydata is not None and isinstance(graph, pydata.SparseArray) and graph.ndim == 2:
-        adjacency = sparse_adjacency_from_matrix(graph.to_scipy_sparse())
+        adjacency = sparse_adjacency_from_matrix(graph)
         return SparseGraph(adjacency, np.arange(adjacency.shape[0], dtype=np.int64))  # type: ignore[attr-defined, arg-type]
     if networkx is not None and isinstance(graph, networkx.Graph) and not graph.is_directed():
         labels = list(graph)
@@ -367,7 +367,7 @@ def adapt_graph_sparse(
         return SparseGraph(sparse_adjacency_from_matrix(matrix), labels)
     if _is_sparse_result(graph):  # a sparse result of sample(..., sparse=True): its graph again
         assert xarray is not None and isinstance(graph, xarray.DataArray)
-        adjacency = sparse_adjacency_from_matrix(graph["adjacency"].data.to_scipy_sparse())
+        adjacency = sparse_adjacency_from_matrix(graph["adjacency"].data)
         return SparseGraph(adjacency, list(graph["node"].values.tolist()))
     found = recognise(graph)
     counted = found.count_nodes()

@@ -391,3 +391,48 @@ def test_graph_backend_errors(monkeypatch):
     monkeypatch.setitem(sys.modules, "rustworkx", None)
     with pytest.raises(spdgraph.MissingDependencyError, match=r"spdgraph\[rustworkx\]"):
         da.spd.graph("rustworkx")
+
+
+# --- valid sparse inputs pass the raw-array checks unchanged (issue 57, item 1) -----------
+
+_SPARSE_FORMS = ("csr", "csc", "coo", "bsr", "dia", "lil", "dok", "COO", "GCXS", "DOK")
+
+
+def _in_form(dense: np.ndarray, form: str) -> object:
+    """``dense`` as a scipy.sparse array (lowercase format) or a PyData one (uppercase)."""
+    if form.islower():
+        return scipy.sparse.coo_array(dense).asformat(form)
+    return getattr(sparse, form).from_numpy(dense)
+
+
+@settings(max_examples=25)
+@given(
+    st.integers(1, 7).flatmap(
+        lambda p: st.tuples(
+            st.lists(st.booleans(), min_size=p * p, max_size=p * p),
+            st.lists(st.sampled_from([0, 3]), min_size=p, max_size=p),
+        )
+    ),
+    st.sampled_from(_SPARSE_FORMS),
+    st.integers(0, 2**32 - 1),
+)
+def test_valid_sparse_inputs_sample_the_same_bits_as_their_dense_array(case, form, seed):
+    bits, diagonal = case
+    p = len(diagonal)
+    upper = np.triu(np.array(bits).reshape(p, p), 1)
+    dense = (upper | upper.T).astype(np.int64) + np.diag(diagonal)  # the diagonal is ignored
+    matrix = _in_form(dense, form)
+    expected = spdgraph.sample(dense, seed=seed)
+    assert np.array_equal(spdgraph.sample(matrix, seed=seed).values, expected.values)
+    sparse_expected = spdgraph.sample(dense, "dd", seed=seed, sparse=True)
+    got = spdgraph.sample(matrix, "dd", seed=seed, sparse=True)
+    assert np.array_equal(got.data.todense(), sparse_expected.data.todense())
+
+
+def test_a_malformed_sparse_adjacency_names_the_entry():
+    matrix = scipy.sparse.csr_array(np.array([[0, 1], [1, 0]]))
+    matrix.indices = np.array([1, 2])  # column 2 of a 2-node matrix
+    with pytest.raises(GraphError, match=r"column index 2 \(stored entry 1, in row 1\)"):
+        spdgraph.adapt_graph(matrix)
+    with pytest.raises(GraphError, match=r"column index 2 \(stored entry 1, in row 1\)"):
+        spdgraph.sample(matrix, "dd", seed=0, sparse=True)

@@ -21,6 +21,7 @@ from spdgraph.plugins._builtin._library import (
     upper_edges,
 )
 from spdgraph.plugins.types import DAG, GraphData, SparseGraphData
+from spdgraph.sparse_input import check_sparse_input
 
 
 def recognises(graph: object) -> bool:
@@ -36,10 +37,16 @@ def count_nodes(graph: object) -> int | None:
 
 
 def to_graph(graph: object) -> GraphData:
-    """The adjacency (nodes ``0..p-1``); a DAG-wrapped matrix gives ``directed``."""
+    """The adjacency (nodes ``0..p-1``); a DAG-wrapped matrix gives ``directed``.
+
+    The raw arrays and the size of the dense read are checked first
+    (:func:`~spdgraph.sparse_input.check_sparse_input`).
+    """
     if isinstance(graph, DAG):
         matrix: Any = graph.graph
+        check_sparse_input(matrix, "the DAG sparse adjacency matrix", dense=True)
         return dag_from_array(np.asarray(matrix.toarray()), "DAG sparse adjacency matrix")
+    check_sparse_input(graph, "the sparse adjacency matrix", dense=True)
     dense = np.asarray(graph.toarray())  # type: ignore[attr-defined]
     adjacency = adjacency_from_array(dense, what="sparse adjacency matrix")
     return GraphData(adjacency=adjacency, labels=list(range(adjacency.shape[0])))

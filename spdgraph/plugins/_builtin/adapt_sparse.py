@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from spdgraph.adjacency import adjacency_from_array
-from spdgraph.errors import GraphError
 from spdgraph.plugins._builtin._library import (
     dag_from_array,
     instance_of,
@@ -22,6 +21,7 @@ from spdgraph.plugins._builtin._library import (
     unwrap,
 )
 from spdgraph.plugins.types import DAG, GraphData
+from spdgraph.sparse_input import check_sparse_input
 
 _WHAT = "PyData sparse adjacency array"
 
@@ -38,13 +38,8 @@ def count_nodes(graph: object) -> int | None:
 
 
 def _dense(array: Any, what: str) -> np.ndarray:
-    """The square 2-D array densified (checked before densifying anything)."""
-    shape = tuple(array.shape)
-    if len(shape) != 2 or shape[0] != shape[1]:
-        raise GraphError(
-            f"a {what} must be a square 2-D matrix, got shape {shape}; pass a p x p "
-            "adjacency matrix."
-        )
+    """The square 2-D array densified (its arrays and the dense size checked first)."""
+    check_sparse_input(array, f"the {what}", dense=True)
     return np.asarray(array.todense())
 
 
