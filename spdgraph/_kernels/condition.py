@@ -20,7 +20,46 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["scaled_condition_estimate_upper", "scaled_condition_estimates"]
+__all__ = [
+    "factor_rounding_bound",
+    "scaled_condition_estimate_upper",
+    "scaled_condition_estimates",
+    "trace_rounding_bound",
+]
+
+_U = float(np.finfo(np.float64).eps) / 2
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def factor_rounding_bound(column_max, row_max, terms, count):
+    """At least ``||dA||_2`` for a floating-point Cholesky factorization that completed.
+
+    The computed ``L`` has ``L L^T = A + dA`` exactly with
+    ``|dA| <= gamma_terms |L| |L|^T`` entrywise (Demmel 1989; Higham, *Accuracy
+    and Stability*, Thm 10.5; ``terms`` one more than the most entries in a row
+    of ``L``, any order of summation, blocked or fused), so
+    ``||dA||_2 <= gamma_terms ||L||_1 ||L||_inf``. ``column_max`` and ``row_max``
+    are those norms as summed in floating point (sums of at most ``count``
+    non-negative terms, each perhaps rounded once): the product is inflated by
+    their rounding. The one bound of both the dense and the sparse proofs.
+    """
+    gamma = terms * _U / (1.0 - terms * _U)
+    inflate = (1.0 + 2 * (count + 4) * _U / (1.0 - 2 * (count + 4) * _U)) ** 2
+    return gamma * column_max * row_max * inflate
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def trace_rounding_bound(diagonal_sum, p):
+    """At least ``||dA||_2`` for a completed factorization of a ``p x p`` matrix ``A``, unread.
+
+    ``||dA||_2 <= gamma_(p+1) || |L| |L|^T ||_2 <= gamma_(p+1) ||L||_F^2`` and
+    ``||L||_F^2 = tr(A + dA) <= tr(A) / (1 - gamma_(p+1))``: known before
+    factorizing from ``diagonal_sum``, the floating-point sum of ``A``'s
+    (positive) diagonal, inflated for its rounding.
+    """
+    gamma = (p + 1) * _U / (1.0 - (p + 1) * _U)
+    trace = diagonal_sum * (1.0 + 2 * (p + 2) * _U)  # a sum of positives, up
+    return gamma / (1.0 - gamma) * trace * (1.0 + 8 * _U)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

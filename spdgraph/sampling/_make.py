@@ -80,7 +80,7 @@ def validate_matrix(
 
 
 #: The problems of a drawn matrix (not of the generator): its certificate failed.
-CERTIFICATE = frozenset({"not_pd", "small_diagonal", "ill_conditioned"})
+CERTIFICATE = frozenset({"not_pd", "not_proven", "small_diagonal", "ill_conditioned"})
 
 
 #: A generator's proven condition bound ``c`` (``GeneratorSpec.proves_pd``) stands for the
