@@ -135,7 +135,8 @@ def first_large_not_pd(
 
     ``problem`` is ``"not_pd"`` (the Cholesky factorization fails; ``estimate``
     NaN), ``"not_proven"`` (it completes, but its rounding leaves positive
-    definiteness unproven: :func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`) or ``"ill_conditioned"`` (the scaled condition estimate is above
+    definiteness unproven: :func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`)
+    or ``"ill_conditioned"`` (the scaled condition estimate is above
     ``condition_bound``). One copy per matrix: the blocked factorization of
     :mod:`~spdgraph._kernels.cholesky` (on ``threads`` threads, default
     Numba's thread count; the bits do not depend on it) leaves ``U = L^T``

@@ -38,7 +38,7 @@ from spdgraph.spectrum import control_spectrum
 if TYPE_CHECKING:
     from spdgraph.sampling._record import SampleRequest
 
-__all__ = ["UNCERTIFIED_MODES", "Block", "generate_block"]
+__all__ = ["UNCERTIFIED_MODES", "UNCERTIFIED_RAISE_HINT", "Block", "generate_block"]
 
 
 @dataclass(frozen=True)
@@ -98,9 +98,11 @@ def generate_block(
 #: The values of ``sample(uncertified=...)``.
 UNCERTIFIED_MODES = ("redraw", "raise")
 
-_HINT = (
-    " (raised because uncertified='raise' was given; sample(..., uncertified='redraw'), the "
-    "default, redraws such a matrix from its own stream instead of raising)"
+#: Appended to a certificate failure raised because of ``uncertified="raise"`` (both paths).
+UNCERTIFIED_RAISE_HINT = (
+    " (raised because uncertified='raise' was given; the alternative, "
+    "sample(..., uncertified='redraw'), the default, draws such a matrix again from its own "
+    "stream, up to max_redraws times, instead of raising)"
 )
 
 
@@ -116,7 +118,7 @@ def certified_block(
         try:
             return made_block(request, rngs, factors), np.zeros(n, dtype=np.int64)
         except (UncertifiedMatrixError, NumericalError) as exc:
-            raise type(exc)(f"{exc}{_HINT if rngs is not None else ''}") from exc
+            raise type(exc)(f"{exc}{UNCERTIFIED_RAISE_HINT if rngs is not None else ''}") from exc
     failures: dict[int, Exception] = {}
     try:
         block = made_block(request, rngs, None, failures)
