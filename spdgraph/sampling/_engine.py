@@ -5,8 +5,8 @@ worker process computes: ``(n, p, p)`` matrices from one generator, matrix
 ``k`` from its own random stream (or its own explicit factor), made and checked
 by :mod:`spdgraph.sampling._make`.
 
-A drawn matrix can fail its certificate (Cholesky, a positive normal diagonal, a
-scaled condition number at most 1e12) by chance (a dense PO stack at p = 200
+A drawn matrix can fail its certificate (a Cholesky factorization with its rounding
+accounted, a positive normal diagonal, a scaled condition number at most 1e12) by chance (a dense PO stack at p = 200
 about once in a thousand matrices): with ``sample(uncertified="redraw")`` (the
 default) that matrix alone is drawn again from :func:`spdgraph.seeds.redraw_stream`
 ``(root, k, r)``, the ``r``-th redraw under matrix ``k``'s own node of the stream
@@ -77,8 +77,9 @@ def generate_block(
 
     Every generator, built-in or plugin, runs with BLAS held at one thread, and
     every matrix is proved positive definite in the form it is returned (after
-    the normalization and any spectrum control): Cholesky succeeds and the
-    scaled condition number is at most
+    the normalization and any spectrum control): Cholesky succeeds with its
+    rounding accounted (:func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`)
+    and the scaled condition number is at most
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION`.
     """
     with one_blas_thread():  # the same bits whatever the user's BLAS thread settings

@@ -48,7 +48,9 @@ def validate_matrix(
     """Check matrix ``k`` a generator returned; raise GeneratorOutputError naming the plugin.
 
     With ``check_pd`` the matrix must also be numerically positive definite:
-    Cholesky succeeds and its scaled condition number is at most
+    Cholesky succeeds with its rounding accounted
+    (:func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`) and its scaled
+    condition number is at most
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION` (the same verdict on every
     machine for every matrix clearly on one side of that bound).
     """
