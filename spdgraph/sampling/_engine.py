@@ -6,16 +6,16 @@ worker process computes: ``(n, p, p)`` matrices from one generator, matrix
 by :mod:`spdgraph.sampling._make`.
 
 A drawn matrix can fail its certificate (a Cholesky factorization with its rounding
-accounted, a positive normal diagonal, a scaled condition number at most 1e12) by chance (a dense PO stack at p = 200
-about once in a thousand matrices): with ``sample(uncertified="redraw")`` (the
-default) that matrix alone is drawn again from :func:`spdgraph.seeds.redraw_stream`
-``(root, k, r)``, the ``r``-th redraw under matrix ``k``'s own node of the stream
-tree, so matrix ``k`` still depends on its index only (not on the stack size, the
-chunks or the scheduler). The law of the returned matrices is then the
-generator's law conditioned on the certificate. ``"raise"`` keeps the error. A
-generator error of the same nature (:class:`~spdgraph.errors.NumericalError`, e.g.
-PO's residual) is redrawn too; a batch raising it is made again matrix by matrix
-to find which.
+accounted, a positive normal diagonal, a scaled condition number at most 1e12) by chance
+(a dense PO stack at p = 200 about once in a thousand matrices): with
+``sample(uncertified="redraw")`` (the default) that matrix alone is drawn again from
+:func:`spdgraph.seeds.redraw_stream` ``(root, k, r)``, the ``r``-th redraw under matrix
+``k``'s own node of the stream tree, so matrix ``k`` still depends on its index only
+(not on the stack size, the chunks or the scheduler). The law of the returned matrices
+is then the generator's law conditioned on the certificate. ``"raise"`` keeps the error.
+A generator error of the same nature (:class:`~spdgraph.errors.NumericalError`, e.g.
+PO's residual) is redrawn too; a batch raising it is made again matrix by matrix to find
+which.
 
 Both the eager path (:mod:`spdgraph.sampling._core`) and the lazy path
 (:mod:`spdgraph.sampling._lazy`) import this module; it imports neither of them.
