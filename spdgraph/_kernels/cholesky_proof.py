@@ -11,7 +11,10 @@ with ``delta`` beyond that bound proves ``H`` positive definite:
 * :func:`cholesky_shift_lower_bound`: the bound ``gamma_{c+1} ||L||_1 ||L||_inf``
   from CHOLMOD's factor (also huge's proven bound of ``lambda_min(v A)``);
 * :func:`proven_lower_bound`: the proof of the sparse path's certificate
-  (``docs/large_graphs.md``, "What is checked, and what is proven").
+  (``docs/large_graphs.md``, "What is checked, and what is proven");
+* :func:`dense_lower_bound`: the dense path's (``docs/errors.md``, "What each
+  certificate proves in floating point"), the bound shared through
+  :mod:`~spdgraph._kernels.condition`.
 """
 
 from __future__ import annotations
@@ -27,9 +30,14 @@ from spdgraph.errors import NumericalError
 __all__ = [
     "FIRST_MARGIN",
     "LAST_MARGIN",
+    "binary_exponents",
     "binary_scaling",
     "cholesky_shift_lower_bound",
+    "dense_lower_bound",
+    "first_unproven",
     "proven_lower_bound",
+    "proven_lower_bounds",
+    "trace_margin",
 ]
 
 
@@ -286,3 +294,36 @@ def _shifted_dense_bound(m: np.ndarray) -> float:
             return 0.0
     bound = float(np.nextafter(least - eta, -np.inf))
     return _unscaled(bound, e) if bound > 0 else 0.0
+
+
+def first_unproven(stack: np.ndarray, factors: np.ndarray) -> int | None:
+    """The first matrix of a stack whose completed factor (``factors[k]``, lower) and
+    :func:`dense_lower_bound` prove nothing, or None."""
+    for k in range(stack.shape[0]):
+        if not dense_lower_bound(stack[k], factors[k]) > 0:
+            return k
+    return None
+
+
+def proven_lower_bounds(m: np.ndarray) -> np.ndarray:
+    """A proven lower bound of each matrix's smallest eigenvalue, ``(n,)`` (0: nothing proven).
+
+    For exactly symmetric matrices with a positive diagonal (one ``(p, p)`` or a
+    stack): a Cholesky factorization with its rounding accounted
+    (:func:`dense_lower_bound`), what ``da.spd.check()`` records as
+    ``attrs["certificate_lambda_min_lower_bound"]``.
+
+    >>> bound = proven_lower_bounds(np.array([[2.0, 1.0], [1.0, 2.0]]))[0]
+    >>> 0.999 < bound <= 1.0
+    True
+    """
+    values = np.asarray(m, dtype=np.float64)
+    stack = values if values.ndim == 3 else values[None]
+    out = np.zeros(stack.shape[0])
+    for k in range(stack.shape[0]):
+        try:
+            factor = np.linalg.cholesky(stack[k])
+        except np.linalg.LinAlgError:
+            continue
+        out[k] = dense_lower_bound(stack[k], factor)
+    return out

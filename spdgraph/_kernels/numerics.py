@@ -34,7 +34,6 @@ __all__ = [
     "nonedge_mask",
     "partial_correlation",
     "plain",
-    "proven_lower_bounds",
     "unit_diagonal",
 ]
 
@@ -258,9 +257,8 @@ class Violation:
         if self.problem == "not_proven":
             return (
                 f"matrix {self.k} is not proven positive definite: its Cholesky factorization "
-                "completed, but the factorization's rounding could account for that (its "
-                "smallest eigenvalue is below about p**2 eps of its unit-diagonal form, or it is "
-                "not positive definite at all)."
+                "completed, but within its rounding (its smallest eigenvalue is below about "
+                "p**2 eps of its unit-diagonal form, or not positive at all)."
             )
         return f"matrix {self.k} is not positive definite (Cholesky failed)."
 
@@ -326,43 +324,10 @@ def find_violation(
             found = _ill_conditioned(stack, factors, condition_bound)
             if found is not None:
                 return found
-        return _unproven(stack, factors)
-    return None
+        from spdgraph._kernels.cholesky_proof import first_unproven
 
-
-def proven_lower_bounds(m: np.ndarray) -> np.ndarray:
-    """A proven lower bound of each matrix's smallest eigenvalue, ``(n,)`` (0: nothing proven).
-
-    For matrices that passed :func:`find_violation` (exactly symmetric, positive
-    diagonal): a Cholesky factorization with its rounding accounted
-    (:func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`), what
-    ``da.spd.check()`` records as ``attrs["certificate_lambda_min_lower_bound"]``.
-
-    >>> bound = proven_lower_bounds(np.array([[2.0, 1.0], [1.0, 2.0]]))[0]
-    >>> 0.999 < bound <= 1.0
-    True
-    """
-    from spdgraph._kernels.cholesky_proof import dense_lower_bound
-
-    values = np.asarray(m, dtype=np.float64)
-    stack = values if values.ndim == 3 else values[None]
-    out = np.zeros(stack.shape[0])
-    for k in range(stack.shape[0]):
-        try:
-            factor = np.linalg.cholesky(stack[k])
-        except np.linalg.LinAlgError:
-            continue
-        out[k] = dense_lower_bound(stack[k], factor)
-    return out
-
-
-def _unproven(stack: np.ndarray, factors: np.ndarray) -> Violation | None:
-    """The first matrix whose completed factorization does not prove it positive definite."""
-    from spdgraph._kernels.cholesky_proof import dense_lower_bound
-
-    for k in range(stack.shape[0]):
-        if not dense_lower_bound(stack[k], factors[k]) > 0:
-            return Violation("not_proven", k)
+        k = first_unproven(stack, factors)  # the factorization's rounding accounted
+        return None if k is None else Violation("not_proven", k)
     return None
 
 

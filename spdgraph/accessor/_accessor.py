@@ -38,7 +38,6 @@ import xarray as xr
 from spdgraph._kernels.numerics import (
     find_violation,
     partial_correlation,
-    proven_lower_bounds,
     unit_diagonal,
 )
 from spdgraph.accessor import _sparse
@@ -324,6 +323,8 @@ class SpdAccessor(PlotMixin, SpdArrayView):
             elif violation.problem == "nonzero":
                 message = message.replace("non-edges must", "structural zeros must")
             raise MatrixError(message)
+        from spdgraph._kernels.cholesky_proof import proven_lower_bounds
+
         pd = partial_correlation(m) if kind == "partial_correlation" else m
         bounds = proven_lower_bounds(pd).tolist()  # what the proof gives, as sparse results
         self._da.attrs["certificate_lambda_min_lower_bound"] = (

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 import spdgraph
 from spdgraph._kernels.certify import certifies, factor_lower_bound
-from spdgraph._kernels.cholesky_proof import dense_lower_bound
-from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation, proven_lower_bounds
+from spdgraph._kernels.cholesky_proof import dense_lower_bound, proven_lower_bounds
+from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
 from spdgraph.errors import MatrixError, UncertifiedMatrixError
 
 from .test_certificates_adversarial import planted
