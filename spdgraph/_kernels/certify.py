@@ -24,7 +24,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels.condition import _estimate_one, factor_rounding_bound, scaled_one_norm
+from spdgraph._kernels.condition import (
+    _estimate_one,
+    factor_rounding_bound,
+    scaled_one_norm,
+    shifted_bound,
+    shifted_into,
+)
 
 _TINY = float(np.finfo(np.float64).tiny)
 _EPS = float(np.finfo(np.float64).eps)
@@ -222,6 +228,15 @@ def factor_lower_bound(m, lower, work):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _shifted_proves(m, shifted, lower):
+    """The shifted proof with this module's factorization: True when it proves ``m`` PD."""
+    least, eta, unscale = shifted_into(m, shifted)
+    if not least > 0.0 or not _cholesky_into(shifted, lower):
+        return False
+    return shifted_bound(least, eta, unscale) > 0.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def construction_bound(norm, inverse, p, residual):
     """A proven bound of the scaled 1-norm condition number of a PO matrix, from its factor.
 
@@ -292,7 +307,9 @@ def _factors_pass(stack, bound):
             if not _estimate_one(stack[k], upper, True) <= bound:
                 return False
         if not factor_lower_bound(stack[k], lower, work) > 0.0:
-            return False  # not proven from this factor: the detailed checks decide
+            # not proven from this factor (a loose majorant): one shifted factorization
+            if not _shifted_proves(stack[k], upper, lower):
+                return False  # the detailed checks decide and name the problem
     return True
 
 

@@ -266,34 +266,28 @@ def dense_lower_bound(m: np.ndarray, factor: np.ndarray | None = None) -> float:
 
 
 def _shifted_dense_bound(m: np.ndarray) -> float:
-    """:func:`dense_lower_bound` by the shifted factorization of the rescaled ``m``, or 0."""
-    e = binary_exponents(np.diagonal(m))
-    exponents = e[:, None] + e[None, :]
-    scaled = np.ldexp(m, exponents)
-    diagonal = np.diagonal(scaled).copy()
-    exact = np.array_equal(np.ldexp(scaled, -exponents), m)
-    del exponents
-    if not (exact and np.all((diagonal >= 0.5) & (diagonal < 2.0))):
-        return 0.0  # the rescaling under- or overflows: nothing proven
-    eta, margin = trace_margin(diagonal)
-    if margin is None:
-        return 0.0
-    index = np.arange(m.shape[0])
-    scaled[index, index] -= margin
-    applied = diagonal - scaled[index, index]  # exact: Sterbenz (margin <= 1/4)
-    least = float(np.nextafter(applied.min() * (1.0 - 2 * _U), -np.inf))
-    if m.shape[0] >= 2048:  # one copy: the blocked factorization in place
-        from spdgraph._kernels.cholesky import cholesky_upper  # numba: lazy
+    """:func:`dense_lower_bound` by the shifted factorization of the rescaled ``m``, or 0
+    (:func:`~spdgraph._kernels.condition.shifted_into`: the fast path's proof, with
+    LAPACK's factorization, or the blocked one from ``p = 2048`` on)."""
+    from spdgraph._kernels.condition import shifted_bound, shifted_into  # numba: lazy
 
-        if cholesky_upper(scaled, 1) is None:
+    shifted = np.empty_like(m)
+    least, eta, unscale = shifted_into(m, shifted)
+    if not least > 0:
+        return 0.0
+    if m.shape[0] >= 2048:  # one copy more: the blocked factorization
+        import numba
+
+        from spdgraph._kernels.cholesky import cholesky_upper
+
+        if cholesky_upper(shifted, int(numba.get_num_threads())) is None:
             return 0.0
     else:
         try:
-            np.linalg.cholesky(scaled)
+            np.linalg.cholesky(shifted)
         except np.linalg.LinAlgError:
             return 0.0
-    bound = float(np.nextafter(least - eta, -np.inf))
-    return _unscaled(bound, e) if bound > 0 else 0.0
+    return float(shifted_bound(least, eta, unscale))
 
 
 def first_unproven(stack: np.ndarray, factors: np.ndarray) -> int | None:

@@ -17,6 +17,8 @@ out; no BLAS call.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -24,10 +26,14 @@ __all__ = [
     "factor_rounding_bound",
     "scaled_condition_estimate_upper",
     "scaled_condition_estimates",
+    "shifted_bound",
+    "shifted_into",
     "trace_rounding_bound",
 ]
 
 _U = float(np.finfo(np.float64).eps) / 2
+_EPS = 2 * _U
+_TINY = float(np.finfo(np.float64).tiny)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -244,3 +250,62 @@ def scaled_condition_estimate_upper(matrix: np.ndarray, upper: np.ndarray) -> fl
     matrix = np.ascontiguousarray(matrix, dtype=np.float64)
     upper = np.ascontiguousarray(upper, dtype=np.float64)
     return float(_estimate_one(matrix, upper, True))
+
+
+#: The largest shift of the shifted proof (:func:`shifted_into`): at most 1/4 keeps the
+#: subtraction from a diagonal in [1/2, 2) exact (Sterbenz).
+SHIFT_LIMIT = 2.0**-10
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def shifted_into(m, a):
+    """``a = fl(H - delta I)`` for the proof by a shifted factorization; ``(least, eta, unscale)``.
+
+    ``H = S m S`` with ``S = diag(2**e_i)`` bringing the diagonal into [1/2, 2)
+    (exact: checked entry by entry), ``delta`` the power of two at least twice
+    ``eta``, the rounding bound of a factorization of ``a`` known before
+    factorizing (:func:`~spdgraph._kernels.condition.trace_rounding_bound`), at
+    most :data:`SHIFT_LIMIT`. ``H = a + E`` with ``E >= least I`` (the diagonal
+    subtractions are exact). A factorization of ``a`` that completes proves
+    ``lambda_min(m) >= (least - eta) unscale`` (:func:`shifted_bound`).
+    ``least`` is 0 (nothing to prove with) when the rescaling is not exact or
+    the shift too large.
+    """
+    p = m.shape[0]
+    scale = np.empty(p)
+    diagonal_sum = 0.0
+    for i in range(p):
+        d = m[i, i]
+        if not (d > 0.0 and d - d == 0.0):
+            return 0.0, 0.0, 0.0
+        _, power = math.frexp(d)  # d = f 2**power, f in [1/2, 1)
+        scale[i] = math.ldexp(1.0, -(power // 2))
+    unscale = np.inf
+    for i in range(p):
+        unscale = min(unscale, 1.0 / (scale[i] * scale[i]))  # powers of two: exact
+        for j in range(p):
+            x = m[i, j] * (scale[i] * scale[j])
+            if x / (scale[i] * scale[j]) != m[i, j] or (x != 0.0 and abs(x) < _TINY):
+                return 0.0, 0.0, 0.0  # an entry under- or overflows
+            a[i, j] = x
+        if not 0.5 <= a[i, i] < 2.0:
+            return 0.0, 0.0, 0.0
+        diagonal_sum += a[i, i]
+    eta = trace_rounding_bound(diagonal_sum, p)
+    _, power = math.frexp(2.0 * eta)
+    delta = math.ldexp(1.0, power)  # a power of two >= 2 eta
+    if not (eta > 0.0 and delta <= SHIFT_LIMIT):
+        return 0.0, 0.0, 0.0
+    least = np.inf
+    for i in range(p):
+        h = a[i, i]
+        a[i, i] = h - delta
+        least = min(least, h - a[i, i])  # exact: Sterbenz
+    return least * (1.0 - 2.0 * _EPS), eta, unscale
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def shifted_bound(least, eta, unscale):
+    """``lambda_min(m) >= (least - eta) unscale`` rounded down, or 0 (see :func:`shifted_into`)."""
+    bound = (least - eta * (1.0 + 2.0 * _EPS)) * (1.0 - 2.0 * _EPS)
+    return bound * unscale * (1.0 - 2.0 * _EPS) if bound > 0.0 else 0.0
