@@ -326,8 +326,8 @@ def find_violation(
                 return found
         from spdgraph._kernels.cholesky_proof import first_unproven
 
-        k = first_unproven(stack, factors)  # the factorization's rounding accounted
-        return None if k is None else Violation("not_proven", k)
+        unproven = first_unproven(stack, factors)  # the factorization's rounding accounted
+        return None if unproven is None else Violation("not_proven", unproven)
     return None
 
 
