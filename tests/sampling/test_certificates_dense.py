@@ -177,3 +177,14 @@ def test_check_shows_the_proven_lower_bound_on_dense_results():
     one = spdgraph.sample(nx.erdos_renyi_graph(80, 0.6, seed=1), seed=2)  # dense graph
     one.spd.check()
     assert 0 < one.attrs["certificate_lambda_min_lower_bound"] <= np.linalg.eigvalsh(one.values)[0]
+
+
+def test_dense_po_matrices_the_majorant_cannot_prove_pass_by_the_shifted_factorization():
+    stack = spdgraph.sample(nx.erdos_renyi_graph(100, 0.5, seed=1), "po", size=30, seed=1)
+    values = np.ascontiguousarray(stack.values)
+    adjacency = stack.adjacency.values
+    assert certifies(values, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION)
+    for m in values:  # where the factor's majorant is loose, the shifted proof holds
+        truth = np.linalg.eigvalsh(m)[0]
+        if factor_lower_bound(m, np.linalg.cholesky(m), np.empty((3, 100))) == 0.0:
+            assert 0 < dense_lower_bound(m) <= truth
