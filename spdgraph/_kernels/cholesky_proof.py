@@ -307,7 +307,7 @@ def proven_lower_bounds(m: np.ndarray) -> np.ndarray:
     (:func:`dense_lower_bound`), what ``da.spd.check()`` records as
     ``attrs["certificate_lambda_min_lower_bound"]``.
 
-    >>> bound = proven_lower_bounds(np.array([[2.0, 1.0], [1.0, 2.0]]))[0]
+    >>> bound = float(proven_lower_bounds(np.array([[2.0, 1.0], [1.0, 2.0]]))[0])
     >>> 0.999 < bound <= 1.0
     True
     """
