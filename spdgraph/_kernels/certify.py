@@ -24,7 +24,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spdgraph._kernels.condition import _estimate_one, scaled_one_norm
+from spdgraph._kernels.condition import (
+    _estimate_one,
+    factor_rounding_bound,
+    scaled_one_norm,
+    shifted_bound,
+    shifted_into,
+)
 
 _TINY = float(np.finfo(np.float64).tiny)
 _EPS = float(np.finfo(np.float64).eps)
@@ -180,6 +186,57 @@ def _majorant_condition(m, lower, buffers):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def factor_lower_bound(m, lower, work):
+    """A proven lower bound of ``lambda_min(m)`` from its completed Cholesky factor, or 0.
+
+    ``lower`` (only its lower triangle read) is the computed factor of ``m``:
+    ``L L^T = m + dm`` with ``|dm| <= gamma_(p+1) |L| |L|^T`` (Higham Thm 10.5).
+    With ``S = diag(1 / r)``, ``r_i = fl(sqrt(m_ii))`` and ``G = S |L|``:
+    ``lambda_min(S L L^T S) >= 1 / w`` for the majorant ``w`` of
+    ``||(S L L^T S)^-1||_1`` (:func:`majorant_finish`), and
+    ``||S dm S||_2 <= gamma_(p+1) ||G||_1 ||G||_inf``
+    (:func:`~spdgraph._kernels.condition.factor_rounding_bound`, the sparse
+    proof's bound), so ``lambda_min(S m S) >= 1 / w - that`` and
+    ``lambda_min(m) >= min_i r_i^2`` times it; every step rounded down. 0 when
+    that is not positive (the majorant is loose for dense graphs: then the
+    shifted factorization decides). ``work`` is ``(3, p)``.
+    """
+    p = m.shape[0]
+    w, root, columns = work[0], work[1], work[2]
+    smallest = np.inf
+    for i in range(p):
+        root[i] = np.sqrt(m[i, i])
+        smallest = min(smallest, root[i])
+        columns[i] = 0.0
+    majorant_forward(lower, root, w, 0, p, 0)
+    majorant_backward(lower, w, 0, p)
+    inverse = majorant_finish(w, root)
+    rows = 0.0
+    for i in range(p):
+        row = lower[i]
+        s = 0.0
+        for j in range(i + 1):
+            g = abs(row[j]) / root[i]
+            s += g
+            columns[j] += g
+        rows = max(rows, s)
+    eta = factor_rounding_bound(columns.max(), rows, p + 1, p + 1)
+    bound = (1.0 / inverse) * (1.0 - 2.0 * _EPS) - eta * (1.0 + 2.0 * _EPS)
+    if not bound > 0.0:  # also NaN
+        return 0.0
+    return bound * (smallest * smallest) * (1.0 - 4.0 * _EPS)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _shifted_proves(m, shifted, lower):
+    """The shifted proof with this module's factorization: True when it proves ``m`` PD."""
+    least, eta, unscale = shifted_into(m, shifted)
+    if not least > 0.0 or not _cholesky_into(shifted, lower):
+        return False
+    return shifted_bound(least, eta, unscale) > 0.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def construction_bound(norm, inverse, p, residual):
     """A proven bound of the scaled 1-norm condition number of a PO matrix, from its factor.
 
@@ -230,7 +287,8 @@ def factor_bound(m, lower, residual, work):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _factors_pass(stack, bound):
-    """Every matrix factors, with a scaled condition estimate at most ``bound`` (if > 0).
+    """Every matrix factors, with a scaled condition estimate at most ``bound`` (if > 0),
+    and is proven positive definite from its factor (:func:`factor_lower_bound`).
 
     The cheap upper bound :func:`_majorant_condition` first; above ``bound`` (or
     NaN) the estimator decides.
@@ -238,7 +296,7 @@ def _factors_pass(stack, bound):
     p = stack.shape[1]
     lower = np.empty((p, p))
     upper = np.empty((p, p))
-    work = np.empty((2, p))
+    work = np.empty((3, p))
     for k in range(stack.shape[0]):
         if not _cholesky_into(stack[k], lower):
             return False
@@ -248,6 +306,10 @@ def _factors_pass(stack, bound):
                     upper[i, j] = lower[j, i]
             if not _estimate_one(stack[k], upper, True) <= bound:
                 return False
+        if not factor_lower_bound(stack[k], lower, work) > 0.0:
+            # not proven from this factor (a loose majorant): one shifted factorization
+            if not _shifted_proves(stack[k], upper, lower):
+                return False  # the detailed checks decide and name the problem
     return True
 
 

@@ -134,7 +134,9 @@ def first_large_not_pd(
     """``(k, problem, estimate)`` of the first large matrix that is not numerically PD, or None.
 
     ``problem`` is ``"not_pd"`` (the Cholesky factorization fails; ``estimate``
-    NaN) or ``"ill_conditioned"`` (the scaled condition estimate is above
+    NaN), ``"not_proven"`` (it completes, but its rounding leaves positive
+    definiteness unproven: :func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`)
+    or ``"ill_conditioned"`` (the scaled condition estimate is above
     ``condition_bound``). One copy per matrix: the blocked factorization of
     :mod:`~spdgraph._kernels.cholesky` (on ``threads`` threads, default
     Numba's thread count; the bits do not depend on it) leaves ``U = L^T``
@@ -154,5 +156,9 @@ def first_large_not_pd(
             estimate = scaled_condition_estimate_upper(stack[k], upper)
             if not estimate <= condition_bound:
                 return k, "ill_conditioned", float(estimate)
+        from spdgraph._kernels.cholesky_proof import dense_lower_bound
+
+        if not dense_lower_bound(stack[k], upper.T) > 0:  # the completed factor's rounding
+            return k, "not_proven", float("nan")
         del upper
     return None

@@ -11,7 +11,10 @@ with ``delta`` beyond that bound proves ``H`` positive definite:
 * :func:`cholesky_shift_lower_bound`: the bound ``gamma_{c+1} ||L||_1 ||L||_inf``
   from CHOLMOD's factor (also huge's proven bound of ``lambda_min(v A)``);
 * :func:`proven_lower_bound`: the proof of the sparse path's certificate
-  (``docs/large_graphs.md``, "What is checked, and what is proven").
+  (``docs/large_graphs.md``, "What is checked, and what is proven");
+* :func:`dense_lower_bound`: the dense path's (``docs/errors.md``, "What each
+  certificate proves in floating point"), the bound shared through
+  :mod:`~spdgraph._kernels.condition`.
 """
 
 from __future__ import annotations
@@ -27,9 +30,14 @@ from spdgraph.errors import NumericalError
 __all__ = [
     "FIRST_MARGIN",
     "LAST_MARGIN",
+    "binary_exponents",
     "binary_scaling",
     "cholesky_shift_lower_bound",
+    "dense_lower_bound",
+    "first_unproven",
     "proven_lower_bound",
+    "proven_lower_bounds",
+    "trace_margin",
 ]
 
 
@@ -56,12 +64,10 @@ def cholesky_shift_lower_bound(factor: Any, shift: float) -> float:
     column_sums = np.add.reduceat(magnitudes, colptr[:-1]) if magnitudes.size else np.zeros(p)
     row_sums = np.bincount(rows, weights=magnitudes, minlength=p)
     terms = int(np.bincount(rows, minlength=p).max()) + 1
-    u = float(np.finfo(np.float64).eps) / 2
-    gamma = terms * u / (1.0 - terms * u)
-    # the two sums (at most `terms` ... p entries each), the products: inflated
-    count = max(terms, int(np.diff(colptr).max()))
-    inflate = (1.0 + 2 * (count + 4) * u / (1.0 - 2 * (count + 4) * u)) ** 2
-    eta = gamma * float(column_sums.max()) * float(row_sums.max()) * inflate
+    count = max(terms, int(np.diff(colptr).max()))  # the two sums' lengths
+    from spdgraph._kernels.condition import factor_rounding_bound  # numba: lazy
+
+    eta = factor_rounding_bound(float(column_sums.max()), float(row_sums.max()), terms, count)
     return float(np.nextafter(shift - eta, -np.inf))
 
 
@@ -74,6 +80,13 @@ LAST_MARGIN = 2.0**-3
 _U = float(np.finfo(np.float64).eps) / 2
 
 
+def binary_exponents(diagonal: np.ndarray) -> np.ndarray:
+    """``e`` with ``2**(2 e_i) d_i`` in [1/2, 2) (0 where ``d_i`` is not positive and finite)."""
+    _, power = np.frexp(diagonal)  # diagonal = f 2**power, f in [1/2, 1)
+    finite = (diagonal > 0) & np.isfinite(diagonal)
+    return np.where(finite, -(power // 2), 0).astype(np.int64)
+
+
 def binary_scaling(csr: Any) -> tuple[Any, np.ndarray]:
     """``(S M S, e)`` with ``S = diag(2**e)`` bringing the diagonal into [1/2, 2).
 
@@ -81,9 +94,7 @@ def binary_scaling(csr: Any) -> tuple[Any, np.ndarray]:
     underflows or overflows: then (checked) ``M`` itself and ``e = 0``. A diagonal
     entry that is not a positive finite number keeps ``e_i = 0``.
     """
-    diagonal = csr.diagonal()
-    _, power = np.frexp(diagonal)  # diagonal = f 2**power, f in [1/2, 1)
-    e = np.where((diagonal > 0) & np.isfinite(diagonal), -(power // 2), 0).astype(np.int64)
+    e = binary_exponents(csr.diagonal())
     if not e.any():
         return csr, e
     rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
@@ -177,6 +188,18 @@ def _unscaled(bound: float, e: np.ndarray) -> float:
 TRACE_MARGIN = 2.0**-10
 
 
+def trace_margin(diagonal: np.ndarray) -> tuple[float, float | None]:
+    """``(eta, margin)``: the rounding bound of a factorization of a matrix with this
+    (positive) diagonal, known before factorizing
+    (:func:`~spdgraph._kernels.condition.trace_rounding_bound`), and the shift ``2 eta``
+    rounded up to a power of two (None beyond :data:`TRACE_MARGIN`)."""
+    from spdgraph._kernels.condition import trace_rounding_bound  # numba: lazy
+
+    eta = float(trace_rounding_bound(float(np.sum(diagonal)), diagonal.shape[0]))
+    margin = float(2.0 ** np.ceil(np.log2(2.0 * eta))) if eta > 0 else 0.0
+    return eta, (margin if 0 < margin <= TRACE_MARGIN else None)
+
+
 def _trace_bound(scaled: Any, identity: Any, plan: FactorPlan, what: str) -> float | None:
     """The proof of :func:`proven_lower_bound` without reading the factor, or None.
 
@@ -191,15 +214,11 @@ def _trace_bound(scaled: Any, identity: Any, plan: FactorPlan, what: str) -> flo
     """
     import scipy.sparse
 
-    p = scaled.shape[0]
     diagonal = scaled.diagonal()
     if not np.all(diagonal > 0):
         return None
-    gamma = (p + 1) * _U / (1.0 - (p + 1) * _U)
-    trace = float(np.sum(diagonal)) * (1.0 + 2 * (p + 2) * _U)  # a sum of positives, up
-    eta = gamma / (1.0 - gamma) * trace * (1.0 + 8 * _U)
-    margin = float(2.0 ** np.ceil(np.log2(2.0 * eta))) if eta > 0 else 0.0
-    if not 0 < margin <= TRACE_MARGIN:
+    eta, margin = trace_margin(diagonal)
+    if margin is None:
         return None
     shifted = scipy.sparse.csr_array(scaled - margin * identity)
     applied = diagonal - shifted.diagonal()  # exact: Sterbenz
@@ -210,3 +229,95 @@ def _trace_bound(scaled: Any, identity: Any, plan: FactorPlan, what: str) -> flo
         return None
     bound = float(np.nextafter(least - eta, -np.inf))
     return bound if bound > 0 else None
+
+
+def dense_lower_bound(m: np.ndarray, factor: np.ndarray | None = None) -> float:
+    """A proven lower bound of ``lambda_min`` of a dense symmetric ``m``, or 0 (not proven).
+
+    The dense path's proof, with the bounds of the sparse one (Demmel; Higham
+    Thm 10.5): first from ``factor``, the completed Cholesky factor of ``m``
+    already computed by the checks (lower triangle read; pass ``U.T`` for a
+    factor stored as ``U = L^T``): :func:`~spdgraph._kernels.certify.factor_lower_bound`,
+    ``p^2`` work. When that proves nothing (its majorant of the inverse is loose
+    on dense graphs), one more factorization, of ``fl(H - delta I)`` with ``H``
+    the exact power-of-two rescaling of ``m`` (diagonal in [1/2, 2)) and
+    ``delta`` the power of two at least twice the rounding bound known before
+    factorizing (:func:`trace_margin`, about ``2 p**2 u``: 2.2e-12 at
+    ``p = 100``, 2.2e-10 at ``p = 1000``): completed, it proves
+    ``lambda_min(H) >= delta - eta > 0``. ``m`` must be exactly symmetric with
+    a positive finite diagonal.
+
+    >>> m = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> 0.999 < dense_lower_bound(m, np.linalg.cholesky(m)) <= 1.0
+    True
+    >>> dense_lower_bound(np.array([[1.0, 1.0], [1.0, 1.0]]))  # singular
+    0.0
+    """
+    p = m.shape[0]
+    if p == 0:
+        return np.inf
+    if factor is not None:
+        from spdgraph._kernels.certify import factor_lower_bound  # numba: lazy
+
+        bound = float(factor_lower_bound(m, factor, np.empty((3, p))))
+        if bound > 0:
+            return bound
+    return _shifted_dense_bound(m)
+
+
+def _shifted_dense_bound(m: np.ndarray) -> float:
+    """:func:`dense_lower_bound` by the shifted factorization of the rescaled ``m``, or 0
+    (:func:`~spdgraph._kernels.condition.shifted_into`: the fast path's proof, with
+    LAPACK's factorization, or the blocked one from ``p = 2048`` on)."""
+    from spdgraph._kernels.condition import shifted_bound, shifted_into  # numba: lazy
+
+    shifted = np.empty_like(m)
+    least, eta, unscale = shifted_into(m, shifted)
+    if not least > 0:
+        return 0.0
+    if m.shape[0] >= 2048:  # one copy more: the blocked factorization
+        import numba
+
+        from spdgraph._kernels.cholesky import cholesky_upper
+
+        if cholesky_upper(shifted, int(numba.get_num_threads())) is None:
+            return 0.0
+    else:
+        try:
+            np.linalg.cholesky(shifted)
+        except np.linalg.LinAlgError:
+            return 0.0
+    return float(shifted_bound(least, eta, unscale))
+
+
+def first_unproven(stack: np.ndarray, factors: np.ndarray) -> int | None:
+    """The first matrix of a stack whose completed factor (``factors[k]``, lower) and
+    :func:`dense_lower_bound` prove nothing, or None."""
+    for k in range(stack.shape[0]):
+        if not dense_lower_bound(stack[k], factors[k]) > 0:
+            return k
+    return None
+
+
+def proven_lower_bounds(m: np.ndarray) -> np.ndarray:
+    """A proven lower bound of each matrix's smallest eigenvalue, ``(n,)`` (0: nothing proven).
+
+    For exactly symmetric matrices with a positive diagonal (one ``(p, p)`` or a
+    stack): a Cholesky factorization with its rounding accounted
+    (:func:`dense_lower_bound`), what ``da.spd.check()`` records as
+    ``attrs["certificate_lambda_min_lower_bound"]``.
+
+    >>> bound = float(proven_lower_bounds(np.array([[2.0, 1.0], [1.0, 2.0]]))[0])
+    >>> 0.999 < bound <= 1.0
+    True
+    """
+    values = np.asarray(m, dtype=np.float64)
+    stack = values if values.ndim == 3 else values[None]
+    out = np.zeros(stack.shape[0])
+    for k in range(stack.shape[0]):
+        try:
+            factor = np.linalg.cholesky(stack[k])
+        except np.linalg.LinAlgError:
+            continue
+        out[k] = dense_lower_bound(stack[k], factor)
+    return out

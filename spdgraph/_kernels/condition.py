@@ -17,10 +17,55 @@ out; no BLAS call.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-__all__ = ["scaled_condition_estimate_upper", "scaled_condition_estimates"]
+__all__ = [
+    "factor_rounding_bound",
+    "scaled_condition_estimate_upper",
+    "scaled_condition_estimates",
+    "shifted_bound",
+    "shifted_into",
+    "trace_rounding_bound",
+]
+
+_U = float(np.finfo(np.float64).eps) / 2
+_EPS = 2 * _U
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def factor_rounding_bound(column_max, row_max, terms, count):
+    """At least ``||dA||_2`` for a floating-point Cholesky factorization that completed.
+
+    The computed ``L`` has ``L L^T = A + dA`` exactly with
+    ``|dA| <= gamma_terms |L| |L|^T`` entrywise (Demmel 1989; Higham, *Accuracy
+    and Stability*, Thm 10.5; ``terms`` one more than the most entries in a row
+    of ``L``, any order of summation, blocked or fused), so
+    ``||dA||_2 <= gamma_terms ||L||_1 ||L||_inf``. ``column_max`` and ``row_max``
+    are those norms as summed in floating point (sums of at most ``count``
+    non-negative terms, each perhaps rounded once): the product is inflated by
+    their rounding. The one bound of both the dense and the sparse proofs.
+    """
+    gamma = terms * _U / (1.0 - terms * _U)
+    inflate = (1.0 + 2 * (count + 4) * _U / (1.0 - 2 * (count + 4) * _U)) ** 2
+    return gamma * column_max * row_max * inflate
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def trace_rounding_bound(diagonal_sum, p):
+    """At least ``||dA||_2`` for a completed factorization of a ``p x p`` matrix ``A``, unread.
+
+    ``||dA||_2 <= gamma_(p+1) || |L| |L|^T ||_2 <= gamma_(p+1) ||L||_F^2`` and
+    ``||L||_F^2 = tr(A + dA) <= tr(A) / (1 - gamma_(p+1))``: known before
+    factorizing from ``diagonal_sum``, the floating-point sum of ``A``'s
+    (positive) diagonal, inflated for its rounding.
+    """
+    gamma = (p + 1) * _U / (1.0 - (p + 1) * _U)
+    trace = diagonal_sum * (1.0 + 2 * (p + 2) * _U)  # a sum of positives, up
+    return gamma / (1.0 - gamma) * trace * (1.0 + 8 * _U)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -205,3 +250,62 @@ def scaled_condition_estimate_upper(matrix: np.ndarray, upper: np.ndarray) -> fl
     matrix = np.ascontiguousarray(matrix, dtype=np.float64)
     upper = np.ascontiguousarray(upper, dtype=np.float64)
     return float(_estimate_one(matrix, upper, True))
+
+
+#: The largest shift of the shifted proof (:func:`shifted_into`): at most 1/4 keeps the
+#: subtraction from a diagonal in [1/2, 2) exact (Sterbenz).
+SHIFT_LIMIT = 2.0**-10
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def shifted_into(m, a):
+    """``a = fl(H - delta I)`` for the proof by a shifted factorization; ``(least, eta, unscale)``.
+
+    ``H = S m S`` with ``S = diag(2**e_i)`` bringing the diagonal into [1/2, 2)
+    (exact: checked entry by entry), ``delta`` the power of two at least twice
+    ``eta``, the rounding bound of a factorization of ``a`` known before
+    factorizing (:func:`~spdgraph._kernels.condition.trace_rounding_bound`), at
+    most :data:`SHIFT_LIMIT`. ``H = a + E`` with ``E >= least I`` (the diagonal
+    subtractions are exact). A factorization of ``a`` that completes proves
+    ``lambda_min(m) >= (least - eta) unscale`` (:func:`shifted_bound`).
+    ``least`` is 0 (nothing to prove with) when the rescaling is not exact or
+    the shift too large.
+    """
+    p = m.shape[0]
+    scale = np.empty(p)
+    diagonal_sum = 0.0
+    for i in range(p):
+        d = m[i, i]
+        if not (d > 0.0 and d - d == 0.0):
+            return 0.0, 0.0, 0.0
+        _, power = math.frexp(d)  # d = f 2**power, f in [1/2, 1)
+        scale[i] = math.ldexp(1.0, -(power // 2))
+    unscale = np.inf
+    for i in range(p):
+        unscale = min(unscale, 1.0 / (scale[i] * scale[i]))  # powers of two: exact
+        for j in range(p):
+            x = m[i, j] * (scale[i] * scale[j])
+            if x / (scale[i] * scale[j]) != m[i, j] or (x != 0.0 and abs(x) < _TINY):
+                return 0.0, 0.0, 0.0  # an entry under- or overflows
+            a[i, j] = x
+        if not 0.5 <= a[i, i] < 2.0:
+            return 0.0, 0.0, 0.0
+        diagonal_sum += a[i, i]
+    eta = trace_rounding_bound(diagonal_sum, p)
+    _, power = math.frexp(2.0 * eta)
+    delta = math.ldexp(1.0, power)  # a power of two >= 2 eta
+    if not (eta > 0.0 and delta <= SHIFT_LIMIT):
+        return 0.0, 0.0, 0.0
+    least = np.inf
+    for i in range(p):
+        h = a[i, i]
+        a[i, i] = h - delta
+        least = min(least, h - a[i, i])  # exact: Sterbenz
+    return least * (1.0 - 2.0 * _EPS), eta, unscale
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def shifted_bound(least, eta, unscale):
+    """``lambda_min(m) >= (least - eta) unscale`` rounded down, or 0 (see :func:`shifted_into`)."""
+    bound = (least - eta * (1.0 + 2.0 * _EPS)) * (1.0 - 2.0 * _EPS)
+    return bound * unscale * (1.0 - 2.0 * _EPS) if bound > 0.0 else 0.0

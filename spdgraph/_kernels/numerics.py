@@ -202,7 +202,9 @@ class Violation:
 
     ``problem`` is one of ``"nonfinite"``, ``"asymmetric"``, ``"nonzero"``
     (an entry on a non-edge), ``"diagonal"`` (not exactly 1), ``"small_diagonal"``
-    (a diagonal entry zero, negative or subnormal), ``"not_pd"`` (Cholesky failed)
+    (a diagonal entry zero, negative or subnormal), ``"not_pd"`` (Cholesky failed),
+    ``"not_proven"`` (Cholesky completed, but its rounding bound leaves positive
+    definiteness unproven: :func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`)
     and ``"ill_conditioned"`` (scaled condition number estimate ``value`` above
     :data:`MAX_SCALED_CONDITION`); ``k`` is the matrix, ``i``/``j`` the entry
     where one applies.
@@ -252,6 +254,12 @@ class Violation:
                 f"{self.value:.3g}, above the {MAX_SCALED_CONDITION:g} that spdgraph certifies "
                 "(its positive definiteness would depend on rounding)."
             )
+        if self.problem == "not_proven":
+            return (
+                f"matrix {self.k} is not proven positive definite: its Cholesky factorization "
+                "completed, but within its rounding (its smallest eigenvalue is below about "
+                "p**2 eps of its unit-diagonal form, or not positive at all)."
+            )
         return f"matrix {self.k} is not positive definite (Cholesky failed)."
 
 
@@ -269,7 +277,9 @@ def find_violation(
     Checks, in this order, finiteness, exact symmetry, exact zeros on the non-edges of
     ``adjacency`` (when ``structural``), an exactly unit diagonal (when ``unit``), diagonal
     entries positive and of normal size, and positive definiteness (when ``check_pd``: by
-    weighted diagonal dominance, :mod:`~spdgraph._kernels.dominance`, else Cholesky); with
+    weighted diagonal dominance, :mod:`~spdgraph._kernels.dominance`, else a Cholesky
+    factorization with its rounding accounted:
+    :func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`); with
     ``condition_bound`` (e.g. :data:`MAX_SCALED_CONDITION`) a matrix whose estimated scaled
     condition number exceeds it fails as ``"ill_conditioned"``, so that the verdict on a
     nearly singular matrix does not depend on rounding. Returns the first
@@ -311,7 +321,13 @@ def find_violation(
                     return Violation("not_pd", k)
             raise  # pragma: no cover - the batch failed, so one matrix must fail
         if condition_bound is not None:
-            return _ill_conditioned(stack, factors, condition_bound)
+            found = _ill_conditioned(stack, factors, condition_bound)
+            if found is not None:
+                return found
+        from spdgraph._kernels.cholesky_proof import first_unproven
+
+        unproven = first_unproven(stack, factors)  # the factorization's rounding accounted
+        return None if unproven is None else Violation("not_proven", unproven)
     return None
 
 

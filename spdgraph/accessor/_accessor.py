@@ -268,9 +268,9 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         matrices); correlations must have an exactly unit diagonal; a partial
         correlation matrix P is checked through ``2 I - P`` (its unit-diagonal
         precision) being positive definite.
-        On a sparse result (``sample(..., sparse=True)``) the proof's lower bound
-        of each matrix's smallest eigenvalue is shown in
-        ``attrs["certificate_lambda_min_lower_bound"]``.
+        The proof's lower bound of each matrix's smallest eigenvalue (of
+        ``2 I - P`` for partial correlations) is shown in
+        ``attrs["certificate_lambda_min_lower_bound"]``, dense or sparse.
 
         Returns
         -------
@@ -330,6 +330,13 @@ class SpdAccessor(PlotMixin, SpdArrayView):
             elif violation.problem == "nonzero":
                 message = message.replace("non-edges must", "structural zeros must")
             raise MatrixError(message)
+        from spdgraph._kernels.cholesky_proof import proven_lower_bounds
+
+        pd = partial_correlation(m) if kind == "partial_correlation" else m
+        bounds = proven_lower_bounds(pd).tolist()  # what the proof gives, as sparse results
+        self._da.attrs["certificate_lambda_min_lower_bound"] = (
+            bounds if self._stacked() else bounds[0]
+        )
         return self._da
 
 

@@ -5,17 +5,17 @@ worker process computes: ``(n, p, p)`` matrices from one generator, matrix
 ``k`` from its own random stream (or its own explicit factor), made and checked
 by :mod:`spdgraph.sampling._make`.
 
-A drawn matrix can fail its certificate (Cholesky, a positive normal diagonal, a
-scaled condition number at most 1e12) by chance (a dense PO stack at p = 200
-about once in a thousand matrices): with ``sample(uncertified="redraw")`` (the
-default) that matrix alone is drawn again from :func:`spdgraph.seeds.redraw_stream`
-``(root, k, r)``, the ``r``-th redraw under matrix ``k``'s own node of the stream
-tree, so matrix ``k`` still depends on its index only (not on the stack size, the
-chunks or the scheduler). The law of the returned matrices is then the
-generator's law conditioned on the certificate. ``"raise"`` keeps the error. A
-generator error of the same nature (:class:`~spdgraph.errors.NumericalError`, e.g.
-PO's residual) is redrawn too; a batch raising it is made again matrix by matrix
-to find which.
+A drawn matrix can fail its certificate (a Cholesky factorization with its rounding
+accounted, a positive normal diagonal, a scaled condition number at most 1e12) by chance
+(a dense PO stack at p = 200 about once in a thousand matrices): with
+``sample(uncertified="redraw")`` (the default) that matrix alone is drawn again from
+:func:`spdgraph.seeds.redraw_stream` ``(root, k, r)``, the ``r``-th redraw under matrix
+``k``'s own node of the stream tree, so matrix ``k`` still depends on its index only
+(not on the stack size, the chunks or the scheduler). The law of the returned matrices
+is then the generator's law conditioned on the certificate. ``"raise"`` keeps the error.
+A generator error of the same nature (:class:`~spdgraph.errors.NumericalError`, e.g.
+PO's residual) is redrawn too; a batch raising it is made again matrix by matrix to find
+which.
 
 Both the eager path (:mod:`spdgraph.sampling._core`) and the lazy path
 (:mod:`spdgraph.sampling._lazy`) import this module; it imports neither of them.
@@ -38,7 +38,7 @@ from spdgraph.spectrum import control_spectrum
 if TYPE_CHECKING:
     from spdgraph.sampling._record import SampleRequest
 
-__all__ = ["UNCERTIFIED_MODES", "Block", "generate_block"]
+__all__ = ["UNCERTIFIED_MODES", "UNCERTIFIED_RAISE_HINT", "Block", "generate_block"]
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,9 @@ def generate_block(
 
     Every generator, built-in or plugin, runs with BLAS held at one thread, and
     every matrix is proved positive definite in the form it is returned (after
-    the normalization and any spectrum control): Cholesky succeeds and the
-    scaled condition number is at most
+    the normalization and any spectrum control): Cholesky succeeds with its
+    rounding accounted (:func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`)
+    and the scaled condition number is at most
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION`.
     """
     with one_blas_thread():  # the same bits whatever the user's BLAS thread settings
@@ -98,9 +99,11 @@ def generate_block(
 #: The values of ``sample(uncertified=...)``.
 UNCERTIFIED_MODES = ("redraw", "raise")
 
-_HINT = (
-    " (raised because uncertified='raise' was given; sample(..., uncertified='redraw'), the "
-    "default, redraws such a matrix from its own stream instead of raising)"
+#: Appended to a certificate failure raised because of ``uncertified="raise"`` (both paths).
+UNCERTIFIED_RAISE_HINT = (
+    " (raised because uncertified='raise' was given; the alternative, "
+    "sample(..., uncertified='redraw'), the default, draws such a matrix again from its own "
+    "stream, up to max_redraws times, instead of raising)"
 )
 
 
@@ -116,7 +119,7 @@ def certified_block(
         try:
             return made_block(request, rngs, factors), np.zeros(n, dtype=np.int64)
         except (UncertifiedMatrixError, NumericalError) as exc:
-            raise type(exc)(f"{exc}{_HINT if rngs is not None else ''}") from exc
+            raise type(exc)(f"{exc}{UNCERTIFIED_RAISE_HINT if rngs is not None else ''}") from exc
     failures: dict[int, Exception] = {}
     try:
         block = made_block(request, rngs, None, failures)

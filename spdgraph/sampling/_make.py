@@ -48,7 +48,9 @@ def validate_matrix(
     """Check matrix ``k`` a generator returned; raise GeneratorOutputError naming the plugin.
 
     With ``check_pd`` the matrix must also be numerically positive definite:
-    Cholesky succeeds and its scaled condition number is at most
+    Cholesky succeeds with its rounding accounted
+    (:func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`) and its scaled
+    condition number is at most
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION` (the same verdict on every
     machine for every matrix clearly on one side of that bound).
     """
@@ -80,7 +82,7 @@ def validate_matrix(
 
 
 #: The problems of a drawn matrix (not of the generator): its certificate failed.
-CERTIFICATE = frozenset({"not_pd", "small_diagonal", "ill_conditioned"})
+CERTIFICATE = frozenset({"not_pd", "not_proven", "small_diagonal", "ill_conditioned"})
 
 
 #: A generator's proven condition bound ``c`` (``GeneratorSpec.proves_pd``) stands for the

@@ -41,6 +41,7 @@ from spdgraph.errors import (
 from spdgraph.plugins import generators
 from spdgraph.plugins.types import GeneratorSpec
 from spdgraph.sampling._adapt import SparseGraph, adapt_graph_sparse, label_array
+from spdgraph.sampling._engine import UNCERTIFIED_RAISE_HINT
 from spdgraph.sampling._memory import check_sparse_memory, sparse_need
 from spdgraph.sampling._record import SampleRequest
 from spdgraph.seeds import MatrixStreams, redraw_stream
@@ -152,7 +153,7 @@ def _certified(
             error = exc
     assert error is not None
     if uncertified == "raise":
-        raise error
+        raise type(error)(f"{error}{UNCERTIFIED_RAISE_HINT}") from error
     raise type(error)(
         f"matrix {k} failed its certificate {max_redraws + 1} times (its draw and "
         f"max_redraws={max_redraws} redraws): this graph cannot be certified with method "

@@ -49,3 +49,48 @@ def test_input_is_not_modified():
     with one_blas_thread():
         chol.cholesky_upper(m, threads=2)
     np.testing.assert_array_equal(m, kept)
+
+
+# --- the rounding bound of a completed factorization (the dense and sparse proofs) ----
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_the_rounding_bound_covers_the_exact_residual(blocked):
+    """``||L L^T - A||_2 <= factor_rounding_bound`` (Higham Thm 10.5), residual in exact
+    rational arithmetic: a theorem, checked on this machine's factor (any rounding)."""
+    from fractions import Fraction
+
+    from spdgraph._kernels.condition import factor_rounding_bound
+
+    p = 24
+    m = _spd(p, np.random.default_rng(7), shift=1e-6)
+    if blocked:
+        with one_blas_thread():
+            lower = np.triu(chol.cholesky_upper(m)).T
+    else:
+        lower = np.linalg.cholesky(m)
+    exact = [[Fraction(x) for x in row] for row in lower.tolist()]
+    squares = Fraction(0)
+    for i in range(p):
+        for j in range(p):
+            product = sum((exact[i][q] * exact[j][q] for q in range(min(i, j) + 1)), Fraction(0))
+            squares += (product - Fraction(float(m[i, j]))) ** 2
+    magnitudes = np.abs(lower)
+    eta = factor_rounding_bound(magnitudes.sum(axis=0).max(), magnitudes.sum(axis=1).max(),
+                                p + 1, p + 1)  # fmt: skip
+    assert 0 < squares <= Fraction(eta) ** 2  # ||E||_2 <= ||E||_F <= eta
+
+
+def test_the_dense_proof_bounds_a_known_smallest_eigenvalue_from_below():
+    """An even cycle's adjacency + (2 + 4 t) I: lambda_min = m_00 - 2 (alternating vector)."""
+    from spdgraph._kernels.cholesky_proof import dense_lower_bound
+
+    for p, t in [(40, 1e-3), (300, 1e-6), (300, 1e-8)]:
+        cycle = np.roll(np.eye(p), 1, axis=1)
+        m = cycle + cycle.T + (2.0 + 4.0 * t) * np.eye(p)
+        truth = m[0, 0] - 2.0  # lambda_min of the stored matrix, exactly (Sterbenz)
+        shifted = dense_lower_bound(m)
+        assert 0 < shifted <= truth
+        assert 0 < dense_lower_bound(m, np.linalg.cholesky(m)) <= truth
+        singular = cycle + cycle.T + 2.0 * np.eye(p)
+        assert dense_lower_bound(singular) == 0.0

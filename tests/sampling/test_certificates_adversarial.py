@@ -5,8 +5,10 @@ null vectors orthogonal to the constant vector), slightly indefinite, nearly
 singular, non-finite or asymmetric by one ulp:
 
 * the dense path's checks (:func:`~spdgraph._kernels.numerics.find_violation`
-  and the fast :func:`~spdgraph._kernels.certify.certifies`), and its weighted
-  dominance proof (:func:`~spdgraph._kernels.dominance.proves_pd`);
+  and the fast :func:`~spdgraph._kernels.certify.certifies`), its weighted
+  dominance proof (:func:`~spdgraph._kernels.dominance.proves_pd`) and its
+  Cholesky proof (:func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`,
+  shifted and from a completed factor; more in ``test_certificates_dense.py``);
 * the sparse path's dominance proof, its proven-margin sparse Cholesky proof
   (:func:`~spdgraph._kernels.cholesky_proof.proven_lower_bound`), the whole
   :func:`~spdgraph.sampling.prove_positive_definite` and the randomized proof;
@@ -33,6 +35,7 @@ from hypothesis import strategies as st
 
 import spdgraph
 from spdgraph._kernels.certify import certifies
+from spdgraph._kernels.cholesky_proof import dense_lower_bound
 from spdgraph._kernels.dominance import proves_pd
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
 from spdgraph.errors import GeneratorOutputError, NumericalError, UncertifiedMatrixError
@@ -143,6 +146,12 @@ def _dense_certified(m: np.ndarray) -> bool:
     ]
     if np.array_equal(m, m.T):  # the dominance proof's contract: symmetry checked before
         verdicts.append(proves_pd(stack, adjacency, MAX_SCALED_CONDITION))
+    if np.all(np.isfinite(m)) and np.array_equal(m, m.T) and np.all(np.diagonal(m) > 0):
+        verdicts.append(dense_lower_bound(m) > 0)  # the dense Cholesky proof, shifted
+        try:  # and from a factorization that completes (numpy's: this machine's rounding)
+            verdicts.append(dense_lower_bound(m, np.linalg.cholesky(m)) > 0)
+        except np.linalg.LinAlgError:
+            pass
     return any(verdicts)
 
 
