@@ -50,6 +50,12 @@ from spdgraph.validation._learners import (
     pls_coefficients,
 )
 from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
+from spdgraph.validation._mb import (
+    MB_CRITERIA,
+    MB_RULES,
+    NeighbourhoodSelection,
+    neighbourhood_selection,
+)
 from spdgraph.validation._metrics import HIGHER_IS_BETTER, Metric, resolve_metric
 from spdgraph.validation._posterior import PosteriorScores, posterior_scores
 from spdgraph.validation._score import Score, score, score_selection, select_edges
@@ -69,11 +75,14 @@ __all__ = [
     "CRITERIA",
     "HIGHER_IS_BETTER",
     "LEARNER_GRAPHS",
+    "MB_CRITERIA",
+    "MB_RULES",
     "METRICS",
     "SELECTION_RULES",
     "GlassoFit",
     "GlassoSelection",
     "LocalFdr",
+    "NeighbourhoodSelection",
     "Metric",
     "PosteriorScores",
     "Score",
@@ -95,6 +104,7 @@ __all__ = [
     "lasso_path",
     "learner_path",
     "local_fdr",
+    "neighbourhood_selection",
     "path_table",
     "pls_coefficients",
     "posterior_scores",

@@ -46,6 +46,7 @@ SELECTION_RULES: dict[str, str] = {
     "pls": "lfdr",
     "shrink": "lfdr",
     "glasso": "nonzero",
+    "mb": "nonzero",
 }
 BUILTIN_LEARNERS: tuple[str, ...] = tuple(SELECTION_RULES)
 #: Which graph each built-in learner estimates: the zeros of the precision
@@ -176,7 +177,10 @@ def fit_learners(
     x
         ``(n, p)`` observations (standardized inside).
     learners
-        Names among ``"lasso", "adalasso", "ridge", "pls", "shrink", "glasso"``.
+        Names among ``"lasso", "adalasso", "ridge", "pls", "shrink", "glasso", "mb"``
+        (``"mb"``: :func:`~spdgraph.validation.neighbourhood_selection` with
+        huge's defaults, OR rule, RIC penalty; its estimate is the boolean
+        adjacency).
     seed
         Seeds the cross-validation folds.
     cv
@@ -198,7 +202,8 @@ def fit_learners(
     Returns
     -------
     dict
-        ``{name: (p, p) partial correlations}`` with unit diagonal.
+        ``{name: (p, p) partial correlations}`` with unit diagonal (``"mb"``: a
+        boolean adjacency).
 
     Examples
     --------
@@ -297,4 +302,10 @@ def _fit_learners(x, learners, *, seed, cv, on_fit, criterion, gamma):
         t0 = time.perf_counter()
         out["glasso"] = _glasso_pcor(xs, folds, rng, criterion, gamma)
         done("glasso", t0)
+    if "mb" in wanted:
+        from spdgraph.validation._mb import neighbourhood_selection
+
+        t0 = time.perf_counter()
+        out["mb"] = neighbourhood_selection(x, seed=rng, blas_threads=None).adjacency()
+        done("mb", t0)
     return {name: out[name] for name in wanted}
