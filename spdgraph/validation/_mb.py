@@ -46,6 +46,7 @@ MB_RULES = ("or", "and")
 BLOCK = 256
 #: scikit-learn's coordinate-descent tolerance (its duality gap, relative to ``||y||^2``).
 CD_TOL = 1e-10
+CUT = 1.0
 
 
 @dataclass(frozen=True)
@@ -147,12 +148,13 @@ def mb_penalties(xs: np.ndarray, nlambda: int, lambda_min_ratio: float) -> np.nd
 
 def _solve_node(xs, y, cand, w, lam, max_iter):
     """scikit-learn's coordinate descent on the candidate columns, warm-started from ``w``."""
+    from sklearn import config_context
     from sklearn.linear_model import enet_path
 
     if cand.size == 0:
         return np.zeros(0)
     xc = np.asfortranarray(xs[:, cand])
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), config_context(skip_parameter_validation=True):
         warnings.simplefilter("ignore")  # ConvergenceWarning: the KKT check follows anyway
         _alphas, coefs, _gaps = enet_path(
             xc, y, l1_ratio=1.0, alphas=np.array([lam]), coef_init=w[cand].copy(),
@@ -175,7 +177,7 @@ def _fit_block(xs, nodes, lambdas, max_iter):
     prev = max(float(lambdas[0]), float(np.max(np.abs(grad))))
     out = []
     for lam in lambdas:
-        cut = max(2.0 * lam - prev, 0.5 * lam)  # the strong rule (a guess: KKT decides)
+        cut = max(2.0 * lam - prev, CUT * lam)  # the strong rule, capped (KKT decides)
         for b in b_idx:
             strong = np.flatnonzero(np.abs(grad[:, b]) >= cut)
             cands[b] = np.union1d(np.flatnonzero(w[:, b]), strong[strong != nodes[b]])
