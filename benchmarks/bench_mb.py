@@ -60,7 +60,8 @@ suppressMessages(library(huge))
 args <- commandArgs(trailingOnly = TRUE)
 n <- as.integer(args[2]); p <- as.integer(args[3]); nlambda <- as.integer(args[4])
 x <- matrix(readBin(args[1], "double", n * p), n, p, byrow = TRUE)
-t_path <- system.time(fit <- huge(x, method = "mb", nlambda = nlambda, verbose = FALSE))[["elapsed"]]
+t_path <- system.time(
+  fit <- huge(x, method = "mb", nlambda = nlambda, verbose = FALSE))[["elapsed"]]
 t_ric <- system.time(sel <- huge.select(fit, criterion = "ric", verbose = FALSE))[["elapsed"]]
 edges <- sum(fit$path[[nlambda]]) / 2
 hwm <- grep("VmHWM", readLines("/proc/self/status"), value = TRUE)
