@@ -155,6 +155,13 @@ def _glasso_pcor(
     return pc
 
 
+def _mb_adjacency(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The learner ``"mb"``: huge's neighbourhood selection (OR, RIC), a boolean adjacency."""
+    from spdgraph.validation._mb import neighbourhood_selection
+
+    return neighbourhood_selection(x, seed=rng, blas_threads=None).adjacency()
+
+
 def fit_learners(
     x: np.ndarray,
     learners: Sequence[str] = BUILTIN_LEARNERS,
@@ -248,10 +255,6 @@ def _fit_learners(x, learners, *, seed, cv, on_fit, criterion, gamma):
     wanted = list(dict.fromkeys(learners))
     out: dict[str, np.ndarray] = {}
 
-    def done(name: str, t0: float) -> None:
-        if on_fit is not None:
-            on_fit(name, time.perf_counter() - t0)
-
     nodewise = [name for name in wanted if name in ("lasso", "adalasso", "ridge", "pls")]
     if nodewise:
         coefs = {name: np.zeros((p, p)) for name in nodewise}
@@ -294,18 +297,12 @@ def _fit_learners(x, learners, *, seed, cv, on_fit, criterion, gamma):
             out[name] = coefficients_to_pcor(coefs[name])
             if on_fit is not None:
                 on_fit(name, seconds[name])
-    if "shrink" in wanted:
+    whole_matrix = {"shrink": lambda: shrink_pcor(xs)}  # in this order: glasso, mb share rng
+    whole_matrix["glasso"] = lambda: _glasso_pcor(xs, folds, rng, criterion, gamma)
+    whole_matrix["mb"] = lambda: _mb_adjacency(x, rng)
+    for name in (name for name in whole_matrix if name in wanted):
         t0 = time.perf_counter()
-        out["shrink"] = shrink_pcor(xs)
-        done("shrink", t0)
-    if "glasso" in wanted:
-        t0 = time.perf_counter()
-        out["glasso"] = _glasso_pcor(xs, folds, rng, criterion, gamma)
-        done("glasso", t0)
-    if "mb" in wanted:
-        from spdgraph.validation._mb import neighbourhood_selection
-
-        t0 = time.perf_counter()
-        out["mb"] = neighbourhood_selection(x, seed=rng, blas_threads=None).adjacency()
-        done("mb", t0)
+        out[name] = whole_matrix[name]()
+        if on_fit is not None:
+            on_fit(name, time.perf_counter() - t0)
     return {name: out[name] for name in wanted}

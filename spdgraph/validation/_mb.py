@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +77,7 @@ class NeighbourhoodSelection:
 
     lambdas: np.ndarray
     path: tuple
-    selected: object
+    selected: Any
     lambda_: float
     scores: np.ndarray
     criterion: str
@@ -85,7 +86,7 @@ class NeighbourhoodSelection:
 
     def adjacency(self) -> np.ndarray:
         """The selected edges as a dense ``(p, p)`` boolean array (``p^2`` bytes)."""
-        return self.selected.toarray().astype(bool)  # type: ignore[attr-defined]
+        return np.asarray(self.selected.toarray(), dtype=bool)
 
     def edges(self) -> np.ndarray:
         """The selected edges as a ``(k, 2)`` array of node pairs ``i < j``."""
@@ -264,7 +265,7 @@ def _stars(x, lambdas, rule, rep, thresh, rng, max_iter):
     variability = np.full(lambdas.size, np.inf)
     best = 0
     for k in range(lambdas.size):
-        counts = sparse.triu(sum(path[k].astype(np.int32) for path in paths), k=1)
+        counts = sparse.triu(sum(path[k].astype(np.int32) for path in paths), k=1)  # type: ignore[attr-defined]
         variability[k] = stars_variability(counts.data / rep, p)
         if variability[k] >= thresh:
             break
