@@ -228,3 +228,21 @@ def test_path_matches_r_huge_mb(tmp_path, rule, p):
     for k, adj in enumerate(fit.path):
         theirs = {(i - 1, j - 1) for kk, i, j in edges.tolist() if kk == k + 1}
         assert len(theirs ^ _edge_set(adj)) <= 1, (k, sorted(theirs ^ _edge_set(adj)))
+
+
+@pytest.mark.integration  # a study run
+def test_study_runs_the_builtin_learner_mb(tmp_path):
+    from spdgraph.study import run
+
+    spec = {
+        "name": "mb",
+        "seed": 3,
+        "repeats": 1,
+        "grid": {"family": ["band"], "p": [12], "n": [120]},
+        "scores": {"metrics": ["tpr", "tdr"]},
+        "learners": [{"name": "mb"}],
+    }
+    table = run(spec, tmp_path / "out", workers=1, plots=False).table
+    rows = table[table["learner"] == "mb"]
+    assert set(rows["metric"]) == {"tpr", "tdr"}
+    assert rows["value"].between(0, 1).all()
