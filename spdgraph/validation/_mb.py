@@ -13,9 +13,10 @@ is selected when ``w_ij != 0`` or (``rule="and"``: and) ``w_ji != 0``; huge's
 default is ``sym = "or"``.
 
 The lasso is scikit-learn's coordinate descent (``enet_path``) on a
-candidate set per node and penalty (the sequential strong rule of Tibshirani
-et al. 2012 plus the active set), checked against the optimality (KKT)
-conditions on every node: the gradients of a block of nodes come from one
+working set per node and penalty (the active set plus the columns whose
+gradient at the previous penalty's solution already exceeds the new penalty:
+its KKT violators), checked against the optimality (KKT) conditions on every
+node: the gradients of a block of nodes come from one
 matrix product ``X' R`` (BLAS, ``p x block``), violators join the candidate
 set and the fit is repeated until none is left. Nothing ``p x p`` is ever
 built: memory is the standardized data plus ``p x block`` floats.
@@ -47,7 +48,6 @@ MB_RULES = ("or", "and")
 BLOCK = 256
 #: scikit-learn's coordinate-descent tolerance (its duality gap, relative to ``||y||^2``).
 CD_TOL = 1e-10
-CUT = 1.0
 
 
 @dataclass(frozen=True)
@@ -175,13 +175,11 @@ def _fit_block(xs, nodes, lambdas, max_iter):
     fitted = np.zeros((n, nodes.size))
     grad = corr.copy()
     cands: list[np.ndarray] = [np.zeros(0, dtype=np.intp)] * nodes.size
-    prev = max(float(lambdas[0]), float(np.max(np.abs(grad))))
     out = []
     for lam in lambdas:
-        cut = max(2.0 * lam - prev, CUT * lam)  # the strong rule, capped (KKT decides)
-        for b in b_idx:
-            strong = np.flatnonzero(np.abs(grad[:, b]) >= cut)
-            cands[b] = np.union1d(np.flatnonzero(w[:, b]), strong[strong != nodes[b]])
+        for b in b_idx:  # the working set: the active set and its KKT violators at lam
+            over = np.flatnonzero(np.abs(grad[:, b]) > lam)
+            cands[b] = np.union1d(np.flatnonzero(w[:, b]), over[over != nodes[b]])
         todo = b_idx
         while todo.size:
             for b in todo:
@@ -202,7 +200,6 @@ def _fit_block(xs, nodes, lambdas, max_iter):
             todo = np.asarray(again, dtype=np.intp)
         rows, cols = np.nonzero(w.T)
         out.append((nodes[rows].astype(np.int32), cols.astype(np.int32)))
-        prev = float(lam)
     return out
 
 
