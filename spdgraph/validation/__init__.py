@@ -51,6 +51,12 @@ from spdgraph.validation._learners import (
     pls_coefficients,
 )
 from spdgraph.validation._lfdr import LocalFdr, correlation_null_pdf, grenander, local_fdr
+from spdgraph.validation._mb import (
+    MB_CRITERIA,
+    MB_RULES,
+    NeighbourhoodSelection,
+    neighbourhood_selection,
+)
 from spdgraph.validation._metrics import (
     HIGHER_IS_BETTER,
     Metric,
@@ -76,12 +82,15 @@ __all__ = [
     "CRITERIA",
     "HIGHER_IS_BETTER",
     "LEARNER_GRAPHS",
+    "MB_CRITERIA",
+    "MB_RULES",
     "METRICS",
     "SELECTION_RULES",
     "GlassoFit",
     "GlassoSelection",
     "LocalFdr",
     "Metric",
+    "NeighbourhoodSelection",
     "PosteriorScores",
     "Score",
     "check_criterion",
@@ -104,6 +113,7 @@ __all__ = [
     "learner_path",
     "local_fdr",
     "metric_names",
+    "neighbourhood_selection",
     "path_table",
     "pls_coefficients",
     "posterior_scores",

@@ -47,6 +47,7 @@ SELECTION_RULES: dict[str, str] = {
     "pls": "lfdr",
     "shrink": "lfdr",
     "glasso": "nonzero",
+    "mb": "nonzero",
 }
 BUILTIN_LEARNERS: tuple[str, ...] = tuple(SELECTION_RULES)
 #: Which graph each built-in learner estimates: the zeros of the precision
@@ -155,6 +156,13 @@ def _glasso_pcor(
     return pc
 
 
+def _mb_adjacency(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The learner ``"mb"``: huge's neighbourhood selection (OR, RIC), a boolean adjacency."""
+    from spdgraph.validation._mb import neighbourhood_selection
+
+    return neighbourhood_selection(x, seed=rng, blas_threads=None).adjacency()
+
+
 def fit_learners(
     x: np.ndarray,
     learners: Sequence[str] = BUILTIN_LEARNERS,
@@ -177,7 +185,10 @@ def fit_learners(
     x
         ``(n, p)`` observations (standardized inside).
     learners
-        Names among ``"lasso", "adalasso", "ridge", "pls", "shrink", "glasso"``.
+        Names among ``"lasso", "adalasso", "ridge", "pls", "shrink", "glasso", "mb"``
+        (``"mb"``: :func:`~spdgraph.validation.neighbourhood_selection` with
+        huge's defaults, OR rule, RIC penalty; its estimate is the boolean
+        adjacency).
     seed
         Seeds the cross-validation folds.
     cv
@@ -199,7 +210,8 @@ def fit_learners(
     Returns
     -------
     dict
-        ``{name: (p, p) partial correlations}`` with unit diagonal.
+        ``{name: (p, p) partial correlations}`` with unit diagonal (``"mb"``: a
+        boolean adjacency).
 
     Examples
     --------
@@ -239,10 +251,6 @@ def _fit_learners(x, learners, *, seed, cv, on_fit, criterion, gamma):
     eps = 0.01 if n < p - 1 else 1e-4
     wanted = list(dict.fromkeys(learners))
     out: dict[str, np.ndarray] = {}
-
-    def done(name: str, t0: float) -> None:
-        if on_fit is not None:
-            on_fit(name, time.perf_counter() - t0)
 
     nodewise = [name for name in wanted if name in ("lasso", "adalasso", "ridge", "pls")]
     if nodewise:
@@ -286,12 +294,12 @@ def _fit_learners(x, learners, *, seed, cv, on_fit, criterion, gamma):
             out[name] = coefficients_to_pcor(coefs[name])
             if on_fit is not None:
                 on_fit(name, seconds[name])
-    if "shrink" in wanted:
+    whole_matrix = {"shrink": lambda: shrink_pcor(xs)}  # in this order: glasso, mb share rng
+    whole_matrix["glasso"] = lambda: _glasso_pcor(xs, folds, rng, criterion, gamma)
+    whole_matrix["mb"] = lambda: _mb_adjacency(x, rng)
+    for name in (name for name in whole_matrix if name in wanted):
         t0 = time.perf_counter()
-        out["shrink"] = shrink_pcor(xs)
-        done("shrink", t0)
-    if "glasso" in wanted:
-        t0 = time.perf_counter()
-        out["glasso"] = _glasso_pcor(xs, folds, rng, criterion, gamma)
-        done("glasso", t0)
+        out[name] = whole_matrix[name]()
+        if on_fit is not None:
+            on_fit(name, time.perf_counter() - t0)
     return {name: out[name] for name in wanted}
