@@ -30,7 +30,7 @@ names the attribute).
 
 from spdgraph.io._atomic import exit_now, writes_abandoned
 from spdgraph.io._digests import DIGESTS, dataset_with_digests, verify_dataset
-from spdgraph.io._files import as_path, open, read_array, save, write_array
+from spdgraph.io._files import as_path, open, read_array, save, save_need, write_array
 from spdgraph.io._format import FileFormat as FileFormat  # public as spdgraph.FileFormat
 from spdgraph.io._format import (
     describe_formats,
@@ -84,6 +84,7 @@ __all__ = [
     "save_csv",
     "save_dataset",
     "save_figure",
+    "save_need",
     "simulation_file",
     "simulation_inputs",
     "simulation_truth",
