@@ -34,7 +34,7 @@ from spdgraph.vocabulary import check_count
 if TYPE_CHECKING:  # pragma: no cover
     from spdgraph.accessor._layout import SpdArrayView
 
-__all__ = ["draw_data", "draw_need"]
+__all__ = ["check_draw_memory", "draw_data", "draw_need"]
 
 
 def _coords_and_dims(da: xr.DataArray, stacked: bool, n_obs: int) -> tuple[dict, tuple]:
@@ -104,18 +104,28 @@ def draw_need(
     return data + int(8 * temporaries * min(n_obs, block_rows(p)) * p)
 
 
-def _check_draw_memory(n: int, n_obs: int, p: int, **options: bool) -> None:
-    """Refuse, before any allocation, data that cannot fit (:func:`draw_need`)."""
+def check_draw_memory(n: int, n_obs: int, p: int, *, then_save: int = 0, **options: bool) -> None:
+    """Refuse, before any allocation, data that cannot fit (:func:`draw_need`).
+
+    ``then_save`` is what a save of the data holds besides them
+    (:func:`spdgraph.io.save_need`), for a caller that draws and saves (the
+    ``spdgraph draw`` command): the peak is then the data with the larger of
+    the draw's temporaries and the save's copies. ``options`` go to
+    :func:`draw_need`.
+    """
     need = draw_need(n, n_obs, p, **options)
+    if then_save:
+        need = max(need, 8 * n * n_obs * p + 8 * n_obs + then_save)
     available = available_memory()
     if available is not None and need > available:
-        per_obs = max(1, need // max(n_obs, 1))
+        most = n_obs * available // need
         raise TooLargeError(
-            f"{n_obs:,} observations of {p} nodes for {n} matri{'x' if n == 1 else 'ces'} need "
-            f"about {need / 2**30:,.1f} GiB but only {available / 2**30:,.1f} GiB is "
-            f"available; draw fewer observations (at most about "
-            f"{max(0, available // per_obs):,} here) or fewer matrices at once, or draw "
-            "in chunks with different seeds and save each."
+            f"{n_obs:,} observations of {p} nodes for {n} matri{'x' if n == 1 else 'ces'} "
+            f"({8 * n * n_obs * p / 2**30:,.1f} GiB of data) need about "
+            f"{need / 2**30:,.1f} GiB{' with the save' if then_save else ''} but only "
+            f"{available / 2**30:,.1f} GiB is available; draw fewer observations (at most "
+            f"about {most:,} here) or fewer matrices at once, or draw in chunks: several "
+            "smaller draws, each with its own seed."
         )
 
 
@@ -226,7 +236,7 @@ def draw_data(
     root = seed_sequence(seed)
     m = view._spd_stack("draw()")
     n, p = m.shape[0], m.shape[-1]
-    _check_draw_memory(n, n_obs, p, marginals=nodes is not None, missing=bool(rate))
+    check_draw_memory(n, n_obs, p, marginals=nodes is not None, missing=bool(rate))
     factors = cholesky_factors(m, MatrixError) if n else m
     streams = view._stream_indices(stacked, n)
     out = np.empty((n, n_obs, p), dtype=np.float64)
@@ -309,7 +319,7 @@ def _draw_sparse(
         )
     return draw_sparse(
         view, check_count(n_obs, "n_obs", low=0), seed, method=method, tolerance=tolerance,
-        layout=_coords_and_dims, check_memory=partial(_check_draw_memory, sparse=True),
+        layout=_coords_and_dims, check_memory=partial(check_draw_memory, sparse=True),
     )  # fmt: skip
 
 

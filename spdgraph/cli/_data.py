@@ -67,34 +67,17 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 def _check_draw_and_save(
     matrices: Any, args: argparse.Namespace, format_name: str, marginals: bool
 ) -> None:
-    """Refuse a draw whose data and the save's copies of them will not fit, before drawing.
-
-    The peak is the data with the larger of the draw's temporaries
-    (:func:`spdgraph.accessor.draw_need`) and the save's copies
-    (:func:`spdgraph.io.save_need`).
-    """
-    from spdgraph import _machine
-    from spdgraph.accessor import draw_need
-    from spdgraph.errors import TooLargeError
+    """Refuse a draw whose data and the save's copies of them will not fit, before drawing."""
+    from spdgraph.accessor import check_draw_memory
     from spdgraph.io import save_need
     from spdgraph.layout import is_sparse
 
     p, n_obs = int(matrices.shape[-1]), int(args.n_obs)
     n = 1 if matrices.ndim == 2 else int(matrices.size // (p * p))
-    data = 8 * n * n_obs * p
-    drawn = draw_need(n, n_obs, p, sparse=is_sparse(matrices), marginals=marginals,
-                      missing=bool(args.missing))  # fmt: skip
-    need = max(drawn, data + 8 * n_obs + save_need(data, format_name))
-    available = _machine.available_memory()
-    if available is not None and need > available:
-        most = int(n_obs * available / need)
-        raise TooLargeError(
-            f"--n-obs {n_obs:,} for {n} matri{'x' if n == 1 else 'ces'} of {p} nodes is "
-            f"{data / 2**30:,.1f} GiB of data; drawing and saving it as {format_name} needs "
-            f"about {need / 2**30:,.1f} GiB but only {available / 2**30:,.1f} GiB of memory "
-            f"is available. Use --n-obs {most:,} or fewer, or draw in chunks: several "
-            "smaller files, each with its own --seed."
-        )
+    check_draw_memory(
+        n, n_obs, p, then_save=save_need(8 * n * n_obs * p, format_name),
+        sparse=is_sparse(matrices), marginals=marginals, missing=bool(args.missing),
+    )  # fmt: skip
 
 
 def _add_draw_parser(sub: Any) -> None:

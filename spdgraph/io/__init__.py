@@ -30,7 +30,7 @@ names the attribute).
 
 from spdgraph.io._atomic import exit_now, writes_abandoned
 from spdgraph.io._digests import DIGESTS, dataset_with_digests, verify_dataset
-from spdgraph.io._files import as_path, open, read_array, save, save_need, write_array
+from spdgraph.io._files import as_path, open, read_array, save, write_array
 from spdgraph.io._format import FileFormat as FileFormat  # public as spdgraph.FileFormat
 from spdgraph.io._format import (
     describe_formats,
@@ -39,6 +39,7 @@ from spdgraph.io._format import (
     format_for_writing,
 )
 from spdgraph.io._netcdf import netcdf_engine
+from spdgraph.io._save_memory import save_need
 from spdgraph.io._simulation import (
     is_simulation,
     open_simulation,

@@ -42,6 +42,7 @@ from spdgraph.io._digests import verify as check_digests
 from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 from spdgraph.io._paths import as_path
+from spdgraph.io._save_memory import check_save_memory
 from spdgraph.io._writer import check_sparse_format, check_writable, guarded_write, save_dataset
 from spdgraph.io._zarr import UNNAMED
 from spdgraph.layout import SPARSE, is_sparse, layout_of
@@ -396,42 +397,6 @@ def _check_fits(da: xr.DataArray, path: Path) -> None:
     """Refuse a file whose header claims more than memory holds, before reading it."""
     need = da.variable.nbytes + sum(c.variable.nbytes for c in da.coords.values())
     _refuse_beyond_memory(need, ", ".join(f"{d}: {n:,}" for d, n in da.sizes.items()), path)
-
-
-#: Bytes a save of an in-memory dense array holds besides the array, per byte of its
-#: values, by format (tracemalloc peaks, tests/test_memory_guards.py): netCDF the
-#: slabs dask copies the values into (all of them: ``from_array`` copies a numpy
-#: array's chunks) and the library's buffers; Zarr the slab copy and compressed
-#: chunks; CSV the text (about 25 characters a value). A format not listed (a
-#: plugin's) is counted as :data:`DEFAULT_SAVE_COPIES`.
-SAVE_COPIES = {"netcdf": 1.3, "zarr": 1.5, "csv": 8.1}
-#: Fixed bytes of a save besides the copies (Zarr: a compressed chunk per thread).
-SAVE_FIXED_BYTES = {"zarr": 128 * 2**20}
-DEFAULT_SAVE_COPIES = 8.1
-
-
-def save_need(nbytes: int, format_name: str) -> int:
-    """Bytes :func:`save` holds besides an in-memory dense array of ``nbytes`` in a format.
-
-    >>> save_need(10**8, "netcdf") / 10**8
-    1.3
-    """
-    copies = SAVE_COPIES.get(format_name, DEFAULT_SAVE_COPIES)
-    return int(copies * nbytes) + SAVE_FIXED_BYTES.get(format_name, 0)
-
-
-def check_save_memory(nbytes: int, format_name: str, path: Path) -> None:
-    """The save's memory guard: refuse before writing when its copies will not fit."""
-    need = save_need(nbytes, format_name)
-    available = _machine.available_memory()
-    if available is not None and need > available:
-        raise TooLargeError(
-            f"saving {nbytes / 2**30:,.1f} GiB of values as {format_name} to "
-            f"{os.fspath(path)!r} needs about {need / 2**30:,.1f} GiB more while it writes, "
-            f"but only {available / 2**30:,.1f} GiB of memory is available; nothing was "
-            "written. Save a smaller array (fewer observations or matrices per file), or "
-            "a binary format (.nc holds the least besides the values)."
-        )
 
 
 def _refuse_beyond_memory(need: int, dims: str, path: Path) -> None:
