@@ -92,7 +92,7 @@ def draw_need(
     :data:`SPARSE_DRAW_ARRAYS` output-sized arrays for the matrix being drawn.
 
     >>> draw_need(1, 10**6, 10) / (8 * 10**7)  # the data, obs labels and one block
-    1.5194304
+    1.51943
     """
     if not n:
         return 8 * n_obs
