@@ -1,6 +1,6 @@
 """The save's memory guard: what :func:`spdgraph.save` holds besides an in-memory array.
 
-Measured (tracemalloc peaks, ``tests/test_memory_guards.py``) per format: a
+Measured (the resident peak of the save, ``tests/test_memory_guards.py``) per format: a
 dense array in memory is written in slabs through dask, whose ``from_array``
 copies a numpy array's chunks (all of them), so a save holds about one more copy
 of the values; Zarr adds its compressed chunks, CSV the text.
@@ -21,17 +21,18 @@ __all__ = ["check_save_memory", "save_need"]
 #: buffers; Zarr the slab copy and compressed chunks; CSV the text (about 25
 #: characters a value). A format not listed (a plugin's) is counted as
 #: :data:`DEFAULT_SAVE_COPIES`.
-SAVE_COPIES = {"netcdf": 1.3, "zarr": 1.5, "csv": 8.1}
-#: Fixed bytes of a save besides the copies (Zarr: a compressed chunk per thread).
-SAVE_FIXED_BYTES = {"zarr": 128 * 2**20}
-DEFAULT_SAVE_COPIES = 8.1
+SAVE_COPIES = {"netcdf": 1.5, "zarr": 1.2, "csv": 8.3}
+#: Fixed bytes of a binary save besides the copies: the library's buffers and caches
+#: and the writing threads' slabs.
+SAVE_FIXED_BYTES = {"netcdf": 256 * 2**20, "zarr": 256 * 2**20}
+DEFAULT_SAVE_COPIES = 8.3
 
 
 def save_need(nbytes: int, format_name: str) -> int:
     """Bytes :func:`save` holds besides an in-memory dense array of ``nbytes`` in a format.
 
-    >>> save_need(10**8, "netcdf") / 10**8
-    1.3
+    >>> save_need(10**8, "csv") / 10**8
+    8.3
     """
     copies = SAVE_COPIES.get(format_name, DEFAULT_SAVE_COPIES)
     return int(copies * nbytes) + SAVE_FIXED_BYTES.get(format_name, 0)
