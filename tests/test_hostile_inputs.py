@@ -76,13 +76,10 @@ def test_long_cut_lists_are_refused():
 
 
 def test_a_po_stack_just_above_memory_is_refused_before_sampling(monkeypatch, no_sampling):
-    from spdgraph.simulation._core import (
-        SIMULATION_ARRAYS_PER_DATA,
-        SIMULATION_ARRAYS_PER_MATRIX,
-    )
+    from spdgraph.simulation._core import simulation_need
 
     size, p, n = 50, 30, 40
-    need = 8 * size * p * (p * SIMULATION_ARRAYS_PER_MATRIX + n * SIMULATION_ARRAYS_PER_DATA)
+    need = simulation_need(size, p, n)
     monkeypatch.setattr(spdgraph._machine, "available_memory", lambda: need - 1)
     with pytest.raises(TooLargeError, match=r"smaller size.*chunks") as info:
         spdgraph.simulate("hub", n=n, p=p, seed=0, size=size)

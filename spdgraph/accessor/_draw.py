@@ -8,6 +8,7 @@ so plain Gaussian data are the same bits with or without the other options.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from spdgraph.vocabulary import check_count
 if TYPE_CHECKING:  # pragma: no cover
     from spdgraph.accessor._layout import SpdArrayView
 
-__all__ = ["draw_data"]
+__all__ = ["check_draw_memory", "draw_data", "draw_need"]
 
 
 def _coords_and_dims(da: xr.DataArray, stacked: bool, n_obs: int) -> tuple[dict, tuple]:
@@ -50,16 +51,81 @@ def _coords_and_dims(da: xr.DataArray, stacked: bool, n_obs: int) -> tuple[dict,
     return coords, dims
 
 
-def _check_draw_memory(n: int, n_obs: int, p: int) -> None:
-    """Refuse, before any allocation, data that cannot fit (the output and two temporaries)."""
-    need = 8 * n_obs * p * (n + 2)
+#: Entries (float64) of one block of rows: the dense draw turns its standard normal
+#: draws into data, marginals and missing values a block at a time, in place in the
+#: output, so its temporaries are a few blocks whatever ``n_obs`` is (32 MiB each).
+BLOCK_ENTRIES = 2**22
+#: Block-sized float64 temporaries at the dense draw's peak: the product (or the
+#: triangular solve's copy), plus :data:`MARGINAL_TEMPORARIES` with marginals (the
+#: transformed block and a column's masks) and :data:`MISSING_TEMPORARIES` with
+#: missing values (the uniform draws and their mask). Measured by
+#: ``tests/test_memory_guards.py`` (tracemalloc).
+BLOCK_TEMPORARIES = 1.0
+MARGINAL_TEMPORARIES = 0.5
+MISSING_TEMPORARIES = 0.25
+#: Output-sized float64 arrays the sparse draw holds per matrix besides the output
+#: (counted for every matrix): the normal draws ``z`` and the whitened solve.
+SPARSE_DRAW_ARRAYS = 1.5
+
+
+def block_rows(p: int) -> int:
+    """Rows per block of the dense draw (:data:`BLOCK_ENTRIES` entries, at least one row)."""
+    return max(1, BLOCK_ENTRIES // max(p, 1))
+
+
+def draw_need(
+    n: int,
+    n_obs: int,
+    p: int,
+    *,
+    sparse: bool = False,
+    marginals: bool = False,
+    missing: bool = False,
+) -> int:
+    """Peak bytes of drawing ``n_obs`` observations of ``p`` nodes from ``n`` matrices.
+
+    Both paths hold the output (``8 n n_obs p`` bytes) and the ``obs``
+    coordinate (``8 n_obs``). The dense draw adds :data:`BLOCK_TEMPORARIES`
+    (and with ``marginals``/``missing`` :data:`MARGINAL_TEMPORARIES`/
+    :data:`MISSING_TEMPORARIES`) blocks of at most :data:`BLOCK_ENTRIES`
+    entries, whatever ``n_obs`` is; the sparse draw
+    :data:`SPARSE_DRAW_ARRAYS` output-sized arrays for the matrix being drawn.
+
+    >>> draw_need(1, 10**6, 10) / (8 * 10**7)  # the data, obs labels and one block
+    1.51943
+    """
+    if not n:
+        return 8 * n_obs
+    data = 8 * n * n_obs * p + 8 * n_obs
+    if sparse:
+        return data + int(8 * n_obs * p * SPARSE_DRAW_ARRAYS)
+    temporaries = BLOCK_TEMPORARIES
+    temporaries += MARGINAL_TEMPORARIES * marginals + MISSING_TEMPORARIES * missing
+    return data + int(8 * temporaries * min(n_obs, block_rows(p)) * p)
+
+
+def check_draw_memory(n: int, n_obs: int, p: int, *, then_save: int = 0, **options: bool) -> None:
+    """Refuse, before any allocation, data that cannot fit (:func:`draw_need`).
+
+    ``then_save`` is what a save of the data holds besides them
+    (:func:`spdgraph.io.save_need`), for a caller that draws and saves (the
+    ``spdgraph draw`` command): the peak is then the data with the larger of
+    the draw's temporaries and the save's copies. ``options`` go to
+    :func:`draw_need`.
+    """
+    need = draw_need(n, n_obs, p, **options)
+    if then_save:
+        need = max(need, 8 * n * n_obs * p + 8 * n_obs + then_save)
     available = available_memory()
     if available is not None and need > available:
+        most = n_obs * available // need
         raise TooLargeError(
-            f"{n_obs:,} observations of {p} nodes for {n} matri{'x' if n == 1 else 'ces'} need "
-            f"about {need / 2**30:,.1f} GiB but only {available / 2**30:,.1f} GiB is "
-            f"available; draw fewer observations (at most about "
-            f"{max(0, available // (8 * p * (n + 2))):,} here) or fewer matrices at once."
+            f"{n_obs:,} observations of {p} nodes for {n} matri{'x' if n == 1 else 'ces'} "
+            f"({8 * n * n_obs * p / 2**30:,.1f} GiB of data) need about "
+            f"{need / 2**30:,.1f} GiB{' with the save' if then_save else ''} but only "
+            f"{available / 2**30:,.1f} GiB is available; draw fewer observations (at most "
+            f"about {most:,} here) or fewer matrices at once, or draw in chunks: several "
+            "smaller draws, each with its own seed."
         )
 
 
@@ -170,7 +236,7 @@ def draw_data(
     root = seed_sequence(seed)
     m = view._spd_stack("draw()")
     n, p = m.shape[0], m.shape[-1]
-    _check_draw_memory(n, n_obs, p)
+    check_draw_memory(n, n_obs, p, marginals=nodes is not None, missing=bool(rate))
     factors = cholesky_factors(m, MatrixError) if n else m
     streams = view._stream_indices(stacked, n)
     out = np.empty((n, n_obs, p), dtype=np.float64)
@@ -179,16 +245,13 @@ def draw_data(
         progress = interactive() and n * n_obs * p * p > 2e9
     bar = Progress("drawing data", total=n, enabled=bool(progress), delay=0.0, unit="matrix")
     for k in range(n):
-        z = domain_stream(root, DRAW, streams[k]).standard_normal((n_obs, p))
-        out[k] = gaussian_draws(z, factors[k], scale)
+        sd = None
         if nodes is not None:
             if kind == "precision":
-                variances = np.diagonal(cholesky_inverse(m[k : k + 1], MatrixError)[0])
+                sd = np.sqrt(np.diagonal(cholesky_inverse(m[k : k + 1], MatrixError)[0]))
             else:
-                variances = np.diagonal(m[k])
-            out[k] = _marginals.transform(out[k], np.sqrt(variances), nodes)
-        if rate:
-            _marginals.apply_missing(out[k], rate, domain_stream(root, MISSING, streams[k]))
+                sd = np.sqrt(np.diagonal(m[k]))
+        _draw_one(out[k], root, streams[k], factors[k], scale, (nodes, sd, rate))
         bar.update()
     bar.close()
     da = view._da
@@ -201,6 +264,35 @@ def draw_data(
     return xr.DataArray(
         out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
     )
+
+
+def _draw_one(
+    out: np.ndarray,
+    root: np.random.SeedSequence,
+    stream: int,
+    factor: np.ndarray,
+    scale: str,
+    observed: tuple[list[_marginals.NodeMarginal] | None, np.ndarray | None, float],
+) -> None:
+    """Fill one matrix's ``(n_obs, p)`` data in place, a block of rows at a time.
+
+    The normal draws go straight into ``out``; each block of :func:`block_rows`
+    rows is then turned into data, its marginals and its missing values, so the
+    temporaries are a few blocks. The streams are read in row order, so the
+    bits are those of drawing the whole matrix at once (one block when ``n_obs``
+    is at most :func:`block_rows`).
+    """
+    nodes, sd, rate = observed
+    domain_stream(root, DRAW, stream).standard_normal(out=out)
+    missing = domain_stream(root, MISSING, stream) if rate else None
+    rows = block_rows(out.shape[1])
+    for start in range(0, out.shape[0], rows):
+        block = out[start : start + rows]
+        block[...] = gaussian_draws(block, factor, scale)
+        if nodes is not None and sd is not None:
+            block[...] = _marginals.transform(block, sd, nodes)
+        if missing is not None:
+            _marginals.apply_missing(block, rate, missing)
 
 
 def _draw_sparse(
@@ -227,7 +319,7 @@ def _draw_sparse(
         )
     return draw_sparse(
         view, check_count(n_obs, "n_obs", low=0), seed, method=method, tolerance=tolerance,
-        layout=_coords_and_dims, check_memory=_check_draw_memory,
+        layout=_coords_and_dims, check_memory=partial(check_draw_memory, sparse=True),
     )  # fmt: skip
 
 

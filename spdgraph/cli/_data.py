@@ -49,11 +49,12 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     import spdgraph
     from spdgraph import io
 
-    io.check_writable(args.output, format=_output_format(args))  # before any heavy work
+    fmt = io.check_writable(args.output, format=_output_format(args))  # before heavy work
     matrices = spdgraph.open(args.input, verify=_verify(args))
     if isinstance(matrices, xr.Dataset):  # a simulation: draw from its true matrix
         matrices = io.simulation_truth(matrices)
     marginals = _marginals(args, matrices.spd._labels())
+    _check_draw_and_save(matrices, args, fmt.name, marginals is not None)
     data = matrices.spd.draw(args.n_obs, seed=args.seed, marginals=marginals, missing=args.missing)
     io.write_array(data, args.output, format=_output_format(args))
     count = data.sizes.get("sample", 1) * data.sizes.get("group", 1)
@@ -61,6 +62,22 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     matrices = f"{count} matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']})"
     what = f"{args.n_obs} observations x {data.sizes['node']} nodes{kind} for {matrices}"
     return report_written(what, args.output)
+
+
+def _check_draw_and_save(
+    matrices: Any, args: argparse.Namespace, format_name: str, marginals: bool
+) -> None:
+    """Refuse a draw whose data and the save's copies of them will not fit, before drawing."""
+    from spdgraph.accessor import check_draw_memory
+    from spdgraph.io import save_need
+    from spdgraph.layout import is_sparse
+
+    p, n_obs = int(matrices.shape[-1]), int(args.n_obs)
+    n = 1 if matrices.ndim == 2 else int(matrices.size // (p * p))
+    check_draw_memory(
+        n, n_obs, p, then_save=save_need(8 * n * n_obs * p, format_name),
+        sparse=is_sparse(matrices), marginals=marginals, missing=bool(args.missing),
+    )  # fmt: skip
 
 
 def _add_draw_parser(sub: Any) -> None:

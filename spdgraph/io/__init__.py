@@ -39,6 +39,7 @@ from spdgraph.io._format import (
     format_for_writing,
 )
 from spdgraph.io._netcdf import netcdf_engine
+from spdgraph.io._save_memory import save_need
 from spdgraph.io._simulation import (
     is_simulation,
     open_simulation,
@@ -84,6 +85,7 @@ __all__ = [
     "save_csv",
     "save_dataset",
     "save_figure",
+    "save_need",
     "simulation_file",
     "simulation_inputs",
     "simulation_truth",

@@ -41,6 +41,7 @@ from spdgraph.io._digests import verify as check_digests
 from spdgraph.io._format import FileFormat, format_for_reading
 from spdgraph.io._integrity import corrupted_variable, is_checksum_error
 from spdgraph.io._paths import as_path
+from spdgraph.io._save_memory import check_save_memory
 from spdgraph.io._writer import check_sparse_format, check_writable, guarded_write, save_dataset
 from spdgraph.io._zarr import UNNAMED
 from spdgraph.layout import SPARSE, is_sparse, layout_of
@@ -142,6 +143,8 @@ def write_array(
         check_sparse_format(fmt, "this array is sparse (sample(..., sparse=True))")
     prepared = prepare(da)
     lazy = prepared.chunks is not None
+    if not (sparse or lazy):
+        check_save_memory(prepared.nbytes, fmt.name, path)
 
     def write(tmp: Path, abandoned: threading.Event) -> None:
         if sparse:  # its triplets in one write: as large as the stored entries, not p x p

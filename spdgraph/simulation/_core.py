@@ -120,22 +120,30 @@ def _per_group(matrix: xr.DataArray, step: str) -> xr.DataArray:
 #: float64 p x p arrays per matrix a simulation holds at its peak: the sampled
 #: matrix, its inverse, the partial correlations and the inversion's workspace.
 SIMULATION_ARRAYS_PER_MATRIX = 5
-#: float64 n x p arrays per data set at the peak of the draw (latent, observed, mask).
-SIMULATION_ARRAYS_PER_DATA = 3
+
+
+def simulation_need(matrices: int, p: int, n: int) -> int:
+    """Peak bytes of :func:`simulate`: the matrices (:data:`SIMULATION_ARRAYS_PER_MATRIX`
+    p x p arrays each) and the data, as ``da.spd.draw`` holds them (its output and a
+    few blocks of rows, :func:`spdgraph.accessor.draw_need`, marginals counted)."""
+    from spdgraph.accessor import draw_need
+
+    data = draw_need(matrices, int(n), p, marginals=True, missing=True)
+    return 8 * matrices * p * p * SIMULATION_ARRAYS_PER_MATRIX + data
 
 
 def check_simulation_memory(matrices: int, p: int, n: int) -> None:
     """Refuse (TooLargeError) a simulation whose arrays will not fit, before any is made.
 
-    Every allocation path of :func:`simulate` is counted: the sampled stack, its
-    inverses and partial correlations (``matrices x p x p``) and the data
-    (``matrices x n x p``), so a stack just above memory is refused at once.
+    Every allocation path of :func:`simulate` is counted (:func:`simulation_need`):
+    the sampled stack, its inverses and partial correlations (``matrices x p x p``)
+    and the data (``matrices x n x p`` and the draw's blocks), so a stack just
+    above memory is refused at once.
     """
     from spdgraph import _machine
     from spdgraph.errors import TooLargeError
 
-    per_matrix = p * SIMULATION_ARRAYS_PER_MATRIX + int(n) * SIMULATION_ARRAYS_PER_DATA
-    need = 8 * matrices * p * per_matrix
+    need = simulation_need(matrices, p, n)
     available = _machine.available_memory()
     if available is None or need <= available:
         return
