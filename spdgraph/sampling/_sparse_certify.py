@@ -78,8 +78,8 @@ def check_structure(m: Any, adjacency: Any, who: str, k: int) -> Any:
     csr = scipy.sparse.csr_array(m)
     csr.sum_duplicates()  # canonical: sorted indices, one entry per position
     code, i, j = first_structure_violation(
-        csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data,
-        adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64),
+        csr.indptr, csr.indices, csr.data,
+        adjacency.indptr, adjacency.indices,
     )  # fmt: skip
     if code == 1:
         raise GeneratorOutputError(
@@ -115,8 +115,8 @@ def _gershgorin(csr: Any, w: np.ndarray) -> tuple[float, float] | None:
 
     if not (w.size == csr.shape[0] and np.all(w > 0) and np.all(np.isfinite(w))):
         return None
-    indptr = csr.indptr.astype(np.int64)
-    indices = csr.indices.astype(np.int64)
+    indptr = csr.indptr
+    indices = csr.indices
     diag, off, passes = dominance_margins(indptr, indices, csr.data, w, UNIT_ROUNDOFF)
     if not passes.all():
         return None
@@ -250,8 +250,8 @@ def _cholesky_certificate(csr: Any, plan: Any, what: str) -> dict[str, Any]:
         lower = proven_lower_bound(csr, plan, what=what)
     except NumericalError as exc:
         raise UncertifiedMatrixError(str(exc)) from exc
-    indptr = csr.indptr.astype(np.int64)
-    radius = row_abs_sums(indptr, csr.indices.astype(np.int64), csr.data)
+    indptr = csr.indptr
+    radius = row_abs_sums(indptr, csr.indices, csr.data)
     widest = int(np.diff(indptr).max()) + 2
     upper = float(np.max(csr.diagonal() + radius * (1.0 + 2 * widest * 2.0**-53)))
     return {
