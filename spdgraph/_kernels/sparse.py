@@ -306,3 +306,95 @@ def dominance_csr(  # pragma: no cover - compiled
             diagonal_at = n
         indices[diagonal_at] = i
         data[diagonal_at] = t + 2.0 * abs(perturbation[i])
+
+
+@njit(cache=True, nogil=True)
+def with_diagonal(  # pragma: no cover - compiled
+    adj_indptr, adj_indices, edge_value, diagonal_value, indptr, indices, data
+):
+    """``edge_value`` on a canonical adjacency's entries, ``diagonal_value`` on the
+    diagonal, in CSR with sorted columns, written into the caller's ``indptr``
+    (``p + 1``), ``indices`` and ``data`` (the adjacency's entries plus ``p``)."""
+    p = adj_indptr.size - 1
+    n = 0
+    indptr[0] = 0
+    for i in range(p):
+        placed = False
+        for k in range(adj_indptr[i], adj_indptr[i + 1]):
+            j = adj_indices[k]
+            if j > i and not placed:
+                indices[n] = i
+                data[n] = diagonal_value
+                n += 1
+                placed = True
+            indices[n] = j
+            data[n] = edge_value
+            n += 1
+        if not placed:
+            indices[n] = i
+            data[n] = diagonal_value
+            n += 1
+        indptr[i + 1] = n
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def abs_off_diagonal_product(indptr, indices, data, x, out):  # pragma: no cover
+    """``out_i = sum_{j != i} |m_ij| x_j``, left to right over the stored entries.
+
+    scipy's CSR product of ``|M|`` with its diagonal set to a stored zero, in the
+    same order (that zero adds ``+0.0`` to a sum of non-negative terms: nothing),
+    without building ``|M|``.
+    """
+    for i in range(indptr.size - 1):
+        t = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            if j != i:
+                t += abs(data[k]) * x[j]
+        out[i] = t
+
+
+@njit(cache=True, nogil=True)
+def permuted_pattern(indptr, indices, order, out_ptr, out_idx):  # pragma: no cover
+    """The CSR pattern of ``M[order][:, order]`` with sorted columns, into the caller's
+    ``out_ptr`` (``p + 1``) and ``out_idx`` (the stored entries): the pattern alone
+    (no values), one pass and a sort of each row."""
+    p = indptr.size - 1
+    inverse = np.empty(p, dtype=np.int64)
+    for r in range(p):
+        inverse[order[r]] = r
+    out_ptr[0] = 0
+    n = 0
+    for r in range(p):
+        old = order[r]
+        start = n
+        for k in range(indptr[old], indptr[old + 1]):
+            out_idx[n] = inverse[indices[k]]
+            n += 1
+        out_idx[start:n] = np.sort(out_idx[start:n])
+        out_ptr[r + 1] = n
+
+
+@njit(cache=True, nogil=True)
+def lower_entries(indptr, indices):  # pragma: no cover - compiled
+    """How many stored entries lie on or below the diagonal."""
+    count = 0
+    for i in range(indptr.size - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            if indices[k] <= i:
+                count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def lower_triplets(indptr, indices, data, rows, cols, values):  # pragma: no cover
+    """The entries on and below the diagonal, row by row, into the caller's arrays."""
+    n = 0
+    for i in range(indptr.size - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            if j <= i:
+                rows[n] = i
+                cols[n] = j
+                values[n] = data[k]
+                n += 1

@@ -213,9 +213,9 @@ def unit_diagonal_sparse(csr: Any) -> Any:
     The dense rescaling's operations in the same order, so the same bits for the
     same matrix; ``[i, j]`` and ``[j, i]`` use the same product (exact symmetry).
     """
-    from spdgraph._kernels.sparse import rescale_unit_diagonal  # numba: lazy
-
     import scipy.sparse
+
+    from spdgraph._kernels.sparse import rescale_unit_diagonal  # numba: lazy
 
     d = 1.0 / np.sqrt(csr.diagonal())
     data = np.empty_like(csr.data)  # a new value array; the index arrays are shared
@@ -244,7 +244,6 @@ def sparse_dataarray(
     matrices: list[Any], sgraph: SparseGraph, *, kind: str, stacked: bool, attrs: dict[str, Any]
 ) -> xr.DataArray:
     """The labelled DataArray of sparse matrices (``sparse.COO``), dims as the dense path's."""
-    sparse = require_pydata_sparse()
     labels = (
         sgraph.labels
         if isinstance(sgraph.labels, np.ndarray) and sgraph.labels.dtype == np.int64
@@ -312,9 +311,7 @@ def coo_from_csr(
         shape = (len(values), *shape)
     else:
         data = values
-    return sparse.COO(
-        coords, data, shape=shape, has_duplicates=False, sorted=True, fill_value=0
-    )
+    return sparse.COO(coords, data, shape=shape, has_duplicates=False, sorted=True, fill_value=0)
 
 
 def _shared_block(csr: Any, index_type: type) -> np.ndarray | None:

@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 
 from spdgraph._kernels.numerics import MAX_SCALED_CONDITION
-from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY, symmetric_finite
 from spdgraph.errors import GeneratorOutputError, NumericalError, UncertifiedMatrixError
+from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY, symmetric_finite
 
 __all__ = ["check_structure", "comparison_weights", "prove_positive_definite"]
 
@@ -169,14 +169,14 @@ def _comparison_form_positive(csr: Any) -> bool:
     which ``x = 1`` alone misses. Only a shortcut: the certificate is proven
     either way.
     """
-    import scipy.sparse
+    from spdgraph._kernels.sparse import abs_off_diagonal_product  # numba: lazy
 
     diagonal = np.abs(csr.diagonal())
-    off = scipy.sparse.csr_array(abs(csr))
-    off.setdiag(0.0)
     x = np.ones(csr.shape[0])
+    product = np.empty_like(x)
     for _ in range(COMPARISON_STEPS + 1):
-        product = off @ x
+        # |M|'s off-diagonal part times x, without a copy of |M|
+        abs_off_diagonal_product(csr.indptr, csr.indices, csr.data, x, product)
         if not float(diagonal @ (x * x)) - float(x @ product) > 0:
             return False
         norm = float(np.linalg.norm(product))
@@ -235,6 +235,9 @@ def prove_positive_definite(
                 "without certificate='deterministic' a randomized proof is used, whose "
                 "chance of error is at most 1e-12)"
             ) from exc
+        plan = None  # the randomized proof, outside this block: the error's traceback
+        # holds the planner's frames (a permuted copy of the matrix) until it ends
+    if plan is None:
         from spdgraph.sampling._randomized_certify import randomized_certificate
 
         return randomized_certificate(csr, what=what)
@@ -243,8 +246,8 @@ def prove_positive_definite(
 
 def _cholesky_certificate(csr: Any, plan: Any, what: str) -> dict[str, Any]:
     """The proven-margin sparse Cholesky certificate (:func:`proven_lower_bound`), or raise."""
-    from spdgraph._kernels.sparse import row_abs_sums
     from spdgraph._kernels.cholesky_proof import proven_lower_bound
+    from spdgraph._kernels.sparse import row_abs_sums
 
     try:
         lower = proven_lower_bound(csr, plan, what=what)
