@@ -280,38 +280,32 @@ def coo_from_csr(
 
     sparse = require_pydata_sparse()
     if not stacked:
-        (csr,) = matrices
-        shape = csr.shape
+        (only,) = matrices
+        shape = only.shape
     assert shape is not None
     total = sum(int(m.nnz) for m in matrices)
     index_type = np.int32 if max(*shape, len(matrices), total) < 2**31 else np.int64
-    coords = _shared_block(matrices[0], index_type) if not stacked else None
-    if coords is None:
-        coords = np.empty((3 if stacked else 2, total), dtype=index_type)
-    values = [] if stacked else None
+    shared = None if stacked else _shared_block(matrices[0], index_type)
+    coords = np.empty((3 if stacked else 2, total), dtype=index_type) if shared is None else shared
+    # one matrix: its own value array; stacked: one array the values are copied into
+    data = matrices[0].data if not stacked else np.empty(total, dtype=np.float64)
     start = 0
     for k in range(len(matrices)):
-        csr = matrices[k]
-        matrices[k] = None  # released: from here the COO holds the entries
-        stop = start + csr.nnz
-        rows, columns = coords[-2, start:stop], coords[-1, start:stop]
-        expand_rows(csr.indptr, rows)
-        if not np.shares_memory(columns, csr.indices):
-            columns[:] = csr.indices
+        csr, matrices[k] = matrices[k], None  # released: from here the COO holds it
+        stop = start + int(csr.nnz)
+        expand_rows(csr.indptr, coords[-2, start:stop])
+        if not np.shares_memory(coords[-1, start:stop], csr.indices):
+            coords[-1, start:stop] = csr.indices
         if stacked:
             coords[0, start:stop] = k
-            values.append(csr.data)
-        else:
-            values = csr.data
+            data[start:stop] = csr.data
         start = stop
-    del csr
+        del csr
+    full_shape = (len(matrices), *shape) if stacked else shape
     matrices.clear()
-    if stacked:
-        data = np.concatenate(values) if values else np.zeros(0)
-        shape = (len(values), *shape)
-    else:
-        data = values
-    return sparse.COO(coords, data, shape=shape, has_duplicates=False, sorted=True, fill_value=0)
+    return sparse.COO(
+        coords, data, shape=full_shape, has_duplicates=False, sorted=True, fill_value=0
+    )
 
 
 def _shared_block(csr: Any, index_type: type) -> np.ndarray | None:
