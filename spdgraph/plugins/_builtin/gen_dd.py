@@ -106,6 +106,10 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             work_per_matrix=0.1,
             portable=True,
             sparse_function=generate_dd_sparse,
+            # its own work on the sparse path, beyond the core's 32 bytes: the edge
+            # values (8 per edge) and the coordinate row allocated with the indices
+            # (tests/sampling/test_sparse_memory.py, benchmarks/bench_large.py)
+            sparse_work_per_entry=8.0,
             seconds=lambda p, edges: 0.01 * (p / 1000.0) ** 3,
             warmup=(
                 WarmupStep("dd", lambda sample: sample(_PATH_4, "dd", seed=1)),
