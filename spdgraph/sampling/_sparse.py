@@ -251,7 +251,7 @@ def sparse_dataarray(
     )
     coords: dict[str, Any] = {
         "node": ("node", labels),
-        "node_2": ("node_2", labels.copy()),
+        "node_2": ("node_2", labels),  # its index is its own (pandas copies)
     }
     dims: tuple[str, ...] = ("node", "node_2")
     if stacked:

@@ -120,15 +120,32 @@ def _gershgorin(csr: Any, w: np.ndarray) -> tuple[float, float] | None:
     diag, off, passes = dominance_margins(indptr, indices, csr.data, w, UNIT_ROUNDOFF)
     if not passes.all():
         return None
-    counts = np.diff(indptr).astype(np.float64) + 8.0
-    slack = 1.0 + 2.0 * counts * UNIT_ROUNDOFF / (1.0 - counts * UNIT_ROUNDOFF)
+    del passes
+    u = UNIT_ROUNDOFF
+    # slack = 1 + 2 c u / (1 - c u), c = the row's entries + 8: the same operations
+    # as the expression, in place (vectors of p are most of this proof's memory)
+    slack = np.diff(indptr).astype(np.float64)
+    slack += 8.0
+    scratch = slack * u
+    np.subtract(1.0, scratch, out=scratch)
+    slack *= 2.0
+    slack *= u
+    slack /= scratch
+    slack += 1.0
+    off *= slack  # the weighted radius, rounded up: r_i = off_i slack_i / w_i
+    del slack
     # eigenvalues of W^-1 M W lie in [m_ii - r_i, m_ii + r_i], r_i = off_i / w_i
-    lower = (diag * (1.0 - 4 * UNIT_ROUNDOFF) - off * slack) / (w * (1.0 + 4 * UNIT_ROUNDOFF))
-    upper = (diag * (1.0 + 4 * UNIT_ROUNDOFF) + off * slack) / (w * (1.0 - 4 * UNIT_ROUNDOFF))
+    lower = diag * (1.0 - 4 * u)
+    lower -= off
+    lower /= np.multiply(w, 1.0 + 4 * u, out=scratch)
     low = float(lower.min())
+    del lower
     if not low > 0:
         return None
-    proven_low = float(np.nextafter(low * (1.0 - 4 * UNIT_ROUNDOFF), -np.inf))
+    upper = np.multiply(diag, 1.0 + 4 * u, out=diag)
+    upper += off
+    upper /= np.multiply(w, 1.0 - 4 * u, out=scratch)
+    proven_low = float(np.nextafter(low * (1.0 - 4 * u), -np.inf))
     return float(upper.max()) / low * (1.0 + 8 * UNIT_ROUNDOFF), proven_low
 
 
