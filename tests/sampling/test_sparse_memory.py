@@ -91,8 +91,9 @@ def test_huge_sparse_peak_per_stored_entry() -> None:
     assert figure <= BYTES_PER_ENTRY, f"huge sparse: {figure:.1f} bytes per stored entry"
 
 
-#: huge's eigenvalue search: vectors of p it holds at once (measured), bytes per node.
-HUGE_BYTES_PER_NODE = BYTES_PER_NODE + 8 * 40
+#: huge's eigenvalue search (LOBPCG's blocks and their products): about 16 vectors
+#: of p at once (measured: 50 bytes per stored entry in all at p = 50,000, degree 5).
+HUGE_BYTES_PER_NODE = BYTES_PER_NODE + 8 * 16
 
 
 def test_simulate_sparse_peak_per_stored_entry_data_excluded() -> None:
