@@ -179,8 +179,8 @@ def sparse_adjacency_from_matrix(
     )
 
     csr.sum_duplicates()  # canonical: sorted indices, one entry per position
-    indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
-    values = csr.data.astype(np.float64)  # bool and integer values compare exactly too
+    indptr, indices = csr.indptr, csr.indices  # any index type: no int64 copy
+    values = csr.data  # bool and numeric values compare exactly as they are
     code, i, j = symmetric_pattern_values(indptr, indices, values)
     if code:
         raise GraphError(
@@ -188,9 +188,14 @@ def sparse_adjacency_from_matrix(
             f"is {written(csr[j, i])}. An undirected graph needs A == A.T; symmetrize it "
             "first, e.g. with (A + A.T) != 0."
         )
-    out_ptr, out_idx = off_diagonal_nonzeros(indptr, indices, values)
+    index_type = np.int32 if max(shape[0], csr.nnz) < 2**31 else np.int64
+    out_ptr = np.empty(shape[0] + 1, dtype=index_type)
+    out_idx = np.empty(csr.nnz, dtype=index_type)
+    kept = off_diagonal_nonzeros(indptr, indices, values, out_ptr, out_idx)
+    if kept < out_idx.size:  # zeros or a diagonal were stored: trim (a smaller copy)
+        out_idx = out_idx[:kept].copy()
     adjacency = scipy.sparse.csr_array(
-        (np.ones(out_idx.size, dtype=bool), out_idx, out_ptr), shape=shape
+        (np.ones(out_idx.size, dtype=bool), out_idx, out_ptr), shape=shape, copy=False
     )
     adjacency.sort_indices()
     return adjacency

@@ -44,7 +44,7 @@ def cvxopt_triplets(values: Any, rows: np.ndarray, cols: np.ndarray, p: int) -> 
     cvxopt, _, _ = require_cholmod()
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     cols = np.ascontiguousarray(cols, dtype=np.int64)
-    long = np.bincount(cols, minlength=p)[cols] > LONG_COLUMN
+    long = (np.bincount(cols, minlength=p) > LONG_COLUMN)[cols]  # a boolean gather
     if not long.any():
         return cvxopt.spmatrix(values, cvxopt.matrix(rows), cvxopt.matrix(cols), (p, p))
     short = ~long
@@ -66,13 +66,19 @@ def lower_spmatrix(matrix: Any) -> Any:
     """The lower triangle of a scipy.sparse matrix as a cvxopt spmatrix (buffers, no loops)."""
     import scipy.sparse
 
-    lower = scipy.sparse.tril(matrix, format="coo")
-    return cvxopt_triplets(
-        np.ascontiguousarray(lower.data, dtype=np.float64),
-        lower.row,
-        lower.col,
-        matrix.shape[0],
-    )
+    from spdgraph._kernels.sparse import lower_entries, lower_triplets
+
+    csr = scipy.sparse.csr_array(matrix)
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    # the triplets written once, in the int64 cvxopt takes: no COO of the whole matrix
+    count = lower_entries(csr.indptr, csr.indices)
+    rows = np.empty(count, dtype=np.int64)
+    cols = np.empty(count, dtype=np.int64)
+    values = np.empty(count, dtype=np.float64)
+    lower_triplets(csr.indptr, csr.indices, csr.data, rows, cols, values)
+    return cvxopt_triplets(values, rows, cols, matrix.shape[0])
 
 
 def amd_order(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:

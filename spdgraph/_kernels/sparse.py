@@ -213,11 +213,12 @@ def first_structure_violation(indptr, indices, data, adj_indptr, adj_indices):  
 
 
 @njit(cache=True, nogil=True)
-def off_diagonal_nonzeros(indptr, indices, data):  # pragma: no cover - compiled
-    """The CSR pattern (indptr, indices) of the non-zero entries off the diagonal."""
+def off_diagonal_nonzeros(indptr, indices, data, out_ptr, out_idx):  # pragma: no cover
+    """The CSR pattern of the non-zero entries off the diagonal, written into
+    ``out_ptr`` (``p + 1``) and ``out_idx`` (at least the stored entries, allocated by
+    the caller in its index type); returns how many entries were written."""
     p = indptr.size - 1
-    out_ptr = np.zeros(p + 1, dtype=np.int64)
-    out_idx = np.empty(indices.size, dtype=np.int64)
+    out_ptr[0] = 0
     n = 0
     for i in range(p):
         for k in range(indptr[i], indptr[i + 1]):
@@ -226,14 +227,25 @@ def off_diagonal_nonzeros(indptr, indices, data):  # pragma: no cover - compiled
                 out_idx[n] = j
                 n += 1
         out_ptr[i + 1] = n
-    return out_ptr, out_idx[:n].copy()
+    return n
+
+
+@njit(cache=True, nogil=True)
+def expand_rows(indptr, rows):  # pragma: no cover - compiled
+    """The row of each stored entry of a CSR pattern, written into ``rows`` (COO rows)."""
+    for i in range(indptr.size - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            rows[k] = i
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def rescale_unit_diagonal(indptr, indices, data, d):  # pragma: no cover - compiled
-    """``m_ij * (d_i * d_j) + 0.0`` per stored entry, the diagonal set to 1 (new array)."""
+def rescale_unit_diagonal(indptr, indices, data, d, out):  # pragma: no cover - compiled
+    """``m_ij * (d_i * d_j) + 0.0`` per stored entry into ``out``, the diagonal set to 1.
+
+    ``out`` (the size of ``data``) is allocated by the caller, or is ``data`` itself:
+    each entry is read once, before it is written.
+    """
     p = indptr.size - 1
-    out = np.empty(data.size)
     for i in range(p):
         di = d[i]
         for k in range(indptr[i], indptr[i + 1]):
@@ -246,11 +258,17 @@ def rescale_unit_diagonal(indptr, indices, data, d):  # pragma: no cover - compi
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def dominance_csr(adj_indptr, adj_indices, edge_values, perturbation):  # pragma: no cover
+def dominance_csr(  # pragma: no cover - compiled
+    adj_indptr, adj_indices, edge_values, perturbation, indptr, indices, data
+):
     """``dd``'s matrix in CSR on a canonical symmetric adjacency, diagonal included.
 
     ``edge_values`` are one per edge in row-major order of the upper triangle;
     ``m_ii = sum_{j != i} |m_ij|`` (left to right in column order) ``+ 2 |eps_i|``.
+    The result is written into ``indptr`` (``p + 1``), ``indices`` and ``data``
+    (one per stored entry: the adjacency's plus the diagonal), allocated by the
+    caller in the index type it chose (int32 where it fits): the caller's NumPy
+    allocations, which ``tracemalloc`` sees, and no index array copied.
     """
     p = adj_indptr.size - 1
     # where row j's upper entries start in edge_values, consumed as rows i > j come
@@ -261,12 +279,9 @@ def dominance_csr(adj_indptr, adj_indices, edge_values, perturbation):  # pragma
         for k in range(adj_indptr[i], adj_indptr[i + 1]):
             if adj_indices[k] > i:
                 count += 1
-    indptr = np.empty(p + 1, dtype=np.int64)
     indptr[0] = 0
     for i in range(p):
         indptr[i + 1] = indptr[i] + (adj_indptr[i + 1] - adj_indptr[i]) + 1
-    indices = np.empty(indptr[p], dtype=np.int64)
-    data = np.empty(indptr[p])
     own = upper_next.copy()
     for i in range(p):
         n = indptr[i]
@@ -291,4 +306,95 @@ def dominance_csr(adj_indptr, adj_indices, edge_values, perturbation):  # pragma
             diagonal_at = n
         indices[diagonal_at] = i
         data[diagonal_at] = t + 2.0 * abs(perturbation[i])
-    return indptr, indices, data
+
+
+@njit(cache=True, nogil=True)
+def with_diagonal(  # pragma: no cover - compiled
+    adj_indptr, adj_indices, edge_value, diagonal_value, indptr, indices, data
+):
+    """``edge_value`` on a canonical adjacency's entries, ``diagonal_value`` on the
+    diagonal, in CSR with sorted columns, written into the caller's ``indptr``
+    (``p + 1``), ``indices`` and ``data`` (the adjacency's entries plus ``p``)."""
+    p = adj_indptr.size - 1
+    n = 0
+    indptr[0] = 0
+    for i in range(p):
+        placed = False
+        for k in range(adj_indptr[i], adj_indptr[i + 1]):
+            j = adj_indices[k]
+            if j > i and not placed:
+                indices[n] = i
+                data[n] = diagonal_value
+                n += 1
+                placed = True
+            indices[n] = j
+            data[n] = edge_value
+            n += 1
+        if not placed:
+            indices[n] = i
+            data[n] = diagonal_value
+            n += 1
+        indptr[i + 1] = n
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def abs_off_diagonal_product(indptr, indices, data, x, out):  # pragma: no cover
+    """``out_i = sum_{j != i} |m_ij| x_j``, left to right over the stored entries.
+
+    scipy's CSR product of ``|M|`` with its diagonal set to a stored zero, in the
+    same order (that zero adds ``+0.0`` to a sum of non-negative terms: nothing),
+    without building ``|M|``.
+    """
+    for i in range(indptr.size - 1):
+        t = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            if j != i:
+                t += abs(data[k]) * x[j]
+        out[i] = t
+
+
+@njit(cache=True, nogil=True)
+def permuted_pattern(indptr, indices, order, out_ptr, out_idx):  # pragma: no cover
+    """The CSR pattern of ``M[order][:, order]`` with sorted columns, into the caller's
+    ``out_ptr`` (``p + 1``) and ``out_idx`` (the stored entries): the pattern alone
+    (no values), one pass and a sort of each row."""
+    p = indptr.size - 1
+    inverse = np.empty(p, dtype=np.int64)
+    for r in range(p):
+        inverse[order[r]] = r
+    out_ptr[0] = 0
+    n = 0
+    for r in range(p):
+        old = order[r]
+        start = n
+        for k in range(indptr[old], indptr[old + 1]):
+            out_idx[n] = inverse[indices[k]]
+            n += 1
+        out_idx[start:n] = np.sort(out_idx[start:n])
+        out_ptr[r + 1] = n
+
+
+@njit(cache=True, nogil=True)
+def lower_entries(indptr, indices):  # pragma: no cover - compiled
+    """How many stored entries lie on or below the diagonal."""
+    count = 0
+    for i in range(indptr.size - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            if indices[k] <= i:
+                count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def lower_triplets(indptr, indices, data, rows, cols, values):  # pragma: no cover
+    """The entries on and below the diagonal, row by row, into the caller's arrays."""
+    n = 0
+    for i in range(indptr.size - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            if j <= i:
+                rows[n] = i
+                cols[n] = j
+                values[n] = data[k]
+                n += 1

@@ -171,7 +171,7 @@ def plan_factor(
     """
     import scipy.sparse
 
-    from spdgraph._kernels.sparse import cholesky_fill, elimination_tree
+    from spdgraph._kernels.sparse import cholesky_fill, elimination_tree, permuted_pattern
 
     _, _, amd = require_cholmod()
     csr = scipy.sparse.csr_array(matrix)
@@ -192,10 +192,10 @@ def plan_factor(
             prediction, p=p, nnz_lower=nnz_lower, what=what, budget_bytes=budget_bytes
         )
     order = np.asarray(amd.order(_lower_spmatrix(csr)), dtype=np.int64).ravel()
-    permuted = csr[order][:, order]
-    permuted.sort_indices()
-    indptr = permuted.indptr.astype(np.int64)
-    indices = permuted.indices.astype(np.int64)
+    # the pattern of csr[order][:, order], sorted: no permuted copy of the values
+    indptr = np.empty(p + 1, dtype=csr.indptr.dtype)
+    indices = np.empty(csr.nnz, dtype=csr.indices.dtype)
+    permuted_pattern(csr.indptr, csr.indices, order, indptr, indices)
     parent = elimination_tree(indptr, indices)
     budget = 2**62 if budget_bytes is None else max(0, budget_bytes // BYTES_PER_FACTOR_ENTRY)
     found, counts = cholesky_fill(indptr, indices, parent, budget, MAX_FACTOR_FLOPS)

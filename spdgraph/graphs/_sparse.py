@@ -116,6 +116,11 @@ def bernoulli_edges(rng: np.random.Generator, p: int, q: float) -> tuple[np.ndar
     return unrank_upper(bernoulli_positions(rng, p * (p - 1) // 2, q), p)
 
 
+#: Positions unranked at a time: the float64 work of the closed form stays small
+#: (no float64 copy of the whole index array).
+UNRANK_BLOCK = 2**20
+
+
 def unrank_upper(k: np.ndarray, s: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
     """The pair ``(i, j)``, ``i < j``, at position ``k`` of the row-major upper triangle.
 
@@ -130,6 +135,12 @@ def unrank_upper(k: np.ndarray, s: np.ndarray | int) -> tuple[np.ndarray, np.nda
     """
     k = np.asarray(k, dtype=np.int64)
     s = np.asarray(s, dtype=np.int64)
+    if s.ndim == 0 and k.size > UNRANK_BLOCK:  # float temporaries a block at a time
+        i, j = np.empty_like(k), np.empty_like(k)
+        for start in range(0, k.size, UNRANK_BLOCK):
+            part = slice(start, start + UNRANK_BLOCK)
+            i[part], j[part] = unrank_upper(k[part], s)
+        return i, j
     b = 2.0 * s - 1.0
     i = np.floor((b - np.sqrt(np.maximum(b * b - 8.0 * k, 0.0))) / 2.0).astype(np.int64)
     i = np.clip(i, 0, np.maximum(s - 2, 0))

@@ -206,20 +206,28 @@ class MemoryCheck:
         check_memory(n, p, need=need, advice=advice)
 
 
-#: The sparse layout's model. The core's bytes per stored entry of one matrix: the
-#: generator's CSR (value and index), the structure checks' boolean copies and
-#: transpose, the rescaling, the output COO (value and two int64 coordinates) and
-#: the certificate's int64 copies of the index arrays.
-BYTES_PER_ENTRY = 96
-#: Bytes per node: diagonal, weights, row sums and the certificate's margins.
+#: The sparse layout's model, fitted to the measured peak (issue 56 item 5;
+#: tests/sampling/test_sparse_memory.py measures it with tracemalloc,
+#: benchmarks/bench_large.py with the resident set). The core's bytes per stored
+#: entry of one matrix at its peak: the output ``sparse.COO`` (an 8-byte value and
+#: two int32 coordinates, the column row of which is the generator's CSR indices),
+#: the rescaled values while the generator's are still held, the adjacency
+#: coordinate (int32 coordinates, a 1-byte value). Index arrays are int32 where ``p``
+#: and the entry count fit (int64 beyond: more, see :func:`sparse_need`) and are never
+#: copied to int64. A generator's own work is its ``sparse_work_per_entry``.
+BYTES_PER_ENTRY = 32
+#: Bytes per node: labels (the two node coordinates and their indexes), diagonal,
+#: weights, row sums and the certificate's margins (float64 vectors of ``p``).
 BYTES_PER_NODE = 96
 
 
 def sparse_need(gen: GeneratorSpec, p: int, edges: int, matrices: int) -> int:
     """Bytes of ``matrices`` sparse matrices on ``p`` nodes and ``edges`` edges in flight."""
     entries = 2 * edges + p
-    per_matrix = entries * (BYTES_PER_ENTRY + gen.sparse_work_per_entry) + p * BYTES_PER_NODE
-    graph = 2 * edges * 24  # the adjacency (CSR) and its COO coordinates
+    wide = 2 if max(p, entries) >= 2**31 else 1  # int64 indices: twice the index bytes
+    per_entry = BYTES_PER_ENTRY * wide + gen.sparse_work_per_entry
+    per_matrix = entries * per_entry + p * BYTES_PER_NODE
+    graph = 2 * edges * 5 * wide  # the symmetric adjacency (int32 index, 1-byte value)
     return int(graph + matrices * per_matrix)
 
 

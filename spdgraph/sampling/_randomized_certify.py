@@ -85,11 +85,17 @@ def _gamma(n: int) -> float:
     return n * _U / (1.0 - n * _U)
 
 
+#: Index entries converted to int64 at a time for the start digest (bounded memory).
+_DIGEST_BLOCK = 2**20
+
+
 def _start(csr: Any) -> np.ndarray:
     """``x0``: ``(STARTS, p)`` N(0, 1) entries from a seed that digests the matrix."""
     digest = hashlib.blake2b(digest_size=16)
-    for array in (csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data):
-        digest.update(np.ascontiguousarray(array).tobytes())
+    for array in (csr.indptr, csr.indices):  # as int64, whatever the index type
+        for start in range(0, array.size, _DIGEST_BLOCK):  # no full-size int64 copy
+            digest.update(array[start : start + _DIGEST_BLOCK].astype(np.int64).tobytes())
+    digest.update(np.ascontiguousarray(csr.data).tobytes())
     seed = int.from_bytes(digest.digest(), "little")
     return np.random.default_rng(seed).standard_normal((STARTS, csr.shape[0]))
 
@@ -205,9 +211,9 @@ def _row_bounds(csr: Any, what: str) -> tuple[float, float, int]:
     """``(Gershgorin's upper end, || |M| ||_inf, the most entries in a row)``, rounded up."""
     from spdgraph._kernels.sparse import row_abs_sums
 
-    indptr = csr.indptr.astype(np.int64)
+    indptr = csr.indptr
     diagonal = csr.diagonal()
-    radius = row_abs_sums(indptr, csr.indices.astype(np.int64), csr.data)  # left to right
+    radius = row_abs_sums(indptr, csr.indices, csr.data)  # left to right
     widest = int(np.diff(indptr).max())
     sums = 1.0 + _gamma(widest + 2)  # a sum of non-negative terms, rounded
     upper = float(np.max(diagonal + radius * sums)) * (1.0 + 4 * _U)
@@ -228,8 +234,8 @@ def _power_iteration(
     """
     from spdgraph._kernels.power_certificate import scale_and_norm, shifted_product
 
-    indptr = csr.indptr.astype(np.int64)
-    indices = csr.indices.astype(np.int64)
+    indptr = csr.indptr
+    indices = csr.indices
     data = np.ascontiguousarray(csr.data, dtype=np.float64)
     log_threshold = math.log(_THRESHOLD / 2.0)
     norm_slack = math.log1p(_gamma(csr.shape[0] + 2))
@@ -293,7 +299,7 @@ def symmetric_finite(csr: Any, what: str) -> Any:
     if not csr.has_canonical_format:
         csr = csr.copy()
         csr.sum_duplicates()
-    indptr, indices = csr.indptr.astype(np.int64), csr.indices.astype(np.int64)
+    indptr, indices = csr.indptr, csr.indices
     code, i, j = first_structure_violation(indptr, indices, csr.data, indptr, indices)
     if code == 1:
         raise UncertifiedMatrixError(f"{what} holds a non-finite value at [{i}, {j}].")

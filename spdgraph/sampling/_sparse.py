@@ -46,7 +46,7 @@ from spdgraph.sampling._memory import check_sparse_memory, sparse_need
 from spdgraph.sampling._record import SampleRequest
 from spdgraph.seeds import MatrixStreams, redraw_stream
 
-__all__ = ["refuse_for_layout", "sample_sparse", "sparse_graph", "sparse_methods"]
+__all__ = ["coo_from_csr", "refuse_for_layout", "sample_sparse", "sparse_graph", "sparse_methods"]
 
 
 def sparse_methods() -> list[str]:
@@ -115,6 +115,7 @@ def sample_sparse(request: SampleRequest) -> xr.DataArray:
         matrices.append(matrix)
         certificates.append(certificate)
         redraws.append(r)
+        del matrix  # held by ``matrices`` alone, released there as the COO is built
     attrs = dict(request.attrs)
     attrs.update(_certificate_attrs(certificates, stacked=request.stacked))
     attrs["redraws"] = redraws if request.stacked else redraws[0]
@@ -187,10 +188,12 @@ def _made(
             f"{who} raised {type(exc).__name__} in its sparse_function: {exc} (a bug in the "
             "plugin; the original error is chained below)."
         ) from exc
+    del adjacency  # the plugin's copy: not held while the matrix is checked
     notes: dict[str, Any] = {}
     if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], dict):
         out, notes = out
     csr = check_structure(out, sgraph.adjacency, who, k)
+    del out  # from here ``csr`` alone holds the matrix (its values replaced when rescaled)
     weights: list[np.ndarray] = []
     if normalize:
         diagonal = csr.diagonal()
@@ -211,11 +214,15 @@ def unit_diagonal_sparse(csr: Any) -> Any:
     The dense rescaling's operations in the same order, so the same bits for the
     same matrix; ``[i, j]`` and ``[j, i]`` use the same product (exact symmetry).
     """
+    import scipy.sparse
+
     from spdgraph._kernels.sparse import rescale_unit_diagonal  # numba: lazy
 
     d = 1.0 / np.sqrt(csr.diagonal())
-    out = csr.copy()
-    out.data = rescale_unit_diagonal(csr.indptr, csr.indices, csr.data, d)
+    data = np.empty_like(csr.data)  # a new value array; the index arrays are shared
+    rescale_unit_diagonal(csr.indptr, csr.indices, csr.data, d, data)
+    out = scipy.sparse.csr_array((data, csr.indices, csr.indptr), shape=csr.shape, copy=False)
+    out.has_sorted_indices = csr.has_sorted_indices
     return out
 
 
@@ -238,7 +245,6 @@ def sparse_dataarray(
     matrices: list[Any], sgraph: SparseGraph, *, kind: str, stacked: bool, attrs: dict[str, Any]
 ) -> xr.DataArray:
     """The labelled DataArray of sparse matrices (``sparse.COO``), dims as the dense path's."""
-    sparse = require_pydata_sparse()
     labels = (
         sgraph.labels
         if isinstance(sgraph.labels, np.ndarray) and sgraph.labels.dtype == np.int64
@@ -246,18 +252,82 @@ def sparse_dataarray(
     )
     coords: dict[str, Any] = {
         "node": ("node", labels),
-        "node_2": ("node_2", labels.copy()),
-        "adjacency": (("node", "node_2"), sparse.COO.from_scipy_sparse(sgraph.adjacency)),
+        "node_2": ("node_2", labels),  # its index is its own (pandas copies)
     }
-    parts = [sparse.COO.from_scipy_sparse(m) for m in matrices]
     dims: tuple[str, ...] = ("node", "node_2")
     if stacked:
-        values = sparse.stack(parts) if parts else sparse.zeros((0, sgraph.p, sgraph.p))
         dims = ("sample", *dims)
-        coords["sample"] = ("sample", np.arange(len(parts), dtype=np.int64))
-    else:
-        values = parts[0]
-    return xr.DataArray(values, dims=dims, coords=coords, name=kind, attrs=attrs)
+        coords["sample"] = ("sample", np.arange(len(matrices), dtype=np.int64))
+    values = coo_from_csr(matrices, stacked=stacked, shape=(sgraph.p, sgraph.p))
+    out = xr.DataArray(values, dims=dims, coords=coords, name=kind, attrs=attrs)
+    # assigned, not passed to the constructor, which deep-copies every coordinate
+    adjacency = coo_from_csr([sgraph.adjacency])
+    return out.assign_coords(adjacency=(("node", "node_2"), adjacency))
+
+
+def coo_from_csr(
+    matrices: list[Any], *, stacked: bool = False, shape: tuple[int, int] | None = None
+) -> Any:
+    """The PyData ``sparse.COO`` of canonical CSR matrices, stacked along a first axis.
+
+    The entries in the order of ``sparse.COO.from_scipy_sparse`` and ``sparse.stack``
+    (matrix, row, column), built in one pass with no full-size temporary: the
+    coordinates ``(2, nnz)`` (``(3, nnz)`` stacked) in int32 where every index and
+    the entry count fit (int64 otherwise), the values of one matrix shared with its
+    CSR array, not copied. The CSR arrays are released from ``matrices`` (emptied)
+    as they are read, so they and their COO are never all held at once.
+    """
+    from spdgraph._kernels.sparse import expand_rows  # numba: lazy
+
+    sparse = require_pydata_sparse()
+    if not stacked:
+        (only,) = matrices
+        shape = only.shape
+    assert shape is not None
+    total = sum(int(m.nnz) for m in matrices)
+    index_type = np.int32 if max(*shape, len(matrices), total) < 2**31 else np.int64
+    shared = None if stacked else _shared_block(matrices[0], index_type)
+    coords = np.empty((3 if stacked else 2, total), dtype=index_type) if shared is None else shared
+    # one matrix: its own value array; stacked: one array the values are copied into
+    data = matrices[0].data if not stacked else np.empty(total, dtype=np.float64)
+    start = 0
+    for k in range(len(matrices)):
+        csr, matrices[k] = matrices[k], None  # released: from here the COO holds it
+        stop = start + int(csr.nnz)
+        expand_rows(csr.indptr, coords[-2, start:stop])
+        if not np.shares_memory(coords[-1, start:stop], csr.indices):
+            coords[-1, start:stop] = csr.indices
+        if stacked:
+            coords[0, start:stop] = k
+            data[start:stop] = csr.data
+        start = stop
+        del csr
+    full_shape = (len(matrices), *shape) if stacked else shape
+    matrices.clear()
+    return sparse.COO(
+        coords, data, shape=full_shape, has_duplicates=False, sorted=True, fill_value=0
+    )
+
+
+def _shared_block(csr: Any, index_type: type) -> np.ndarray | None:
+    """The ``(2, nnz)`` block whose second row is ``csr.indices``, if it is one.
+
+    A sparse function may allocate its column indices so (``dd`` does): the
+    COO coordinates are then that block, its first row filled with the rows,
+    and the indices are not copied.
+    """
+    block = csr.indices.base
+    nnz = int(csr.nnz)
+    if (
+        isinstance(block, np.ndarray)
+        and block.shape == (2, nnz)
+        and block.dtype == index_type
+        and block.flags.c_contiguous
+        and csr.indices.size == nnz
+        and csr.indices.ctypes.data == block[1].ctypes.data
+    ):
+        return block
+    return None
 
 
 def require_pydata_sparse() -> Any:

@@ -78,8 +78,8 @@ def check_structure(m: Any, adjacency: Any, who: str, k: int) -> Any:
     csr = scipy.sparse.csr_array(m)
     csr.sum_duplicates()  # canonical: sorted indices, one entry per position
     code, i, j = first_structure_violation(
-        csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data,
-        adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64),
+        csr.indptr, csr.indices, csr.data,
+        adjacency.indptr, adjacency.indices,
     )  # fmt: skip
     if code == 1:
         raise GeneratorOutputError(
@@ -115,20 +115,37 @@ def _gershgorin(csr: Any, w: np.ndarray) -> tuple[float, float] | None:
 
     if not (w.size == csr.shape[0] and np.all(w > 0) and np.all(np.isfinite(w))):
         return None
-    indptr = csr.indptr.astype(np.int64)
-    indices = csr.indices.astype(np.int64)
+    indptr = csr.indptr
+    indices = csr.indices
     diag, off, passes = dominance_margins(indptr, indices, csr.data, w, UNIT_ROUNDOFF)
     if not passes.all():
         return None
-    counts = np.diff(indptr).astype(np.float64) + 8.0
-    slack = 1.0 + 2.0 * counts * UNIT_ROUNDOFF / (1.0 - counts * UNIT_ROUNDOFF)
+    del passes
+    u = UNIT_ROUNDOFF
+    # slack = 1 + 2 c u / (1 - c u), c = the row's entries + 8: the same operations
+    # as the expression, in place (vectors of p are most of this proof's memory)
+    slack = np.diff(indptr).astype(np.float64)
+    slack += 8.0
+    scratch = slack * u
+    np.subtract(1.0, scratch, out=scratch)
+    slack *= 2.0
+    slack *= u
+    slack /= scratch
+    slack += 1.0
+    off *= slack  # the weighted radius, rounded up: r_i = off_i slack_i / w_i
+    del slack
     # eigenvalues of W^-1 M W lie in [m_ii - r_i, m_ii + r_i], r_i = off_i / w_i
-    lower = (diag * (1.0 - 4 * UNIT_ROUNDOFF) - off * slack) / (w * (1.0 + 4 * UNIT_ROUNDOFF))
-    upper = (diag * (1.0 + 4 * UNIT_ROUNDOFF) + off * slack) / (w * (1.0 - 4 * UNIT_ROUNDOFF))
+    lower = diag * (1.0 - 4 * u)
+    lower -= off
+    lower /= np.multiply(w, 1.0 + 4 * u, out=scratch)
     low = float(lower.min())
+    del lower
     if not low > 0:
         return None
-    proven_low = float(np.nextafter(low * (1.0 - 4 * UNIT_ROUNDOFF), -np.inf))
+    upper = np.multiply(diag, 1.0 + 4 * u, out=diag)
+    upper += off
+    upper /= np.multiply(w, 1.0 - 4 * u, out=scratch)
+    proven_low = float(np.nextafter(low * (1.0 - 4 * u), -np.inf))
     return float(upper.max()) / low * (1.0 + 8 * UNIT_ROUNDOFF), proven_low
 
 
@@ -169,14 +186,14 @@ def _comparison_form_positive(csr: Any) -> bool:
     which ``x = 1`` alone misses. Only a shortcut: the certificate is proven
     either way.
     """
-    import scipy.sparse
+    from spdgraph._kernels.sparse import abs_off_diagonal_product  # numba: lazy
 
     diagonal = np.abs(csr.diagonal())
-    off = scipy.sparse.csr_array(abs(csr))
-    off.setdiag(0.0)
     x = np.ones(csr.shape[0])
+    product = np.empty_like(x)
     for _ in range(COMPARISON_STEPS + 1):
-        product = off @ x
+        # |M|'s off-diagonal part times x, without a copy of |M|
+        abs_off_diagonal_product(csr.indptr, csr.indices, csr.data, x, product)
         if not float(diagonal @ (x * x)) - float(x @ product) > 0:
             return False
         norm = float(np.linalg.norm(product))
@@ -235,6 +252,9 @@ def prove_positive_definite(
                 "without certificate='deterministic' a randomized proof is used, whose "
                 "chance of error is at most 1e-12)"
             ) from exc
+        plan = None  # the randomized proof, outside this block: the error's traceback
+        # holds the planner's frames (a permuted copy of the matrix) until it ends
+    if plan is None:
         from spdgraph.sampling._randomized_certify import randomized_certificate
 
         return randomized_certificate(csr, what=what)
@@ -250,8 +270,8 @@ def _cholesky_certificate(csr: Any, plan: Any, what: str) -> dict[str, Any]:
         lower = proven_lower_bound(csr, plan, what=what)
     except NumericalError as exc:
         raise UncertifiedMatrixError(str(exc)) from exc
-    indptr = csr.indptr.astype(np.int64)
-    radius = row_abs_sums(indptr, csr.indices.astype(np.int64), csr.data)
+    indptr = csr.indptr
+    radius = row_abs_sums(indptr, csr.indices, csr.data)
     widest = int(np.diff(indptr).max()) + 2
     upper = float(np.max(csr.diagonal() + radius * (1.0 + 2 * widest * 2.0**-53)))
     return {

@@ -69,11 +69,20 @@ def generate_dd_sparse(
     adjacency.sort_indices()
     edge_values = np.asarray(entries(rng, (adjacency.nnz // 2,)), dtype=np.float64)
     perturbation = np.asarray(entries(rng, (p,)), dtype=np.float64)
-    indptr, indices, data = dominance_csr(
-        adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64),
-        edge_values, perturbation,
-    )  # fmt: skip
-    return scipy.sparse.csr_array((data, indices, indptr), shape=(p, p))
+    stored = adjacency.nnz + p  # the edges both ways and the diagonal
+    index_type = np.int32 if max(p, stored) < 2**31 else np.int64
+    indptr = np.empty(p + 1, dtype=index_type)
+    # the column indices are the second row of a (2, stored) block whose first row
+    # the PyData COO conversion fills with the row indices: no copy of the indices
+    indices = np.empty((2, stored), dtype=index_type)[1]
+    data = np.empty(stored, dtype=np.float64)
+    dominance_csr(
+        adjacency.indptr, adjacency.indices, edge_values, perturbation, indptr, indices, data
+    )
+    del edge_values
+    out = scipy.sparse.csr_array((data, indices, indptr), shape=(p, p), copy=False)
+    out.has_sorted_indices = True  # the kernel writes each row in column order
+    return out
 
 
 #: The warmup steps' graph: a path on 4 nodes.
@@ -97,6 +106,10 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             work_per_matrix=0.1,
             portable=True,
             sparse_function=generate_dd_sparse,
+            # its own work on the sparse path, beyond the core's 32 bytes: the edge
+            # values (8 per edge) and the coordinate row allocated with the indices
+            # (tests/sampling/test_sparse_memory.py, benchmarks/bench_large.py)
+            sparse_work_per_entry=8.0,
             seconds=lambda p, edges: 0.01 * (p / 1000.0) ** 3,
             warmup=(
                 WarmupStep("dd", lambda sample: sample(_PATH_4, "dd", seed=1)),

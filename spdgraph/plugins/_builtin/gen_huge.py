@@ -144,13 +144,27 @@ def generate_huge_sparse(
             "huge with sparse=True takes its eigenvalue from LAPACK, CHOLMOD and Lanczos, "
             "whose bits depend on the CPU: pass portable=False."
         )
+    from spdgraph._kernels.sparse import with_diagonal  # numba: lazy
+
     p = adjacency.shape[0]
-    omega = scipy.sparse.csr_array(adjacency, dtype=np.float64) * float(v)
+    adjacency = scipy.sparse.csr_array(adjacency)
+    adjacency.sum_duplicates()  # canonical: sorted, one entry per position
+    # v A: the value v (v * 1, exactly) on the adjacency's own index arrays (no copy)
+    values = np.full(adjacency.nnz, float(v))
+    omega = scipy.sparse.csr_array((values, adjacency.indices, adjacency.indptr), shape=(p, p))
     found = smallest_adjacency_eigenvalue(omega, budget_bytes=_factor_budget())
+    del omega, values
     shift = abs(found.value) + MARGIN + float(u)
-    diagonal = scipy.sparse.dia_array((np.full(p, shift), 0), shape=(p, p))
-    out = scipy.sparse.csr_array(omega + diagonal)
-    out.sort_indices()
+    # v A + shift I, written once (the entries of omega + shift I: v + 0 and 0 + shift
+    # are exact); the columns in the second row of a (2, stored) block (see dd)
+    stored = adjacency.nnz + p
+    index_type = np.int32 if max(p, stored) < 2**31 else np.int64
+    indptr = np.empty(p + 1, dtype=index_type)
+    indices = np.empty((2, stored), dtype=index_type)[1]
+    data = np.empty(stored, dtype=np.float64)
+    with_diagonal(adjacency.indptr, adjacency.indices, float(v), shift, indptr, indices, data)
+    out = scipy.sparse.csr_array((data, indices, indptr), shape=(p, p), copy=False)
+    out.has_sorted_indices = True
     return out, found.notes()
 
 
