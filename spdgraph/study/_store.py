@@ -97,7 +97,11 @@ class CellStore:
             raise  # a link, a FIFO or a device where a cell belongs: said, never read
         try:
             with os.fdopen(fd, "rb") as handle:
-                data = handle.read(MAX_CELL_BYTES + 1)
+                size = os.fstat(handle.fileno()).st_size
+                if size > MAX_CELL_BYTES:
+                    return None  # too large to be a cell: never read
+                # a regular file (open_regular): a buffer of its size, not of the bound
+                data = handle.read(size + 1)
             if len(data) > MAX_CELL_BYTES:
                 return None
             payload = json.loads(data.decode("utf-8"))
