@@ -320,7 +320,7 @@ def test_one_family_and_seed_give_one_graph_through_every_entry_point(
     import numpy as np
 
     from spdgraph.graphs import family_graph
-    from spdgraph.study._cell import _simulation
+    from spdgraph.study._cell import simulate_cell
 
     p, seed = 20, 5
     spec = FAMILIES[vocabulary.canonical_family(family)]
@@ -364,7 +364,7 @@ def test_one_family_and_seed_give_one_graph_through_every_entry_point(
     )
     study = load_study(toml)
     (cell,) = study.cells()
-    studied = _simulation(study, cell, np.random.SeedSequence(seed))
+    studied = simulate_cell(study, cell, np.random.SeedSequence(seed))
     assert _edges(studied["adjacency"].values) == want_sim
 
 

@@ -40,7 +40,7 @@ def _marginal(x):
 
 def test_every_builtin_learner_declares_the_precision_graph():
     assert set(LEARNER_GRAPHS.values()) == {"precision"}
-    assert set(LEARNER_GRAPHS) == {"lasso", "adalasso", "ridge", "pls", "shrink", "glasso"}
+    assert set(LEARNER_GRAPHS) == {"lasso", "adalasso", "ridge", "pls", "shrink", "glasso", "mb"}
 
 
 @pytest.mark.parametrize("learner", ["glasso", "lasso", "shrink"])
