@@ -293,7 +293,7 @@ def check_sparse_study(study: Study) -> Study:
 
     if not study.sparse:
         return study
-    cannot = [m for m in study.grid["method"] if find_generator(m).sparse_function is None]
+    cannot = [m for m in study.grid["method"] if find_generator(m)[0].sparse_function is None]
     if cannot:
         able = sorted(n for n, (g, _) in generators().items() if g.sparse_function is not None)
         raise InvalidOptionError(

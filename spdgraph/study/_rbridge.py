@@ -349,9 +349,7 @@ class RSession:
         k = self._read_int(deadline, timeout)
         if form == 2:  # an edge list, nodes from 1
             pairs = np.frombuffer(self._read(16 * k, deadline, timeout), dtype="<f8")
-            return output.edge_list(
-                pairs.reshape((k, 2), order="F"), p, "(R)", base=1
-            ), seconds
+            return output.edge_list(pairs.reshape((k, 2), order="F"), p, "(R)", base=1), seconds
         from scipy import sparse
 
         rows = np.frombuffer(self._read(4 * k, deadline, timeout), dtype="<i4")
@@ -382,7 +380,7 @@ def fit_r(
     x: np.ndarray,
     labels: Sequence[str],
     seed: np.random.SeedSequence | None = None,
-) -> tuple[np.ndarray, float]:
+) -> tuple[Any, float]:
     """One fit of an R learner (a study's ``[[learners]]`` entry with ``r = ...``)."""
     name = f"R learner {entry['name']!r}"
     try:
@@ -397,4 +395,6 @@ def fit_r(
         )
     except LearnerFailure as exc:
         raise LearnerFailure(f"{name}: {exc}") from None
+    if output.is_scipy_sparse(values):
+        return output.sparse_result(values, x.shape[1], name), seconds
     return output.check_finite(values, name), seconds
