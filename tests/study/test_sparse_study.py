@@ -67,7 +67,7 @@ def _spec(tmp_path: Path, *, sparse_truth: bool, learners: list | None = None) -
                 "name": "edges",
                 "command": [sys.executable, str(script), "{data}.npy", "{out}.edges"],
             },
-        ],  # fmt: skip
+        ],
         "scores": {"metrics": ["tpr", "tdr", "f1", "mcc", "shd", "fpr"]},
     }
 
