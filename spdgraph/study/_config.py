@@ -48,7 +48,7 @@ from typing import Any
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.vocabulary import canonical_family, canonical_kind, check_count, import_path
 
-__all__ = ["Study", "import_object", "load_study"]
+__all__ = ["MAX_SPARSE_NODES", "Study", "check_sparse_study", "import_object", "load_study"]
 
 _TOP = {
     "name",
