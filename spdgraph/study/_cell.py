@@ -72,6 +72,8 @@ def simulate_cell(study: Study, coords: Mapping[str, Any], seed: np.random.SeedS
     family, method = coords["family"], coords["method"]
     extra = {k: v for k, v in coords.items() if k not in ("family", "p", "n", "method", "data")}
     options = {**study.families.get(family, {}), **study.methods.get(method, {}), **extra}
+    if study.sparse:
+        options["sparse"] = True
     return simulate(
         family,
         int(coords["n"]),
@@ -80,7 +82,6 @@ def simulate_cell(study: Study, coords: Mapping[str, Any], seed: np.random.SeedS
         kind=study.kind,
         data=coords["data"],
         seed=seed,
-        **({"sparse": True} if study.sparse else {}),
         **options,
     )
 

@@ -228,7 +228,8 @@ def _scored(
     values.update(extra)
     if FIT_TIME in study.metrics:
         values[FIT_TIME] = float(fitted[1])
-    chosen = selected.count_nonzero() if is_scipy_sparse(selected) else np.any(selected)
+    edges: Any = selected  # a boolean array, or a csr_array of a sparse study
+    chosen = edges.count_nonzero() if is_scipy_sparse(edges) else np.any(edges)
     return values, curves, ("ok" if chosen else "selected nothing")
 
 
