@@ -106,8 +106,9 @@ def run_cell(family: str, p: int, options: argparse.Namespace) -> dict:
             text=True,
             check=False,
         )
-        if done.returncode != 0:
-            raise SystemExit(f"{family} p={p} failed:\n{done.stderr[-3000:]}")
+        if done.returncode != 0:  # the reason's last line, e.g. a factor refused for its fill
+            reason = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "?"
+            return {"failed": reason[:400]}
         return {**json.loads(done.stdout.strip().splitlines()[-1]), "r": args["r"]}
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -153,7 +154,11 @@ def main() -> None:
     print(head + "  status")
     for p in options.p:
         for family in options.families:
-            r = row(family, p, run_cell(family, p, options), options.repeats)
+            got = run_cell(family, p, options)
+            if "failed" in got:
+                print(f"{family:<8}{p:>7}  failed: {got['failed']}", flush=True)
+                continue
+            r = row(family, p, got, options.repeats)
             target = "" if p < 10**5 else (
                 "  (target own < 30 s: " + ("met" if r["own"] < 30 else "missed")
                 + ", peak < 2 GB: " + ("met" if r["peak_gb"] < 2 else "missed") + ")"
