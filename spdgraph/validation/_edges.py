@@ -174,7 +174,7 @@ def tie_counts(scores: np.ndarray, true: np.ndarray, n_pairs: int, n_true: int) 
     """
     order = np.argsort(-scores, kind="stable")
     s, t = scores[order], true[order]
-    cut = np.flatnonzero(np.r_[s[1:] != s[:-1], True])  # last index of each tie group
+    cut = np.flatnonzero(np.r_[s[1:] != s[:-1], s.size > 0])  # last index of each tie group
     cut = cut[s[cut] != 0]
     tp = np.r_[0, np.cumsum(t, dtype=np.int64)[cut]]
     fp = np.r_[0, cut + 1] - tp

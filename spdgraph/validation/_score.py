@@ -108,9 +108,11 @@ def select_edges(estimate: Any, rule: str = "nonzero", cutoff: float = 0.2) -> A
     estimate
         ``(p, p)`` partial correlations, or a boolean adjacency matrix (then
         returned as is, symmetrized). A sparse estimate (``scipy.sparse``, a
-        PyData ``sparse`` array, or a DataArray holding one; symmetric or one
-        triangle stored) is read on its stored entries, every other pair
-        being 0, in O(stored entries).
+        PyData ``sparse`` array, or a DataArray holding one) is read on its
+        stored entries, every other pair being 0, in O(stored entries); one
+        whose nonzero off-diagonal entries all lie in one triangle is that
+        triangle of a symmetric matrix (its values are taken as they are, not
+        averaged with the other triangle's zeros).
     rule
         ``"nonzero"``: every nonzero off-diagonal entry; ``"lfdr"``: local fdr
         of the upper-triangle values under a fitted correlation null below
@@ -126,7 +128,7 @@ def select_edges(estimate: Any, rule: str = "nonzero", cutoff: float = 0.2) -> A
     numpy.ndarray or scipy.sparse.csr_array
         A dense estimate: the symmetric boolean ``(p, p)`` selection. A sparse
         one: the selection's upper triangle, a boolean ``csr_array`` (the
-        same edges, value ``(e_ij + e_ji) / 2`` per pair as in the dense case).
+        edges of the dense estimate it stores, value ``(e_ij + e_ji) / 2``).
 
     Examples
     --------
@@ -189,7 +191,10 @@ def _select_sparse(estimate: Any, rule: str, cutoff: float) -> Any:
             "sparse estimate does not store: pass a cutoff >= 0."
         )
     pairs = pair_values(estimate)
-    vals = (pairs.upper + pairs.lower) / 2.0
+    if pairs.upper.any() and pairs.lower.any():
+        vals = (pairs.upper + pairs.lower) / 2.0  # both triangles: as a dense estimate
+    else:  # one triangle of a symmetric matrix: its values (0.0 + v is v)
+        vals = pairs.upper + pairs.lower
     keep = vals != 0 if rule == "nonzero" else np.abs(vals) > cutoff
     return selection_matrix(pairs.p, pairs.keys[keep])
 
