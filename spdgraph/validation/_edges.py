@@ -24,10 +24,12 @@ from spdgraph.layout import is_sparse
 
 __all__ = [
     "PairValues",
+    "check_selection_rule",
     "edge_counts",
     "edge_keys",
     "is_sparse_matrix",
     "pair_values",
+    "select_stored",
     "selection_matrix",
     "sparse_adjacency",
     "sweep_counts",
@@ -161,6 +163,42 @@ def sparse_adjacency(matrix: Any) -> Any:
     p, keys = edge_keys(matrix)
     upper = selection_matrix(p, keys)
     return (upper + upper.T).tocsr()
+
+
+def check_selection_rule(rule: str) -> None:
+    """Refuse a selection rule that is not one of ``select_edges``'s."""
+    if rule not in ("nonzero", "lfdr", "threshold"):
+        raise InvalidOptionError(f"rule must be 'nonzero', 'lfdr' or 'threshold', got {rule!r}.")
+
+
+def select_stored(estimate: Any, rule: str, cutoff: float) -> Any:
+    """``select_edges`` of a sparse estimate, on its stored pairs (every other one is 0).
+
+    The upper triangle of the selection, a boolean ``csr_array``; the rule
+    ``"lfdr"`` (a null fitted to every pair) and a negative threshold (every
+    unstored pair selected) are refused.
+    """
+    if np.dtype(estimate.dtype) == np.bool_:  # an adjacency: either triangle
+        return selection_matrix(*edge_keys(estimate))
+    check_selection_rule(rule)
+    if rule == "lfdr":
+        raise InvalidOptionError(
+            "rule 'lfdr' fits its null to all p(p-1)/2 values of the estimate, most of which "
+            "a sparse estimate does not store: use rule='threshold' with a cutoff on |value| "
+            "(or 'nonzero'), or pass the estimate dense (estimate.toarray(), where p is small)."
+        )
+    if rule == "threshold" and cutoff < 0:
+        raise InvalidOptionError(
+            f"rule 'threshold' with cutoff {written(cutoff)} below 0 selects every pair a "
+            "sparse estimate does not store: pass a cutoff >= 0."
+        )
+    pairs = pair_values(estimate)
+    if pairs.upper.any() and pairs.lower.any():
+        vals = (pairs.upper + pairs.lower) / 2.0  # both triangles: as a dense estimate
+    else:  # one triangle of a symmetric matrix: its values (0.0 + v is v)
+        vals = pairs.upper + pairs.lower
+    keep = vals != 0 if rule == "nonzero" else np.abs(vals) > cutoff
+    return selection_matrix(pairs.p, pairs.keys[keep])
 
 
 def tie_counts(scores: np.ndarray, true: np.ndarray, n_pairs: int, n_true: int) -> np.ndarray:

@@ -10,14 +10,9 @@ import numpy as np
 
 import spdgraph
 from spdgraph._threads import check_blas_threads, thread_budget
-from spdgraph.errors import InvalidOptionError, written
+from spdgraph.errors import InvalidOptionError
 from spdgraph.validation._curves import confusion, edge_metrics
-from spdgraph.validation._edges import (
-    edge_keys,
-    is_sparse_matrix,
-    pair_values,
-    selection_matrix,
-)
+from spdgraph.validation._edges import check_selection_rule, is_sparse_matrix, select_stored
 from spdgraph.validation._glasso_select import GLASSO_CRITERION
 from spdgraph.validation._kind import check_graph_of, refuse_matrix_data, truth_graph_of
 from spdgraph.validation._learners import LEARNER_GRAPHS, SELECTION_RULES, fit_learners
@@ -143,7 +138,7 @@ def select_edges(estimate: Any, rule: str = "nonzero", cutoff: float = 0.2) -> A
     ('csr', 1, np.True_)
     """
     if is_sparse_matrix(estimate):
-        return _select_sparse(estimate, rule, cutoff)
+        return select_stored(estimate, rule, cutoff)
     est = np.asarray(estimate)
     if est.ndim != 2 or est.shape[0] != est.shape[1]:
         raise InvalidOptionError(f"the learner returned shape {est.shape}; expected (p, p).")
@@ -152,7 +147,7 @@ def select_edges(estimate: Any, rule: str = "nonzero", cutoff: float = 0.2) -> A
         sel = est | est.T
         np.fill_diagonal(sel, False)
         return sel
-    _check_rule(rule)
+    check_selection_rule(rule)
     est = est.astype(float)
     if not np.all(np.isfinite(est)):
         raise InvalidOptionError("the learner returned non-finite values.")
@@ -167,36 +162,6 @@ def select_edges(estimate: Any, rule: str = "nonzero", cutoff: float = 0.2) -> A
     sel = np.zeros((p, p), dtype=bool)
     sel[iu[keep], ju[keep]] = True
     return sel | sel.T
-
-
-def _check_rule(rule: str) -> None:
-    if rule not in ("nonzero", "lfdr", "threshold"):
-        raise InvalidOptionError(f"rule must be 'nonzero', 'lfdr' or 'threshold', got {rule!r}.")
-
-
-def _select_sparse(estimate: Any, rule: str, cutoff: float) -> Any:
-    """:func:`select_edges` of a sparse estimate, on its stored pairs (every other one is 0)."""
-    if np.dtype(estimate.dtype) == np.bool_:  # an adjacency: either triangle
-        return selection_matrix(*edge_keys(estimate))
-    _check_rule(rule)
-    if rule == "lfdr":
-        raise InvalidOptionError(
-            "rule 'lfdr' fits its null to all p(p-1)/2 values of the estimate, most of which "
-            "a sparse estimate does not store: use rule='threshold' with a cutoff on |value| "
-            "(or 'nonzero'), or pass the estimate dense (estimate.toarray(), where p is small)."
-        )
-    if rule == "threshold" and cutoff < 0:
-        raise InvalidOptionError(
-            f"rule 'threshold' with cutoff {written(cutoff)} below 0 selects every pair a "
-            "sparse estimate does not store: pass a cutoff >= 0."
-        )
-    pairs = pair_values(estimate)
-    if pairs.upper.any() and pairs.lower.any():
-        vals = (pairs.upper + pairs.lower) / 2.0  # both triangles: as a dense estimate
-    else:  # one triangle of a symmetric matrix: its values (0.0 + v is v)
-        vals = pairs.upper + pairs.lower
-    keep = vals != 0 if rule == "nonzero" else np.abs(vals) > cutoff
-    return selection_matrix(pairs.p, pairs.keys[keep])
 
 
 def _as_matrix(data: object, labels: list) -> np.ndarray:
