@@ -75,7 +75,7 @@ def _triplets(matrix: Any) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     if scipy_sparse is not None and scipy_sparse.issparse(matrix):
         coo = matrix.tocoo()
         return p, np.asarray(coo.row), np.asarray(coo.col), np.asarray(coo.data)
-    coo = matrix if hasattr(matrix, "coords") else matrix.tocoo()  # PyData: COO, GCXS, DOK
+    coo = matrix.asformat("coo")  # PyData: COO (itself), GCXS, DOK
     fill = coo.fill_value
     if fill != 0:
         raise InvalidOptionError(
