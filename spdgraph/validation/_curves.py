@@ -18,6 +18,7 @@ import numpy as np
 
 import spdgraph
 from spdgraph.errors import InvalidOptionError
+from spdgraph.validation._edges import edge_counts, is_sparse_matrix, sweep_counts, tie_counts
 
 __all__ = [
     "METRICS",
@@ -32,18 +33,21 @@ __all__ = [
 METRICS = ("tpr", "fpr", "tdr", "f1", "mcc", "shd")
 
 
-def _truth(graph: object) -> np.ndarray:
-    if isinstance(graph, np.ndarray) and graph.dtype == bool:
+def _truth(graph: object) -> Any:
+    """The true adjacency: a boolean array, a sparse one as it is, else the graph adapted."""
+    if (isinstance(graph, np.ndarray) and graph.dtype == bool) or is_sparse_matrix(graph):
         return graph
     return spdgraph.adapt_graph(graph).adjacency
 
 
-def confusion(selected: np.ndarray, truth: np.ndarray) -> tuple[int, int, int, int]:
+def confusion(selected: Any, truth: Any) -> tuple[int, int, int, int]:
     """True/false positives and negatives ``(tp, fp, fn, tn)`` over the node pairs.
 
     ``selected`` is read by its nonzero off-diagonal entries, either triangle
     (``selected[i, j] or selected[j, i]``); ``truth`` is a symmetric boolean
-    adjacency.
+    adjacency. Either may be sparse (``scipy.sparse``, PyData ``sparse``, a
+    DataArray holding one; either triangle stored): the counts are then set
+    intersections of their edges, in O(edges), never a ``(p, p)`` array.
 
     Examples
     --------
@@ -52,7 +56,12 @@ def confusion(selected: np.ndarray, truth: np.ndarray) -> tuple[int, int, int, i
     >>> truth = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool)
     >>> confusion(np.array([[1, .3, .1], [.3, 1, 0], [.1, 0, 1]]), truth)
     (1, 1, 1, 0)
+    >>> from scipy import sparse
+    >>> confusion(sparse.triu(sparse.csr_array(truth), 1), truth)  # a sparse upper triangle
+    (2, 0, 0, 1)
     """
+    if is_sparse_matrix(selected) or is_sparse_matrix(truth):
+        return edge_counts(selected, truth)
     sel = np.asarray(selected) != 0
     if sel.shape != truth.shape:
         raise InvalidOptionError(
@@ -95,24 +104,70 @@ def edge_metrics(tp: int, fp: int, fn: int, tn: int) -> dict[str, float]:
     }
 
 
-def _score_sweep(scores: np.ndarray, truth: np.ndarray) -> list[tuple[int, int, int, int]]:
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` per row, NaN where ``den`` is 0 (integers below 2^53: the division of
+    :func:`edge_metrics`, to the bit)."""
+    out = np.full(num.shape, math.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def _metric_columns(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`edge_metrics` of each row ``(tp, fp, fn, tn)`` of ``counts``, as columns.
+
+    Bit for bit the values of :func:`edge_metrics` (its MCC in exact integers,
+    row by row), without a dict per row (a sweep of a million scores).
+    """
+    tp, fp, fn, tn = counts.T
+    mcc = [
+        (a * d - b * c) / math.sqrt(den)
+        if (den := (a + b) * (a + c) * (d + b) * (d + c))
+        else math.nan
+        for a, b, c, d in counts.tolist()
+    ]
+    return {
+        "tpr": _ratio(tp, tp + fn),
+        "fpr": _ratio(fp, fp + tn),
+        "tdr": _ratio(tp, tp + fp),
+        "f1": _ratio(2 * tp, 2 * tp + fp + fn),
+        "mcc": np.array(mcc, dtype=float),
+        "shd": fp + fn,
+    }
+
+
+def _score_sweep(scores: np.ndarray, truth: Any) -> np.ndarray:
     """Confusion counts at every distinct threshold of ``|scores|``, sparse to dense."""
+    if is_sparse_matrix(truth):
+        return sweep_counts(scores, truth)
+    if scores.shape != truth.shape:
+        raise InvalidOptionError(
+            f"the scores have shape {scores.shape} but the graph has {truth.shape[0]} nodes."
+        )
     iu = np.triu_indices(truth.shape[0], 1)
     s = np.maximum(np.abs(scores[iu]), np.abs(scores.T[iu]))
     t = truth[iu]
-    order = np.argsort(-s, kind="stable")
-    s, t = s[order], t[order]
-    cut = np.flatnonzero(np.r_[s[1:] != s[:-1], True])  # last index of each tie group
-    keep = s[cut] != 0
-    tps = np.cumsum(t)[cut][keep]
-    sizes = (cut + 1)[keep]
-    n_pos, n = int(t.sum()), t.size
-    counts = [(0, 0, n_pos, n - n_pos)]
-    counts += [
-        (int(tp), int(k - tp), int(n_pos - tp), int(n - n_pos - (k - tp)))
-        for tp, k in zip(tps, sizes, strict=True)
-    ]
-    return counts
+    return tie_counts(s, t, t.size, int(t.sum()))
+
+
+def _path_counts(path: Any, truth: Any) -> Any:
+    """The confusion counts of each step of a path (a score matrix: of each threshold)."""
+    if is_sparse_matrix(path):
+        if path.dtype == bool:
+            return [confusion(path, truth)]
+        return sweep_counts(path, truth)  # checks the stored scores are finite
+    steps = path if isinstance(path, np.ndarray) else list(path)
+    if any(map(is_sparse_matrix, steps)):  # a path of sparse estimates
+        return [confusion(est, truth) for est in steps]
+    arr = np.asarray(steps)
+    if arr.ndim == 2 and arr.dtype != bool:
+        if not np.all(np.isfinite(arr)):
+            raise InvalidOptionError("edge scores must be finite.")
+        return _score_sweep(arr.astype(float), truth)
+    if arr.ndim == 3 or (arr.ndim == 2 and arr.dtype == bool):
+        return [confusion(est, truth) for est in (arr if arr.ndim == 3 else arr[None])]
+    raise InvalidOptionError(
+        f"a path is (K, p, p) estimates or one (p, p) score matrix, got shape {arr.shape}."
+    )
 
 
 def path_table(path: Any, graph: object) -> Any:
@@ -149,25 +204,11 @@ def path_table(path: Any, graph: object) -> Any:
     """
     import pandas as pd
 
-    truth = _truth(graph)
-    arr = path if isinstance(path, np.ndarray) else np.asarray(list(path))
-    if arr.ndim == 2 and arr.dtype != bool:
-        if not np.all(np.isfinite(arr)):
-            raise InvalidOptionError("edge scores must be finite.")
-        counts = _score_sweep(arr.astype(float), truth)
-    elif arr.ndim == 3 or (arr.ndim == 2 and arr.dtype == bool):
-        counts = [confusion(est, truth) for est in (arr if arr.ndim == 3 else arr[None])]
-    else:
-        raise InvalidOptionError(
-            f"a path is (K, p, p) estimates or one (p, p) score matrix, got shape {arr.shape}."
-        )
-    rows = []
-    for step, (tp, fp, fn, tn) in enumerate(counts):
-        row: dict[str, Any] = {"step": step, "n_selected": tp + fp}
-        row.update({"tp": tp, "fp": fp, "fn": fn, "tn": tn})
-        row.update(edge_metrics(tp, fp, fn, tn))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    counts = np.asarray(_path_counts(path, _truth(graph)), dtype=np.int64).reshape(-1, 4)
+    tp, fp, fn, tn = counts.T
+    columns = {"step": np.arange(len(counts)), "n_selected": tp + fp}
+    columns.update({"tp": tp, "fp": fp, "fn": fn, "tn": tn})
+    return pd.DataFrame({**columns, **_metric_columns(counts)})
 
 
 def curve_areas(table: Any) -> dict[str, float]:

@@ -14,7 +14,11 @@ A metric of a study (``[scores] metrics``) or of
 :data:`~spdgraph.validation.METRICS` (computed from the confusion counts) or
 the import path ``"package.module:function"`` of a function called as
 ``function(truth, selected)`` with two boolean ``(p, p)`` adjacencies
-(symmetric, ``False`` on the diagonal) that returns a real number. Whether a
+(symmetric, ``False`` on the diagonal) that returns a real number; when the
+truth or the selection is sparse (a sparse study), both are symmetric
+boolean ``scipy.sparse.csr_array`` (so write it with operations both
+support: ``(truth * selected).sum()`` counts the true positives and
+``(truth > selected).sum()`` twice the missed edges of either). Whether a
 larger value is better is the function's attribute ``higher_is_better``
 (``True`` when absent), as it is for a built-in in :data:`HIGHER_IS_BETTER`.
 A custom metric is tabled and plotted under the function's ``__name__``.
@@ -25,12 +29,13 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.validation._curves import METRICS
+from spdgraph.validation._edges import is_sparse_matrix, sparse_adjacency
 from spdgraph.vocabulary import import_path
 
 __all__ = ["HIGHER_IS_BETTER", "Metric", "metric_names", "register_metric", "resolve_metric"]
@@ -56,11 +61,19 @@ class Metric:
     spec: str = ""
     source: str = "selection"
 
-    def value(self, truth: np.ndarray, selected: np.ndarray, builtin: dict[str, float]) -> float:
-        """The metric of ``selected`` against ``truth`` (``builtin``: the built-in values)."""
+    def value(self, truth: Any, selected: Any, builtin: dict[str, float]) -> float:
+        """The metric of ``selected`` against ``truth`` (``builtin``: the built-in values).
+
+        A custom metric gets both as dense boolean symmetric adjacencies, or,
+        when either is sparse, both as symmetric boolean ``scipy.sparse.csr_array``
+        (never a ``(p, p)`` dense array of a sparse input).
+        """
         if self.function is None:
             return float(builtin[self.name])
-        result = self.function(_adjacency(truth), _adjacency(selected))
+        if is_sparse_matrix(truth) or is_sparse_matrix(selected):
+            result = self.function(sparse_adjacency(truth), sparse_adjacency(selected))
+        else:
+            result = self.function(_adjacency(truth), _adjacency(selected))
         if isinstance(result, bool) or not isinstance(result, numbers.Real):
             raise InvalidOptionError(
                 f"metric {self.spec!r} returned {written(result)}; a metric returns a real "

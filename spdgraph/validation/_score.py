@@ -12,6 +12,7 @@ import spdgraph
 from spdgraph._threads import check_blas_threads, thread_budget
 from spdgraph.errors import InvalidOptionError
 from spdgraph.validation._curves import confusion, edge_metrics
+from spdgraph.validation._edges import check_selection_rule, is_sparse_matrix, select_stored
 from spdgraph.validation._glasso_select import GLASSO_CRITERION
 from spdgraph.validation._kind import check_graph_of, refuse_matrix_data, truth_graph_of
 from spdgraph.validation._learners import LEARNER_GRAPHS, SELECTION_RULES, fit_learners
@@ -40,7 +41,9 @@ class Score:
     true_positives
         Selected edges that are true edges.
     selected
-        Boolean ``(p, p)`` symmetric matrix of the selected edges.
+        Boolean ``(p, p)`` symmetric matrix of the selected edges (as given to
+        :func:`score_selection`: a sparse selection, e.g. the upper-triangle
+        ``csr_array`` :func:`select_edges` returns for a sparse estimate).
     learner
         Name of the learner.
     graph_of
@@ -57,7 +60,7 @@ class Score:
     n_selected: int
     n_true: int
     true_positives: int
-    selected: np.ndarray
+    selected: Any
     learner: str
     graph_of: str = "precision"
     threads: dict[str, int] = field(default_factory=dict)
@@ -92,30 +95,50 @@ class Score:
         }
 
 
-def select_edges(estimate: np.ndarray, rule: str = "nonzero", cutoff: float = 0.2) -> np.ndarray:
+def select_edges(estimate: Any, rule: str = "nonzero", cutoff: float = 0.2) -> Any:
     """Edges of an estimated partial-correlation (or adjacency) matrix.
 
     Parameters
     ----------
     estimate
         ``(p, p)`` partial correlations, or a boolean adjacency matrix (then
-        returned as is, symmetrized).
+        returned as is, symmetrized). A sparse estimate (``scipy.sparse``, a
+        PyData ``sparse`` array, or a DataArray holding one) is read on its
+        stored entries, every other pair being 0, in O(stored entries); one
+        whose nonzero off-diagonal entries all lie in one triangle is that
+        triangle of a symmetric matrix (its values are taken as they are, not
+        averaged with the other triangle's zeros).
     rule
         ``"nonzero"``: every nonzero off-diagonal entry; ``"lfdr"``: local fdr
         of the upper-triangle values under a fitted correlation null below
-        ``cutoff``; ``"threshold"``: absolute values above ``cutoff``
+        ``cutoff`` (dense estimates only: the null is fitted to every pair);
+        ``"threshold"``: absolute values above ``cutoff``
         (posterior edge probabilities with ``cutoff=0.5``: the median
         probability graph, as BDgraph's ``select``).
     cutoff
         lfdr threshold (0.2 in the study), or the ``"threshold"`` rule's.
 
+    Returns
+    -------
+    numpy.ndarray or scipy.sparse.csr_array
+        A dense estimate: the symmetric boolean ``(p, p)`` selection. A sparse
+        one: the selection's upper triangle, a boolean ``csr_array`` (the
+        edges of the dense estimate it stores, value ``(e_ij + e_ji) / 2``).
+
     Examples
     --------
     >>> import numpy as np
+    >>> from scipy import sparse
     >>> from spdgraph.validation import select_edges
-    >>> select_edges(np.array([[1, 0.3, 0], [0.3, 1, 0], [0, 0, 1]])).sum()
+    >>> pcor = np.array([[1, 0.3, 0], [0.3, 1, 0], [0, 0, 1]])
+    >>> select_edges(pcor).sum()
     np.int64(2)
+    >>> upper = select_edges(sparse.csr_array(pcor))   # sparse in: the upper triangle
+    >>> upper.format, upper.nnz, upper[0, 1]
+    ('csr', 1, np.True_)
     """
+    if is_sparse_matrix(estimate):
+        return select_stored(estimate, rule, cutoff)
     est = np.asarray(estimate)
     if est.ndim != 2 or est.shape[0] != est.shape[1]:
         raise InvalidOptionError(f"the learner returned shape {est.shape}; expected (p, p).")
@@ -124,6 +147,7 @@ def select_edges(estimate: np.ndarray, rule: str = "nonzero", cutoff: float = 0.
         sel = est | est.T
         np.fill_diagonal(sel, False)
         return sel
+    check_selection_rule(rule)
     est = est.astype(float)
     if not np.all(np.isfinite(est)):
         raise InvalidOptionError("the learner returned non-finite values.")
@@ -133,10 +157,8 @@ def select_edges(estimate: np.ndarray, rule: str = "nonzero", cutoff: float = 0.
         keep = vals != 0
     elif rule == "lfdr":
         keep = local_fdr(np.clip(vals, -1.0, 1.0)).lfdr < cutoff
-    elif rule == "threshold":
-        keep = np.abs(vals) > cutoff
     else:
-        raise InvalidOptionError(f"rule must be 'nonzero', 'lfdr' or 'threshold', got {rule!r}.")
+        keep = np.abs(vals) > cutoff
     sel = np.zeros((p, p), dtype=bool)
     sel[iu[keep], ju[keep]] = True
     return sel | sel.T
@@ -335,10 +357,26 @@ def _learner_graph(learner: object, graph_of: str | None) -> tuple[str, str]:
 
 
 def score_selection(
-    selected: np.ndarray, truth: np.ndarray, learner: str = "", graph_of: str = "precision"
+    selected: Any, truth: Any, learner: str = "", graph_of: str = "precision"
 ) -> Score:
-    """TPR, TDR and counts of a symmetric boolean selection against a true adjacency
-    (:func:`~spdgraph.validation.confusion` and :func:`~spdgraph.validation.edge_metrics`)."""
+    """TPR, TDR and counts of a boolean selection against a true adjacency
+    (:func:`~spdgraph.validation.confusion` and :func:`~spdgraph.validation.edge_metrics`).
+
+    Either may be sparse (``scipy.sparse``, PyData ``sparse``, a DataArray
+    holding one): the counts are then set intersections of their edges, in
+    O(edges), equal to the dense counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> from spdgraph.validation import score_selection
+    >>> truth = sparse.csr_array(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool))
+    >>> chosen = sparse.csr_array(np.array([[0, 1, 1], [0, 0, 0], [0, 0, 0]], dtype=bool))
+    >>> s = score_selection(chosen, truth)
+    >>> s.true_positives, s.n_selected, s.n_true, s.metrics()["shd"]
+    (1, 2, 2, 2)
+    """
     tp, fp, fn, _ = counts = confusion(selected, truth)
     metrics = edge_metrics(*counts)
     return Score(
