@@ -271,3 +271,17 @@ def test_a_sparse_study_on_a_local_cluster_gives_the_same_scores(tmp_path):
     np.testing.assert_array_equal(_values(here).to_numpy(), _values(there).to_numpy())
     again = run(spec, tmp_path / "there", workers=2, scheduler="local", plots=False)
     assert (again.computed, again.skipped) == (0, 2)  # resumed
+
+
+def test_the_command_lines_sparse_flag_checks_the_methods_before_any_cell(tmp_path, capsys):
+    from spdgraph.cli import main
+
+    toml = tmp_path / "s.toml"
+    toml.write_text(
+        'seed = 1\n[grid]\nfamily = ["band"]\np = [20]\nn = [30]\nmethod = ["dd", "po"]\n'
+        '[[learners]]\nname = "mb"\n'
+    )
+    out = tmp_path / "out"
+    assert main(["study", "run", str(toml), "-o", str(out), "--workers", "1", "--sparse"]) == 2
+    assert "method 'po' cannot build a sparse truth" in capsys.readouterr().err
+    assert not (out / "cells").exists()
