@@ -68,6 +68,8 @@ spec = {"name": "large", "seed": 56, "repeats": args["repeats"], "sparse": True,
         "grid": {"family": [args["family"]], "p": [args["p"]], "n": [args["n"]],
                  "method": ["dd"]},
         "learners": learners}
+if args["degree"] is not None and args["family"] == "random":
+    spec["families"] = {"random": {"prob": args["degree"] / args["p"]}}
 spdgraph.simulate(args["family"], 10, p=50, method="dd", sparse=True, seed=0)  # compiled
 start = time.perf_counter()
 result = spdgraph.study.run(spec, args["out"], workers=1, plots=args["plots"], progress=False)
@@ -98,6 +100,7 @@ def run_cell(family: str, p: int, options: argparse.Namespace) -> dict:
             "learners": options.learners,
             "r": bool(shutil.which("Rscript")) and p <= options.r_max_p and not options.no_r,
             "plots": not options.no_plots,
+            "degree": options.random_degree,
             "out": out,
         }
         done = subprocess.run(
@@ -145,6 +148,12 @@ def main() -> None:
     parser.add_argument("--learners", nargs="+", default=["mb"], help="mb, null, a built-in")
     parser.add_argument("--r-max-p", type=int, default=10**4, help="R huge mb up to this p")
     parser.add_argument("--no-r", action="store_true", help="leave R's huge mb out")
+    parser.add_argument(
+        "--random-degree",
+        type=float,
+        default=None,
+        help="mean degree of the random family (default: huge's density 3/p)",
+    )
     parser.add_argument("--no-plots", action="store_true", help="the report without plots")
     options = parser.parse_args()
     with open("/proc/loadavg") as handle:
@@ -152,6 +161,8 @@ def main() -> None:
     print(f"load average before: {' '.join(load)}; n = {options.n}, repeats = {options.repeats}")
     head = "family      p  truth s  data s files s  score s report s   own s  fits s  peak GB"
     print(head + "  status")
+    if options.random_degree is not None:
+        print(f"random: mean degree {options.random_degree:g}")
     for p in options.p:
         for family in options.families:
             got = run_cell(family, p, options)
