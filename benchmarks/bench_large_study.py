@@ -79,7 +79,8 @@ timings = json.loads(cell.read_text())["timings"]
 seconds = []
 for n in (0, args["n"]):  # warm: the share of the truth in a simulation of the cell
     start = time.perf_counter()
-    spdgraph.simulate(args["family"], n, p=args["p"], method="dd", sparse=True, seed=1)
+    spdgraph.simulate(args["family"], n, p=args["p"], method="dd", sparse=True, seed=1,
+                      **spec.get("families", {}).get(args["family"], {}))
     seconds.append(time.perf_counter() - start)
 truth = seconds[0] / max(seconds[1], seconds[0])
 status = sorted(set(result.table["status"]))
