@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 CHILD = r"""
-import json, resource, sys
+import json, sys
 import numpy as np, scipy.sparse as sp
 import spdgraph
 from spdgraph.sampling import estimate_need
@@ -52,14 +52,15 @@ kind = "precision" if method in ("huge", "gwishart") else "covariance"
 # compile first, the same path (a stack takes the batch code)
 spdgraph.sample(graph(50), method, size=None if size == 1 else size, seed=1, kind=kind)
 g = graph(p)
-def rss():
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * resource.getpagesize()
-before = rss()
 need = estimate_need(g, method, size=None if size == 1 else size, kind=kind)
+def status(key):
+    line = next(x for x in open("/proc/self/status") if x.startswith(key + ":"))
+    return int(line.split()[1]) * 1024
+with open("/proc/self/clear_refs", "w") as fh:
+    fh.write("5")  # the peak from here on (not the compilation's)
+before = status("VmRSS")
 spdgraph.sample(g, method, size=None if size == 1 else size, seed=1, kind=kind)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"estimate": need.bytes, "peak": peak - before}))
+print(json.dumps({"estimate": need.bytes, "peak": status("VmHWM") - before}))
 """
 
 
