@@ -160,13 +160,17 @@ def certified_block(
     return block, redraws, proven
 
 
-def _redraw(request: SampleRequest, k: int, error: Exception) -> tuple[np.ndarray, int, np.ndarray]:
+def _redraw(
+    request: SampleRequest, k: int, error: Exception
+) -> tuple[np.ndarray, int, np.ndarray]:
     """Matrix ``k`` from its redraw streams, the first that passes its certificate."""
     assert request.root is not None
     for r in range(1, request.max_redraws + 1):
         failures: dict[int, Exception] = {}
         try:
-            block, proven = made_block(request, [redraw_stream(request.root, k, r)], None, failures)
+            block, proven = made_block(
+                request, [redraw_stream(request.root, k, r)], None, failures
+            )
         except NumericalError as exc:
             error = exc
             continue

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from spdgraph._kernels.proofs import PROOF_CONSTRUCTION
 from spdgraph._kernels.numerics import (
     MAX_SCALED_CONDITION,
     Violation,
     find_violation,
     unit_diagonal,
 )
+from spdgraph._kernels.proofs import PROOF_CONSTRUCTION
 from spdgraph.errors import (
     GeneratorOutputError,
     PluginError,

@@ -156,9 +156,10 @@ def test_spectrum_targets_redraws_and_progress_keep_the_bound() -> None:
     _assert_proven(shrunk)
     whole = spdgraph.sample(nx.cycle_graph(20), "po", seed=4, size=6)
     runs = spdgraph.sample(nx.cycle_graph(20), "po", seed=4, size=6, progress=True)
-    assert runs.attrs[KEY] == whole.attrs[KEY] and runs.attrs["certificate"] == whole.attrs[
-        "certificate"
-    ]
+    assert (
+        runs.attrs[KEY] == whole.attrs[KEY]
+        and runs.attrs["certificate"] == whole.attrs["certificate"]
+    )
 
 
 def test_a_redrawn_matrix_carries_the_bound_of_its_redraw(third_party) -> None:
@@ -213,7 +214,10 @@ def test_the_kernels_bounds_are_below_lambda_min(adjacency, seed, shift) -> None
                  proven=proven):  # fmt: skip
         assert 0 < proven[0, 0] <= truth and proven[1, 0] in PROOF_NAMES
     proven = np.full((2, 1), np.nan)
-    if find_violation(stack, adjacency, condition_bound=MAX_SCALED_CONDITION, proven=proven) is None:
+    if (
+        find_violation(stack, adjacency, condition_bound=MAX_SCALED_CONDITION, proven=proven)
+        is None
+    ):
         assert 0 < proven[0, 0] <= truth and proven[1, 0] in PROOF_NAMES
 
 
@@ -224,5 +228,7 @@ def test_find_violation_bounds_a_large_matrix() -> None:
     m[0][np.diag_indices(p)] = 1.0
     proven = np.full((2, 1), np.nan)
     adjacency = ~np.eye(p, dtype=bool)
-    assert find_violation(m, adjacency, condition_bound=MAX_SCALED_CONDITION, proven=proven) is None
+    assert (
+        find_violation(m, adjacency, condition_bound=MAX_SCALED_CONDITION, proven=proven) is None
+    )
     assert 0 < proven[0, 0] <= 0.5 and PROOF_NAMES[proven[1, 0]].startswith("Cholesky")

@@ -20,7 +20,7 @@ import spdgraph
 from spdgraph.plugins import find_generator
 from spdgraph.sampling import _memory as _memory
 from spdgraph.sampling._adapt import count_nodes
-from spdgraph.sampling._memory import CHECK_BYTES, estimate_bytes
+from spdgraph.sampling._memory import CHECK_BYTES, GRAPH_BYTES_PER_ENTRY, estimate_bytes
 
 MiB = 2**20
 
@@ -178,7 +178,7 @@ def test_the_model_grows_with_every_part_of_the_request():
     fixed = CHECK_BYTES  # the only term that does not grow with p
     unscaled = estimate_bytes(100, 1, normalize=False).bytes - fixed
     assert estimate_bytes(200, 1, normalize=False).bytes - fixed == 4 * unscaled
-    assert estimate_bytes(100, 0).bytes == 4 * 100 * 100  # the adjacency only
+    assert estimate_bytes(100, 0).bytes == GRAPH_BYTES_PER_ENTRY * 100 * 100  # the adjacency
 
 
 @pytest.mark.parametrize("method", ["po", "dd"])
