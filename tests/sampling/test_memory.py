@@ -356,3 +356,14 @@ def test_the_address_space_limit_is_respected():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "refused:" in run.stdout
+
+
+def test_work_freed_before_the_matrices_counts_the_larger_of_the_two():
+    """``GeneratorSpec.work_apart`` (huge: its work is freed before its copies are made)."""
+    kw = dict(normalize=False, work_per_matrix=0.0, work_per_call=6.0)
+    graph, fixed = GRAPH_BYTES_PER_ENTRY * 100 * 100, CHECK_BYTES
+    assert estimate_bytes(100, 4, **kw, work_apart=True).bytes == graph + 8e4 * 6 + fixed
+    assert estimate_bytes(100, 4, **kw).bytes == graph + 8e4 * (4 + 6) + fixed
+    assert estimate_bytes(100, 9, **kw, work_apart=True).bytes == graph + 8e4 * 9 + fixed
+    gen, _ = find_generator("huge")
+    assert gen.work_apart and not find_generator("po")[0].work_apart
