@@ -100,7 +100,7 @@ def estimate_bytes(
     --------
     >>> need = estimate_bytes(1000, 1)
     >>> need.matrices, round(need.bytes / 2**20)
-    (1, 52)
+    (1, 62)
     """
     per_call = work_per_call
     per_matrix = 1 + work_per_matrix + 2 * targets
