@@ -331,9 +331,9 @@ def find_violation(
         if condition_bound is not None:
             from spdgraph._kernels.checks import first_ill_conditioned  # numba: lazy
 
-            found = first_ill_conditioned(stack, factors, condition_bound)
-            if found is not None:
-                return Violation("ill_conditioned", found[0], value=found[1])
+            high = first_ill_conditioned(stack, factors, condition_bound)
+            if high is not None:
+                return Violation("ill_conditioned", high[0], value=high[1])
         from spdgraph._kernels.cholesky_proof import first_unproven
 
         unproven = first_unproven(stack, factors, proven[0])  # the rounding accounted

@@ -337,7 +337,11 @@ def made_block(
     # otherwise once, on the final (normalized) form
     pd_now = controlled or not normalize
     certificates = np.full((2, n), np.nan)
-    checks = {"check_pd": pd_now, "failures": failures, "certificates": certificates}
+    checks: dict[str, Any] = {
+        "check_pd": pd_now,
+        "failures": failures,
+        "certificates": certificates,
+    }
     proven = bounds = None
     if gen.batch_function is not None:
         factor_kw = {"factors": factors} if gen.accepts_factor else {}
