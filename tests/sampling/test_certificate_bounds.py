@@ -227,3 +227,14 @@ def test_find_violation_bounds_a_large_matrix() -> None:
         find_violation(m, adjacency, condition_bound=MAX_SCALED_CONDITION, proven=proven) is None
     )
     assert 0 < proven[0, 0] <= 0.5 and PROOF_NAMES[proven[1, 0]].startswith("Cholesky")
+
+
+def test_related_graphs_record_one_bound_and_the_proofs_once() -> None:
+    graphs = [nx.cycle_graph(12), nx.complete_graph(12)]
+    groups = spdgraph.sample(graphs, "po", seed=3, size=2)
+    bound = groups.attrs[KEY]
+    assert isinstance(bound, float) and isinstance(groups.attrs["certificate"], str)
+    assert 0 < bound <= _smallest_eigenvalue_allowing_its_error(groups.values.reshape(-1, 12, 12))
+    assert len(groups.attrs["certificate"].split("; ")) == len(
+        set(groups.attrs["certificate"].split("; "))
+    )
