@@ -238,3 +238,15 @@ def test_related_graphs_record_one_bound_and_the_proofs_once() -> None:
     assert len(groups.attrs["certificate"].split("; ")) == len(
         set(groups.attrs["certificate"].split("; "))
     )
+
+
+def test_a_sparse_stack_records_one_bound_as_the_dense_one() -> None:
+    pytest.importorskip("sparse")
+    stack = spdgraph.sample(nx.cycle_graph(30), "dd", seed=3, size=3, sparse=True,
+                            kind="precision")  # fmt: skip
+    bound = stack.attrs[KEY]
+    assert isinstance(bound, float)
+    assert 0 < bound <= _smallest_eigenvalue_allowing_its_error(stack.data.todense())
+    del stack.attrs[KEY]
+    stack.spd.check()  # proves them again: the same kind of number
+    assert isinstance(stack.attrs[KEY], float) and 0 < stack.attrs[KEY]
