@@ -238,10 +238,10 @@ def _row_blocks(dp, i, n, f):  # pragma: no cover - numba
     inv_t = np.zeros((m, m))
     for c in range(m):  # column c of L^-1 by forward substitution: row c of L^-T
         for r in range(c, m):
-            t = 1.0 if r == c else 0.0
+            entry = 1.0 if r == c else 0.0
             for q in range(c, r):
-                t -= lower[r, q] * inv_t[c, q]
-            inv_t[c, r] = t / lower[r, r]
+                entry -= lower[r, q] * inv_t[c, q]
+            inv_t[c, r] = entry / lower[r, r]
     return ok, sol, m00, mf0, mff, inv_t
 
 
