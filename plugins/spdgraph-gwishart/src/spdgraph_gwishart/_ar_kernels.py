@@ -29,6 +29,7 @@ from numba import njit
 
 import spdgraph._kernels  # noqa: F401 - an unwritable Numba cache: uncached, one warning
 from spdgraph._kernels.streams import chisquare, standard_exponential, standard_normal
+from spdgraph_gwishart._mcmc_kernels import cholesky_lower, lower_inverse
 
 __all__ = [
     "accept_reject",
@@ -169,26 +170,6 @@ def pilot_half_logs(plan, state, n):  # pragma: no cover - numba
 
 
 @njit(cache=True, error_model="numpy")
-def _cholesky(a):  # pragma: no cover - numba
-    """Lower ``L`` with ``a = L L^T`` and whether ``a`` passed (every pivot > 0)."""
-    m = a.shape[0]
-    lower = np.zeros((m, m))
-    for j in range(m):
-        s = a[j, j]
-        for k in range(j):
-            s -= lower[j, k] * lower[j, k]
-        if not s > 0.0:
-            return lower, False
-        lower[j, j] = np.sqrt(s)
-        for r in range(j + 1, m):
-            t = a[r, j]
-            for k in range(j):
-                t -= lower[r, k] * lower[j, k]
-            lower[r, j] = t / lower[j, j]
-    return lower, True
-
-
-@njit(cache=True, error_model="numpy")
 def _cho_solve(lower, rhs):  # pragma: no cover - numba
     """``(L L^T)^-1 rhs`` for a ``(m, k)`` right-hand side: forward, then back substitution."""
     m, k = rhs.shape
@@ -220,7 +201,7 @@ def _row_blocks(dp, i, n, f):  # pragma: no cover - numba
             a[s, t] = dp[n[s], n[t]]
         for t in range(nf):
             rhs[s, 1 + t] = dp[n[s], f[t]]
-    lower, ok = _cholesky(a)
+    lower, ok = cholesky_lower(a)
     sol = _cho_solve(lower, rhs) if ok else rhs
     m00 = dp[i, i]
     for s in range(m):
@@ -235,13 +216,7 @@ def _row_blocks(dp, i, n, f):  # pragma: no cover - numba
             mff[u, w] = dp[f[u], f[w]]
             for s in range(m):
                 mff[u, w] -= dp[f[u], n[s]] * sol[s, 1 + w]
-    inv_t = np.zeros((m, m))
-    for c in range(m):  # column c of L^-1 by forward substitution: row c of L^-T
-        for r in range(c, m):
-            entry = 1.0 if r == c else 0.0
-            for q in range(c, r):
-                entry -= lower[r, q] * inv_t[c, q]
-            inv_t[c, r] = entry / lower[r, r]
+    inv_t = np.ascontiguousarray(lower_inverse(lower).T) if ok else a
     return ok, sol, m00, mf0, mff, inv_t
 
 
@@ -294,7 +269,7 @@ def row_laws(ap, filled, dp, b):  # pragma: no cover - numba
                 f[c] = j
                 c += 1
         row_ok, sol, m00, mf0, block, inv_t = _row_blocks(dp, i, n, f)
-        lower, ff_ok = _cholesky(block)
+        lower, ff_ok = cholesky_lower(block)
         gi = -_cho_solve(lower, mf0.reshape(-1, 1))[:, 0] if ff_ok else mf0
         s = m00
         for u in range(f.size):
