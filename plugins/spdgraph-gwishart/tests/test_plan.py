@@ -140,3 +140,19 @@ def test_plan_acceptance_is_the_mean_weight_of_the_generators_pilot():
         if w.std() / np.sqrt(w.size) <= 0.1 * w.mean() or w.size >= 2000:
             break
     assert plan.acceptance == w.mean() and plan.acceptance_se == w.std() / np.sqrt(w.size)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(p=st.integers(1, 11), density=st.floats(0.1, 0.9), seed=st.integers(0, 2**31 - 1))
+def test_auto_calls_a_graph_chordal_exactly_when_it_is_decomposable(p, density, seed):
+    # auto reads decomposability off the plan: greedy minimum fill-in leaves no fill-in
+    # exactly on the chordal graphs (a simplicial node is always left to eliminate)
+    from spdgraph_gwishart.choice import choose_algorithm
+
+    g = _graph(p, density, seed)
+    if seed % 2:  # chordal graphs are rare among random ones: triangulate half of them
+        g, _ = nx.complete_to_chordal_graph(g)
+    a = nx.to_numpy_array(g, dtype=bool)
+    chosen = choose_algorithm(a, 3.0, np.eye(p)).algorithm
+    assert (chosen == "chordal") == nx.is_chordal(g)
