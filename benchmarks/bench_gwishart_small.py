@@ -5,10 +5,11 @@ graph (10 nodes), interleaved with R in the same run:
 
 * ``warm``: ``spdgraph.sample(g, "gwishart", size=100, kind="precision",
   normalize=False)`` with the plan reused for the same (G, b, D) (cached by
-  content within a process: a sampler inside a loop);
-* ``fresh``: the same with the plugin's plan caches cleared before each call
-  (the minimum fill-in order and the acceptance pilot paid every time, as in a
-  new process);
+  content within a process: a sampler inside a loop; a new graph object with
+  the same adjacency hits the same plan at the same cost);
+* ``fresh``: the same with every plan cache of the plugin cleared before each
+  call, a truly cold plan (the minimum fill-in order, the row laws and the
+  acceptance pilot paid every time, as in a new process after import);
 * ``R``: BDgraph's ``rgwish(n = 100, adj, b = 3, D = I)`` in one ``Rscript``
   process kept open for the whole run, with ``OPENBLAS_NUM_THREADS=1``
   (R's default BLAS threads make it 10-50x slower on a shared machine).
@@ -21,7 +22,7 @@ milliseconds, is resolved); the rounds run graph by graph, spdgraph then R,
 and the table gives the medians over ``--rounds`` rounds and the machine's
 load (``os.getloadavg``) before and after. ``--busy`` runs a process spinning
 on one core beside the benchmark for its whole duration (and ends it).
-Target (issue 54): warm / R <= 1 on every graph, loaded or not.
+Target (issue 54): warm / R and fresh / R <= 1 on every graph, loaded or not.
 
     python benchmarks/bench_gwishart_small.py [--rounds 7] [--calls 100] [--busy]
 """

@@ -70,6 +70,19 @@ def random_adjacency(p: int, d: float, rng: np.random.Generator) -> np.ndarray:
     return upper | upper.T
 
 
+def random_adjacencies(min_p: int, max_p: int):
+    """A hypothesis strategy: :func:`random_adjacency` with ``p`` in ``[min_p, max_p]``,
+    any density and seed (shrinks toward small, empty graphs)."""
+    from hypothesis import strategies as st
+
+    return st.builds(
+        lambda p, d, s: random_adjacency(p, d, np.random.default_rng(s)),
+        st.integers(min_p, max_p),
+        st.floats(0.0, 1.0),
+        st.integers(0, 2**32 - 1),
+    )
+
+
 def lasso_reference(
     z: np.ndarray, y: np.ndarray, alpha: float, gap_tol: float = 1e-13
 ) -> np.ndarray:

@@ -229,11 +229,13 @@ def factor_lower_bound(m, lower, work):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _shifted_proves(m, shifted, lower):
-    """The shifted proof with this module's factorization: True when it proves ``m`` PD."""
+    """The shifted proof with this module's factorization: the proven lower bound of
+    ``lambda_min(m)`` it gives, or 0."""
     least, eta, unscale = shifted_into(m, shifted)
     if not least > 0.0 or not _cholesky_into(shifted, lower):
-        return False
-    return shifted_bound(least, eta, unscale) > 0.0
+        return 0.0
+    bound = shifted_bound(least, eta, unscale)
+    return bound if bound > 0.0 else 0.0
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -286,9 +288,10 @@ def factor_bound(m, lower, residual, work):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _factors_pass(stack, bound):
+def _factors_pass(stack, bound, lower_bounds):
     """Every matrix factors, with a scaled condition estimate at most ``bound`` (if > 0),
-    and is proven positive definite from its factor (:func:`factor_lower_bound`).
+    and is proven positive definite from its factor (:func:`factor_lower_bound`); the
+    proven lower bound of matrix ``k``'s smallest eigenvalue in ``lower_bounds[k]``.
 
     The cheap upper bound :func:`_majorant_condition` first; above ``bound`` (or
     NaN) the estimator decides.
@@ -306,10 +309,13 @@ def _factors_pass(stack, bound):
                     upper[i, j] = lower[j, i]
             if not _estimate_one(stack[k], upper, True) <= bound:
                 return False
-        if not factor_lower_bound(stack[k], lower, work) > 0.0:
+        proven = factor_lower_bound(stack[k], lower, work)
+        if not proven > 0.0:
             # not proven from this factor (a loose majorant): one shifted factorization
-            if not _shifted_proves(stack[k], upper, lower):
+            proven = _shifted_proves(stack[k], upper, lower)
+            if not proven > 0.0:
                 return False  # the detailed checks decide and name the problem
+        lower_bounds[k] = proven
     return True
 
 
@@ -327,6 +333,7 @@ def certifies(
     check_pd: bool = False,
     condition_bound: float | None = None,
     pattern_known: bool = False,
+    proven: np.ndarray | None = None,
 ) -> bool:
     """True when every matrix of the ``(n, p, p)`` stack passes the checks (see the module).
 
@@ -337,7 +344,10 @@ def certifies(
     float64, ``p > MAX_P``): run the detailed checks. ``pattern_known`` (with
     ``check_pd``) skips the pattern pass for a stack known to be exactly
     symmetric, 0 on the non-edges and of unit diagonal (the core's rescaling of
-    checked matrices); the factorization fails on a non-finite entry.
+    checked matrices); the factorization fails on a non-finite entry. With
+    ``check_pd`` and ``proven`` (a ``(2, n)`` float64 array) a True verdict fills it:
+    row 0 each matrix's proven lower bound of its smallest eigenvalue, row 1 the
+    proof's code (:data:`~spdgraph._kernels.proofs.PROOF_NAMES`).
 
     >>> m = np.array([[[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 1.0]]])
     >>> adjacency = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=bool)
@@ -363,8 +373,15 @@ def certifies(
     if not check_pd:
         return True
     from spdgraph._kernels.dominance import proves_pd
+    from spdgraph._kernels.proofs import PROOF_CHOLESKY, PROOF_DOMINANCE
 
-    if structural and proves_pd(stack, adjacency, condition_bound):
-        return True  # Gershgorin: weighted diagonal dominance, no factorization
-    bound = -1.0 if condition_bound is None else float(condition_bound)
-    return bool(_factors_pass(stack, bound))
+    bounds = np.empty(stack.shape[0])
+    if structural and proves_pd(stack, adjacency, condition_bound, bounds):
+        code = PROOF_DOMINANCE  # Gershgorin: weighted diagonal dominance, no factorization
+    elif _factors_pass(stack, -1.0 if condition_bound is None else float(condition_bound), bounds):
+        code = PROOF_CHOLESKY
+    else:
+        return False
+    if proven is not None:
+        proven[0], proven[1] = bounds, code
+    return True

@@ -129,7 +129,10 @@ def first_pattern_violation(
 
 
 def first_large_not_pd(
-    stack: np.ndarray, condition_bound: float | None, threads: int | None = None
+    stack: np.ndarray,
+    condition_bound: float | None,
+    threads: int | None = None,
+    lower_bounds: np.ndarray | None = None,
 ) -> tuple[int, str, float] | None:
     """``(k, problem, estimate)`` of the first large matrix that is not numerically PD, or None.
 
@@ -140,7 +143,8 @@ def first_large_not_pd(
     ``condition_bound``). One copy per matrix: the blocked factorization of
     :mod:`~spdgraph._kernels.cholesky` (on ``threads`` threads, default
     Numba's thread count; the bits do not depend on it) leaves ``U = L^T``
-    in it, which the estimator reads in place.
+    in it, which the estimator reads in place. ``lower_bounds`` (``(n,)``), when given,
+    receives each proven matrix's lower bound of its smallest eigenvalue.
     """
     import numba
 
@@ -158,7 +162,22 @@ def first_large_not_pd(
                 return k, "ill_conditioned", float(estimate)
         from spdgraph._kernels.cholesky_proof import dense_lower_bound
 
-        if not dense_lower_bound(stack[k], upper.T) > 0:  # the completed factor's rounding
+        bound = dense_lower_bound(stack[k], upper.T)  # the completed factor's rounding
+        if not bound > 0:
             return k, "not_proven", float("nan")
+        if lower_bounds is not None:
+            lower_bounds[k] = bound
         del upper
     return None
+
+
+def first_ill_conditioned(
+    stack: np.ndarray, factors: np.ndarray, bound: float
+) -> tuple[int, float] | None:
+    """``(k, estimate)`` of the first matrix whose estimated scaled condition number
+    exceeds ``bound`` (``factors`` its lower Cholesky factors), or None."""
+    from spdgraph._kernels.condition import scaled_condition_estimates
+
+    estimates = scaled_condition_estimates(stack, factors)
+    bad = np.flatnonzero(~(estimates <= bound))
+    return None if not bad.size else (int(bad[0]), float(estimates[bad[0]]))

@@ -290,12 +290,18 @@ def _shifted_dense_bound(m: np.ndarray) -> float:
     return float(shifted_bound(least, eta, unscale))
 
 
-def first_unproven(stack: np.ndarray, factors: np.ndarray) -> int | None:
+def first_unproven(
+    stack: np.ndarray, factors: np.ndarray, lower_bounds: np.ndarray | None = None
+) -> int | None:
     """The first matrix of a stack whose completed factor (``factors[k]``, lower) and
-    :func:`dense_lower_bound` prove nothing, or None."""
+    :func:`dense_lower_bound` prove nothing, or None; each proven bound in
+    ``lower_bounds[k]`` when given."""
     for k in range(stack.shape[0]):
-        if not dense_lower_bound(stack[k], factors[k]) > 0:
+        bound = dense_lower_bound(stack[k], factors[k])
+        if not bound > 0:
             return k
+        if lower_bounds is not None:
+            lower_bounds[k] = bound
     return None
 
 

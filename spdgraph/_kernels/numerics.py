@@ -271,6 +271,7 @@ def find_violation(
     unit: bool = False,
     check_pd: bool = True,
     condition_bound: float | None = None,
+    proven: np.ndarray | None = None,
 ) -> Violation | None:
     """The one check of "SPD, exactly symmetric, exactly this zero pattern".
 
@@ -283,7 +284,10 @@ def find_violation(
     ``condition_bound`` (e.g. :data:`MAX_SCALED_CONDITION`) a matrix whose estimated scaled
     condition number exceeds it fails as ``"ill_conditioned"``, so that the verdict on a
     nearly singular matrix does not depend on rounding. Returns the first
-    :class:`Violation`, or None when the matrix (or every matrix of the stack) passes.
+    :class:`Violation`, or None when the matrix (or every matrix of the stack) passes;
+    then ``proven`` (``(2, n)`` float64, with ``check_pd``) holds each matrix's proven lower
+    bound of its smallest eigenvalue and the proof's code, as
+    :func:`~spdgraph._kernels.certify.certifies` fills it.
 
     >>> adj = np.array([[False, True, False], [True, False, False], [False, False, False]])
     >>> m = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -306,11 +310,15 @@ def find_violation(
             k, i = (int(x) for x in small[0])
             return Violation("small_diagonal", k, i, i, float(diag[k, i]))
         from spdgraph._kernels.dominance import proves_pd  # numba: lazy
+        from spdgraph._kernels.proofs import PROOF_CHOLESKY, PROOF_DOMINANCE
 
-        if structural and proves_pd(stack, adjacency, condition_bound):
-            return None  # Gershgorin: weighted diagonal dominance, no Cholesky needed
+        proven = np.empty((2, stack.shape[0])) if proven is None else proven
+        proven[1] = PROOF_CHOLESKY
+        if structural and proves_pd(stack, adjacency, condition_bound, proven[0]):
+            proven[1] = PROOF_DOMINANCE  # Gershgorin: weighted diagonal dominance, no Cholesky
+            return None
         if stack.shape[-1] >= _LARGE:
-            return _large_not_pd(stack, condition_bound)
+            return _large_not_pd(stack, condition_bound, proven)
         try:
             factors = np.linalg.cholesky(stack)
         except np.linalg.LinAlgError:
@@ -321,12 +329,14 @@ def find_violation(
                     return Violation("not_pd", k)
             raise  # pragma: no cover - the batch failed, so one matrix must fail
         if condition_bound is not None:
-            found = _ill_conditioned(stack, factors, condition_bound)
-            if found is not None:
-                return found
+            from spdgraph._kernels.checks import first_ill_conditioned  # numba: lazy
+
+            high = first_ill_conditioned(stack, factors, condition_bound)
+            if high is not None:
+                return Violation("ill_conditioned", high[0], value=high[1])
         from spdgraph._kernels.cholesky_proof import first_unproven
 
-        unproven = first_unproven(stack, factors)  # the factorization's rounding accounted
+        unproven = first_unproven(stack, factors, proven[0])  # the rounding accounted
         return None if unproven is None else Violation("not_proven", unproven)
     return None
 
@@ -389,28 +399,18 @@ def _masked_pattern_violation(
     return None
 
 
-def _ill_conditioned(stack: np.ndarray, factors: np.ndarray, bound: float) -> Violation | None:
-    """The first matrix whose estimated scaled condition number exceeds ``bound``."""
-    from spdgraph._kernels.condition import scaled_condition_estimates  # numba: lazy
-
-    estimates = scaled_condition_estimates(stack, factors)
-    bad = np.flatnonzero(~(estimates <= bound))
-    if bad.size:
-        k = int(bad[0])
-        return Violation("ill_conditioned", k, value=float(estimates[k]))
-    return None
-
-
 #: From this size on, :func:`find_violation` checks positive definiteness one
 #: matrix at a time with one copy (``np.linalg.cholesky`` makes two).
 _LARGE = 2048
 
 
-def _large_not_pd(stack: np.ndarray, condition_bound: float | None) -> Violation | None:
+def _large_not_pd(
+    stack: np.ndarray, condition_bound: float | None, proven: np.ndarray
+) -> Violation | None:
     """The first matrix of a stack of large symmetric matrices that is not PD (``dpotrf``)."""
     from spdgraph._kernels.checks import first_large_not_pd  # numba: lazy
 
-    found = first_large_not_pd(stack, condition_bound)
+    found = first_large_not_pd(stack, condition_bound, lower_bounds=proven[0])
     if found is None:
         return None
     k, problem, estimate = found

@@ -268,9 +268,10 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         matrices); correlations must have an exactly unit diagonal; a partial
         correlation matrix P is checked through ``2 I - P`` (its unit-diagonal
         precision) being positive definite.
-        The proof's lower bound of each matrix's smallest eigenvalue (of
-        ``2 I - P`` for partial correlations) is shown in
-        ``attrs["certificate_lambda_min_lower_bound"]``, dense or sparse.
+        The proof's lower bound of the smallest eigenvalue (of ``2 I - P`` for
+        partial correlations; the smallest over a stack) is shown in
+        ``attrs["certificate_lambda_min_lower_bound"]``, dense or sparse, as
+        :func:`spdgraph.sample` records it.
 
         Returns
         -------
@@ -333,10 +334,9 @@ class SpdAccessor(PlotMixin, SpdArrayView):
         from spdgraph._kernels.cholesky_proof import proven_lower_bounds
 
         pd = partial_correlation(m) if kind == "partial_correlation" else m
-        bounds = proven_lower_bounds(pd).tolist()  # what the proof gives, as sparse results
-        self._da.attrs["certificate_lambda_min_lower_bound"] = (
-            bounds if self._stacked() else bounds[0]
-        )
+        bounds = proven_lower_bounds(pd)  # what the proof gives, as sampled results
+        if bounds.size:  # the smallest over a stack
+            self._da.attrs["certificate_lambda_min_lower_bound"] = float(bounds.min())
         return self._da
 
 

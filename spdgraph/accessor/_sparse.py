@@ -239,8 +239,8 @@ def _cg_inverse_draws(
 def check_sparse(view: SpdArrayView) -> xr.DataArray:
     """``da.spd.check()`` on a sparse result: structure on the stored entries, PD proven.
 
-    The proven lower bound of each matrix's smallest eigenvalue (what its proof
-    gives) is shown in ``attrs["certificate_lambda_min_lower_bound"]``.
+    The proven lower bound of the smallest eigenvalue (what the proofs give, the
+    smallest over a stack) is shown in ``attrs["certificate_lambda_min_lower_bound"]``.
     """
     from spdgraph.sampling import prove_positive_definite
 
@@ -259,8 +259,8 @@ def check_sparse(view: SpdArrayView) -> xr.DataArray:
         except (ArithmeticError, ValueError) as exc:
             raise MatrixError(f"matrix {k} is not proven positive definite: {exc}") from exc
         bounds.append(float(proof["note_certificate_lambda_min_lower_bound"]))
-    # what the proof gives, shown on the array (as the sampler records it)
-    da.attrs["certificate_lambda_min_lower_bound"] = bounds if view._stacked() else bounds[0]
+    if bounds:  # what the proof gives, the smallest over a stack (as the sampler records it)
+        da.attrs["certificate_lambda_min_lower_bound"] = min(bounds)
     return da
 
 

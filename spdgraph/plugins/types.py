@@ -169,12 +169,11 @@ class WarmupStep:
     label
         The step's name (a key of the dict ``spdgraph.warmup()`` returns).
     run
-        ``run(sample)`` calls ``sample`` (:func:`spdgraph.sample`, passed in so
-        that a plugin module need not import the core) on a small seeded problem
-        that takes the code paths whose kernels compile.
+        ``run(sample)`` calls ``sample`` (:func:`spdgraph.sample`, passed in: a
+        plugin need not import the core) on a small seeded problem taking the
+        code paths whose kernels compile.
     portable
-        Run only by ``spdgraph.warmup(portable=True)`` (the ``portable=True``
-        kernels, compiled again in every process).
+        Run only by ``spdgraph.warmup(portable=True)`` (compiled per process).
 
     Examples
     --------
@@ -213,11 +212,10 @@ class GeneratorSpec:
         One line shown by :func:`spdgraph.methods`.
     options
         The method options the generator accepts: each name mapped to an
-        :class:`spdgraph.OptionSpec` (default, type, range or choices, doc)
-        or, as before, to a plain default (then a bool, int, float or str
-        default fixes the type, anything else is unchecked). The core checks
-        every option a user passes against it, and rejects unknown names,
-        before any work is done.
+        :class:`spdgraph.OptionSpec` (default, type, range or choices, doc) or
+        to a plain default (a bool, int, float or str default fixes the type,
+        anything else is unchecked). The core checks every option a user
+        passes, and rejects unknown names, before any work is done.
     accepts_factor
         Whether the generator understands an explicit initial ``factor``.
     batch_function
@@ -226,8 +224,8 @@ class GeneratorSpec:
         (``rngs`` is a sequence of n generators, one per matrix, made on first
         access: a :class:`spdgraph.seeds.MatrixStreams`; ``factors`` an
         ``(n, p, p)`` array or None). Matrix ``k`` must depend only on
-        ``rngs[k]`` (or ``factors[k]``) so that results do not depend on the
-        batch size. When absent, the core calls ``function`` once per matrix.
+        ``rngs[k]`` (or ``factors[k]``): results do not depend on the batch
+        size. When absent, the core calls ``function`` once per matrix.
     accepts_dag
         Whether the generator takes a directed acyclic graph instead of an
         undirected one. The core then takes the directed graph a backend
@@ -236,8 +234,7 @@ class GeneratorSpec:
         (``"covariance"`` or ``"precision"``) to the generator; the
         ``adjacency`` it gets, and that its matrices are checked against, is
         the pattern of that kind: the moral graph for a precision, the pairs
-        with a common ancestor for a covariance. Other generators never see a
-        directed graph.
+        with a common ancestor for a covariance (others never see a DAG).
     intended_kind
         ``"precision"`` or ``"covariance"`` when the generator's rule is
         defined for that kind (e.g. R huge's rule builds a precision matrix);
@@ -251,11 +248,13 @@ class GeneratorSpec:
         functions on the path that determines the values; see
         ``docs/reproducibility.md``). A generator without it is refused in
         portable mode.
-    work_per_matrix, work_per_call
-        The generator's working memory, in ``p x p`` float64 arrays: held for
-        every matrix of a batch (e.g. the drawn factors) and once per call
-        (its temporaries), besides the matrices it returns. The core's memory
-        guard adds them to its own needs before any allocation.
+    work_per_matrix, work_per_call, work_apart
+        The generator's working memory in ``p x p`` float64 arrays, per matrix
+        of a batch (e.g. drawn factors) and per call (its temporaries, and one
+        copy for the core's check of a matrix proven by a factorization),
+        besides the matrices it returns; the memory guard adds them to the
+        core's needs (the larger of work and matrices with ``work_apart``: the
+        work is freed before the matrices are made).
     seconds
         The cost model of the progress bar: ``seconds(p, edges)``, rough seconds
         for one matrix on ``p`` nodes and ``edges`` edges on one core;
@@ -300,7 +299,7 @@ class GeneratorSpec:
     accepts_factor: bool = False
     batch_function: Callable[..., np.ndarray] | None = None
     work_per_matrix: float = 0.0
-    work_per_call: float = 2.0
+    work_per_call: float = 3.25
     accepts_dag: bool = False
     portable: bool = False
     intended_kind: str | None = None
@@ -311,6 +310,7 @@ class GeneratorSpec:
     proves_pd: bool = False
     sparse_function: Callable[..., Any] | None = None
     sparse_work_per_entry: float = 48.0
+    work_apart: bool = False
 
     def seconds_per_matrix(self, p: int, edges: int) -> float:
         """The cost model's seconds for one matrix (:attr:`seconds` or the default).

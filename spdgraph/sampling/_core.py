@@ -24,7 +24,7 @@ from spdgraph.plugins import generators
 from spdgraph.sampling._adapt import adapt_graph
 from spdgraph.sampling._compile import note_compilation
 from spdgraph.sampling._engine import Block, generate_block
-from spdgraph.sampling._output import build_dataarray
+from spdgraph.sampling._output import build_dataarray, certificate_attrs
 from spdgraph.sampling._record import SampleCall, SampleRequest
 from spdgraph.sampling._request import build_request
 from spdgraph.seeds import SeedLike
@@ -198,7 +198,8 @@ def sample(
         ``attrs["certificate"]`` and ``attrs["certificate_failure_probability"]``;
         ``"deterministic"`` refuses the randomized proof (a ``TooLargeError``
         or ``MissingDependencyError`` instead). Dense results are always proven
-        by a Cholesky factorization.
+        deterministically (weighted diagonal dominance, a Cholesky factorization
+        with its rounding bounded, or the generator's proven condition bound).
     **method_options
         Options of the chosen method (e.g. ``residual_tolerance`` for
         ``"po"``); unknown names are an error. A parameter of
@@ -217,8 +218,14 @@ def sample(
         ``condition_number`` (floats; lists along ``sample`` for a stack).
         Without a target the spectrum is not computed (it would cost more than
         the sampling): :func:`spdgraph.diagnostics` computes it when asked.
-        Positive definiteness is always proven (``attrs["certificate"]`` names
-        the proof of a sparse result).
+        Positive definiteness is always proven: ``attrs["certificate"]`` names
+        the proof (the proofs a stack took, joined by "; ") and
+        ``attrs["certificate_lambda_min_lower_bound"]`` is the proven lower
+        bound of the smallest eigenvalue that it gives (a float; the smallest
+        over a stack): what the proof gives, not an estimate of ``lambda_min``.
+        A lazy result (``chunks``) records neither (its matrices are made at
+        ``.compute()``, after the attrs are set): ``.compute()`` then
+        ``.spd.check()`` records the bound.
 
     Raises
     ------
@@ -293,6 +300,8 @@ def _sample_eager(request: SampleRequest) -> xr.DataArray:
     else:
         block = generate_block(request, rngs=request.rngs(), factors=request.factors)
     attrs = {**request.attrs, **_redraw_attrs(request, block)}
+    if block.proven is not None:
+        attrs.update(certificate_attrs(block.proven))
     if block.lmin is None or block.lmax is None:
         return _label(request, block.values, attrs)
     spectrum = spectrum_attrs(block.lmin, block.lmax, stacked=request.stacked)
@@ -324,6 +333,7 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
     lmins: list[np.ndarray | None] = []
     lmaxs: list[np.ndarray | None] = []
     redraws: list[np.ndarray] = []
+    proofs: list[np.ndarray] = []
     what = f"sampling {request.gen.name}, p={p}"
     with Progress(what, total=n, unit="matrix", delay=0.0) as bar:
         for k0 in range(0, max(n, 1), step):
@@ -337,18 +347,22 @@ def _blocks_with_progress(request: SampleRequest) -> Block:
             values[k0:k1] = part.values
             if part.redraws is not None:
                 redraws.append(part.redraws)
+            if part.proven is not None:
+                proofs.append(part.proven)
             lmins.append(part.lmin)
             lmaxs.append(part.lmax)
             del part
             bar.update(k1 - k0)
     all_redraws = np.concatenate(redraws)
+    proven = np.concatenate(proofs, axis=1) if proofs else None
     if any(x is None for x in lmins + lmaxs):
-        return Block(values, redraws=all_redraws)
+        return Block(values, redraws=all_redraws, proven=proven)
     return Block(
         values,
         np.concatenate([x for x in lmins if x is not None]),
         np.concatenate([x for x in lmaxs if x is not None]),
         all_redraws,
+        proven,
     )
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from spdgraph._kernels.blas import one_blas_thread
+from spdgraph._kernels.numerics import MAX_SCALED_CONDITION, find_violation
 from spdgraph.errors import NumericalError, UncertifiedMatrixError
 from spdgraph.sampling._make import made_block
 from spdgraph.seeds import redraw_stream
@@ -44,13 +45,17 @@ __all__ = ["UNCERTIFIED_MODES", "UNCERTIFIED_RAISE_HINT", "Block", "generate_blo
 @dataclass(frozen=True)
 class Block:
     """What :func:`generate_block` returns: ``(n, p, p)`` values, with a spectrum
-    target the achieved extreme eigenvalues per matrix (else None), and the number of
-    redraws of each matrix (``sample(uncertified="redraw")``)."""
+    target the achieved extreme eigenvalues per matrix (else None), the number of
+    redraws of each matrix (``sample(uncertified="redraw")``) and what proved each
+    matrix positive definite in its returned form (``(2, n)``: the proven lower bound
+    of its smallest eigenvalue and the proof's code,
+    :data:`~spdgraph._kernels.proofs.PROOF_NAMES`)."""
 
     values: np.ndarray
     lmin: np.ndarray | None = None
     lmax: np.ndarray | None = None
     redraws: np.ndarray | None = None
+    proven: np.ndarray | None = None
 
 
 def generate_block(
@@ -83,17 +88,29 @@ def generate_block(
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION`.
     """
     with one_blas_thread():  # the same bits whatever the user's BLAS thread settings
-        block, redraws = certified_block(request, rngs, factors, first)
+        block, redraws, proven = certified_block(request, rngs, factors, first)
         if request.min_eigenvalue is not None or request.condition_number is not None:
-            # control_spectrum proves its own output positive definite
+            # control_spectrum proves its own output positive definite; its bound
+            # (a factorization, next to the control's eigendecompositions)
             block, lmin, lmax = control_spectrum(
                 block,
                 normalized=request.normalize,
                 min_eigenvalue=request.min_eigenvalue,
                 condition_number=request.condition_number,
             )
-            return Block(block, lmin, lmax, redraws)
-    return Block(block, redraws=redraws)
+            return Block(block, lmin, lmax, redraws, _controlled_proof(request, block))
+    return Block(block, redraws=redraws, proven=proven)
+
+
+def _controlled_proof(request: SampleRequest, block: np.ndarray) -> np.ndarray:
+    """What proves each spectrum-controlled matrix (the control's own check, again)."""
+    proven = np.empty((2, block.shape[0]))
+    found = find_violation(
+        block, request.dense_graph.adjacency, condition_bound=MAX_SCALED_CONDITION, proven=proven
+    )
+    if found is not None:  # pragma: no cover - the control checked the same
+        raise NumericalError(f"a spectrum-controlled {found.describe()}")
+    return proven
 
 
 #: The values of ``sample(uncertified=...)``.
@@ -112,42 +129,53 @@ def certified_block(
     rngs: Sequence[np.random.Generator] | None,
     factors: np.ndarray | None,
     first: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The block (before spectrum control) and the number of redraws of each matrix."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The block (before spectrum control), the number of redraws of each matrix and
+    what proved each (:func:`~spdgraph.sampling._make.made_block`)."""
     n = len(factors) if factors is not None else len(rngs or ())
     if request.uncertified == "raise" or rngs is None:
         try:
-            return made_block(request, rngs, factors), np.zeros(n, dtype=np.int64)
+            block, proven = made_block(request, rngs, factors)
+            return block, np.zeros(n, dtype=np.int64), proven
         except (UncertifiedMatrixError, NumericalError) as exc:
             raise type(exc)(f"{exc}{UNCERTIFIED_RAISE_HINT if rngs is not None else ''}") from exc
     failures: dict[int, Exception] = {}
     try:
-        block = made_block(request, rngs, None, failures)
+        block, proven = made_block(request, rngs, None, failures)
     except NumericalError as exc:
         if n == 1:
             block, failures = np.eye(request.dense_graph.adjacency.shape[0])[None].copy(), {0: exc}
+            proven = np.full((2, 1), np.nan)
         else:  # which matrix? make the block again matrix by matrix, each from the start
             # of its own stream (a slice of MatrixStreams is fresh; a list's are as left)
             parts = [certified_block(request, rngs[k : k + 1], None, first + k) for k in range(n)]
-            return np.stack([b[0] for b, _ in parts]), np.concatenate([r for _, r in parts])
+            return (
+                np.stack([b[0] for b, _, _ in parts]),
+                np.concatenate([r for _, r, _ in parts]),
+                np.concatenate([c for _, _, c in parts], axis=1),
+            )
     redraws = np.zeros(n, dtype=np.int64)
     for k, error in sorted(failures.items()):
-        block[k], redraws[k] = _redraw(request, first + k, error)
-    return block, redraws
+        block[k], redraws[k], proven[:, k] = _redraw(request, first + k, error)
+    return block, redraws, proven
 
 
-def _redraw(request: SampleRequest, k: int, error: Exception) -> tuple[np.ndarray, int]:
+def _redraw(
+    request: SampleRequest, k: int, error: Exception
+) -> tuple[np.ndarray, int, np.ndarray]:
     """Matrix ``k`` from its redraw streams, the first that passes its certificate."""
     assert request.root is not None
     for r in range(1, request.max_redraws + 1):
         failures: dict[int, Exception] = {}
         try:
-            block = made_block(request, [redraw_stream(request.root, k, r)], None, failures)
+            block, proven = made_block(
+                request, [redraw_stream(request.root, k, r)], None, failures
+            )
         except NumericalError as exc:
             error = exc
             continue
         if not failures:
-            return block[0], r
+            return block[0], r, proven[:, 0]
         error = failures[0]
     # out of redraws: an UncertifiedMatrixError (as documented), whatever the last failure
     raise UncertifiedMatrixError(

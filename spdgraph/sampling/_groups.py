@@ -17,7 +17,7 @@ import xarray as xr
 
 from spdgraph._kernels.numerics import plain
 from spdgraph.errors import InvalidOptionError
-from spdgraph.sampling._output import ACHIEVED_SPECTRUM
+from spdgraph.sampling._output import ACHIEVED_SPECTRUM, LOWER_BOUND_ATTR
 from spdgraph.sampling._record import SampleCall, SampleRequest
 from spdgraph.sampling._request import build_request
 from spdgraph.seeds import SEED_ATTRS, group_root, seed_attrs, seed_sequence
@@ -41,12 +41,22 @@ def _check_nodes(requests: Sequence[SampleRequest]) -> None:
             )
 
 
+#: How the groups' certificate attrs combine (as a stack's: :func:`certificate_attrs`).
+_CERTIFICATE_ATTRS: dict[str, Callable[[list[Any]], Any]] = {
+    LOWER_BOUND_ATTR: lambda bounds: float(min(bounds)),
+    "certificate": lambda names: "; ".join(sorted({x for v in names for x in v.split("; ")})),
+}
+
+
 def _combine_attrs(parts: list[xr.DataArray], root: np.random.SeedSequence) -> dict[str, Any]:
     attrs: dict[str, Any] = {}
     for key, value in parts[0].attrs.items():
         if key in SEED_ATTRS:
             continue
         values = [part.attrs.get(key) for part in parts]
+        if key in _CERTIFICATE_ATTRS:  # one float (the smallest bound), the proofs named once
+            attrs[key] = _CERTIFICATE_ATTRS[key]([v for v in values if v is not None])
+            continue
         same = all(np.array_equal(np.asarray(v), np.asarray(value)) for v in values)
         if same and key not in _PER_GROUP:
             attrs[key] = value

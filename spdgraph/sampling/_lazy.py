@@ -65,7 +65,11 @@ def sample_lazy(request: SampleRequest) -> dask.array.Array:
     Matrix ``k`` comes from ``matrix_stream(root, k)`` (or ``factors[k]``), as
     in the eager path, through the same :func:`~spdgraph.sampling._engine.generate_block`
     with the same request (its factors travel in their own chunks, not with every
-    task). Eager-only results (the achieved spectrum attrs) are not computed.
+    task). Eager-only results are not recorded: the achieved spectrum, the
+    redraws and the certificate (``certificate``,
+    ``certificate_lambda_min_lower_bound``) are known only when the chunks are
+    computed, after the attrs are set; every matrix is proven all the same, and
+    ``da.compute().spd.check()`` records the bound.
     """
     import dask.array as da
 

@@ -22,6 +22,7 @@ from spdgraph._kernels.numerics import (
     find_violation,
     unit_diagonal,
 )
+from spdgraph._kernels.proofs import PROOF_CONSTRUCTION
 from spdgraph.errors import (
     GeneratorOutputError,
     PluginError,
@@ -44,6 +45,7 @@ def validate_matrix(
     plugin: str,
     *,
     check_pd: bool = True,
+    proven: np.ndarray | None = None,
 ) -> np.ndarray:
     """Check matrix ``k`` a generator returned; raise GeneratorOutputError naming the plugin.
 
@@ -52,7 +54,9 @@ def validate_matrix(
     (:func:`~spdgraph._kernels.cholesky_proof.dense_lower_bound`) and its scaled
     condition number is at most
     :data:`~spdgraph._kernels.numerics.MAX_SCALED_CONDITION` (the same verdict on every
-    machine for every matrix clearly on one side of that bound).
+    machine for every matrix clearly on one side of that bound); ``proven`` (``(2, 1)``)
+    then receives the proof's lower bound of its smallest eigenvalue and the proof's code
+    (:func:`~spdgraph._kernels.numerics.find_violation`).
     """
     who = f"generator {gen.name!r} (plugin {plugin!r})"
     p = adjacency.shape[0]
@@ -65,7 +69,7 @@ def validate_matrix(
     if m.dtype != np.float64:
         raise GeneratorOutputError(f"{who} returned dtype {m.dtype}, expected float64.")
     violation = find_violation(
-        m, adjacency, check_pd=check_pd, condition_bound=MAX_SCALED_CONDITION
+        m, adjacency, check_pd=check_pd, condition_bound=MAX_SCALED_CONDITION, proven=proven
     )
     if violation is None and not check_pd:
         # positive, normal-sized diagonal entries: the unit-diagonal scaling needs them
@@ -116,6 +120,23 @@ def proven_matrices(block: np.ndarray, bounds: np.ndarray | None) -> np.ndarray 
     return np.asarray(bounds * CERTIFICATE_SLACK <= MAX_SCALED_CONDITION) & in_range
 
 
+def construction_lower_bounds(block: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The proven lower bound of each matrix's smallest eigenvalue that its generator's
+    proven scaled condition bound ``c`` gives (:func:`proven_matrices`).
+
+    ``H = S M S`` (``S = diag(1 / sqrt(m_ii))``) has a unit diagonal, so
+    ``||H||_1 >= 1`` and ``lambda_min(H) = 1 / ||H^-1||_2 >= 1 / ||H^-1||_1 >=
+    1 / c``; ``lambda_min(M) >= min_i m_ii lambda_min(H)``. ``c`` is taken times
+    :data:`CERTIFICATE_SLACK` (it then also bounds the core's rescaling of ``M``),
+    and the quotient rounded down.
+
+    >>> construction_lower_bounds(np.stack([2.0 * np.eye(2)]), np.array([1.0])) < 2.0
+    array([ True])
+    """
+    smallest = np.diagonal(block, axis1=-2, axis2=-1).min(axis=-1)
+    return smallest / (bounds * CERTIFICATE_SLACK) * (1.0 - 8 * np.finfo(np.float64).eps)
+
+
 #: What to do about each kind of invalid output, after the violation's description.
 _ADVICE = {
     "asymmetric": " Symmetrize with (M + M.T) / 2.",
@@ -133,6 +154,8 @@ def _check_block(
     failures: dict[int, Exception] | None = None,
     rescaled: bool = False,
     proven: np.ndarray | None = None,
+    certificates: np.ndarray | None = None,
+    condition_bounds: np.ndarray | None = None,
 ) -> None:
     """Check every matrix of a block, a few at a time; name the first bad one.
 
@@ -145,7 +168,11 @@ def _check_block(
     a block it does not certify still gets every detailed check. ``proven``
     (:func:`proven_matrices`) marks matrices whose generator proved them
     positive definite with a small enough condition number: only their
-    pattern and diagonals are checked (nothing after the core's rescaling)."""
+    pattern and diagonals are checked (nothing after the core's rescaling), and
+    their bound comes from the generator's ``condition_bounds``
+    (:func:`construction_lower_bounds`). With ``check_pd``, ``certificates``
+    (``(2, n)``) receives each matrix's proven lower bound of its smallest
+    eigenvalue and the proof's code (``PROOF_NAMES``)."""
     n, p = block.shape[0], adjacency.shape[0]
     # checked a few matrices at a time (one call per group: small matrices are
     # dominated by per-call overhead), groups of small matrices on the batch's
@@ -154,6 +181,8 @@ def _check_block(
     step = max(1, (1 << 18) // max(p * p, 1))  # ~2 MB: the check passes stay in cache
     starts = range(0, n, step)
 
+    certificates = np.empty((2, n)) if certificates is None else certificates
+
     def passes(k0: int) -> bool:
         group = block[k0 : k0 + step]
         if group.dtype != np.float64:
@@ -161,17 +190,23 @@ def _check_block(
         from spdgraph._kernels.certify import certifies  # numba: lazy
 
         pd = check_pd and not (proven is not None and bool(proven[k0 : k0 + step].all()))
-        if check_pd and not pd and rescaled:
-            return True  # proved by the generator; the rescaling keeps the pattern
+        cert = certificates[:, k0 : k0 + step]
+        if check_pd and not pd:  # proved by the generator: its bound
+            assert condition_bounds is not None
+            cert[0] = construction_lower_bounds(group, condition_bounds[k0 : k0 + step])
+            cert[1] = PROOF_CONSTRUCTION
+            if rescaled:
+                return True  # the rescaling keeps the pattern
         if certifies(  # the fast path: every matrix passes; else the detailed checks
-            group, adjacency, diagonals=True, check_pd=pd,
-            condition_bound=MAX_SCALED_CONDITION, pattern_known=rescaled and pd,
+            group, adjacency, diagonals=True, check_pd=pd, condition_bound=MAX_SCALED_CONDITION,
+            pattern_known=rescaled and pd, proven=cert if pd else None,
         ):  # fmt: skip
             return True
         if pd:
             found = find_violation(
-                group, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION
-            )
+                group, adjacency, check_pd=True, condition_bound=MAX_SCALED_CONDITION,
+                proven=cert,
+            )  # fmt: skip
         else:
             found = find_violation(group, adjacency, check_pd=False)
         return found is None and (pd or _diagonals_ok(group))
@@ -187,7 +222,8 @@ def _check_block(
     for k0, ok in zip(starts, verdicts, strict=True):
         if not ok:
             for k in range(k0, min(n, k0 + step)):
-                _validate_into(block, k, block[k], adjacency, gen, plugin, check_pd, failures)
+                _validate_into(block, k, block[k], adjacency, gen, plugin, check_pd, failures,
+                               certificates[:, k : k + 1])  # fmt: skip
 
 
 def _validate_into(
@@ -199,13 +235,17 @@ def _validate_into(
     plugin: str,
     check_pd: bool,
     failures: dict[int, Exception] | None,
+    proven: np.ndarray | None = None,
 ) -> None:
-    """``block[k] = validate_matrix(m)``; a certificate failure recorded in ``failures``."""
+    """``block[k] = validate_matrix(m)``; a certificate failure recorded in ``failures``
+    (its ``proven`` entry NaN)."""
     try:
-        block[k] = validate_matrix(m, adjacency, k, gen, plugin, check_pd=check_pd)
+        block[k] = validate_matrix(m, adjacency, k, gen, plugin, check_pd=check_pd, proven=proven)
     except UncertifiedMatrixError as exc:
         if failures is None:
             raise
+        if proven is not None:
+            proven[:] = np.nan
         failures[k] = exc
         block[k] = np.eye(block.shape[-1])  # a placeholder until the matrix is redrawn
 
@@ -248,11 +288,12 @@ def _call_batch(
     plugin: str,
     n: int,
     factor_kw: dict[str, Any],
-    check_pd: bool,
-    failures: dict[int, Exception] | None,
+    checks: dict[str, Any],
     **kwargs: Any,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """The generator's block, checked, and which matrices it proved (:func:`proven_matrices`)."""
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The generator's block, checked (``checks``: :func:`_check_block`'s ``check_pd``,
+    ``failures``, ``certificates``), which matrices it proved (:func:`proven_matrices`)
+    and its condition bounds."""
     adjacency = graph.adjacency
     p = adjacency.shape[0]
     assert gen.batch_function is not None
@@ -266,8 +307,8 @@ def _call_batch(
             f"{getattr(out, 'shape', type(out).__name__)}, expected ({n}, {p}, {p})."
         )
     proven = proven_matrices(out, bounds)
-    _check_block(out, adjacency, gen, plugin, check_pd=check_pd, failures=failures, proven=proven)
-    return out, proven
+    _check_block(out, adjacency, gen, plugin, proven=proven, condition_bounds=bounds, **checks)
+    return out, proven, bounds
 
 
 def made_block(
@@ -275,8 +316,13 @@ def made_block(
     rngs: Sequence[np.random.Generator] | None,
     factors: np.ndarray | None,
     failures: dict[int, Exception] | None = None,
-) -> np.ndarray:
-    """The block generated, checked and normalized, before any spectrum control.
+) -> tuple[np.ndarray, np.ndarray]:
+    """The block generated, checked and normalized, before any spectrum control, and
+    what proved each matrix positive definite: ``(2, n)``, each matrix's proven lower
+    bound of its smallest eigenvalue and the proof's code
+    (:data:`~spdgraph._kernels.proofs.PROOF_NAMES`); NaN where nothing was proven on
+    the block's final form (a matrix in ``failures``; a spectrum target, whose
+    control proves its own output).
 
     A matrix failing its certificate raises, or with ``failures`` is recorded there
     (its place holds the identity)."""
@@ -290,20 +336,17 @@ def made_block(
     # the generator's own output is proved PD before a spectrum control changes it;
     # otherwise once, on the final (normalized) form
     pd_now = controlled or not normalize
-    proven = None
+    certificates = np.full((2, n), np.nan)
+    checks: dict[str, Any] = {
+        "check_pd": pd_now,
+        "failures": failures,
+        "certificates": certificates,
+    }
+    proven = bounds = None
     if gen.batch_function is not None:
         factor_kw = {"factors": factors} if gen.accepts_factor else {}
-        block, proven = _call_batch(
-            graph,
-            gen,
-            plugin,
-            n,
-            factor_kw,
-            pd_now,
-            failures,
-            rngs=rngs,
-            entries=entries,
-            **options,
+        block, proven, bounds = _call_batch(
+            graph, gen, plugin, n, factor_kw, checks, rngs=rngs, entries=entries, **options
         )
     else:
         block = np.empty((n, p, p), dtype=np.float64)
@@ -324,7 +367,7 @@ def made_block(
             )
             _validate_into(block, k, m, adjacency, gen, plugin, False, failures)
         if pd_now:
-            _check_block(block, adjacency, gen, plugin, check_pd=True, failures=failures)
+            _check_block(block, adjacency, gen, plugin, **checks)
     # -0.0 (equal to 0, so it passed the checks) -> +0.0: x + 0.0 is x for every
     # other x, in place and in one pass (the rescaling's own pass when it runs)
     if not (normalize and n and _rescaled_in_place(block)):
@@ -334,6 +377,10 @@ def made_block(
     if normalize and n and not controlled:
         _check_block(
             block, adjacency, gen, plugin, check_pd=True, failures=failures, rescaled=True,
-            proven=proven,
+            proven=proven, certificates=certificates, condition_bounds=bounds,
         )  # fmt: skip
-    return block
+    if controlled:
+        certificates[:] = np.nan
+    for k in failures or ():
+        certificates[:, k] = np.nan
+    return block, certificates

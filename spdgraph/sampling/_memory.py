@@ -11,21 +11,25 @@ per node). For the dense and lazy layouts:
 alone (so it runs before the graph is adapted to a dense adjacency):
 
 * the graph: ``GRAPH_BYTES_PER_ENTRY`` bytes per adjacency entry (the
-  boolean ``p x p`` adjacency, its transpose check and the copies the
-  generators get);
+  boolean ``p x p`` adjacency and the copy the generator gets);
 * per matrix in flight: its output, the generator's ``work_per_matrix``
   arrays and two more for a spectrum target;
-* per block in flight: the generator's ``work_per_call`` arrays,
-  ``VALIDATION_ARRAYS`` for the output checks (one Cholesky factor at a
-  time), ``CHECK_BYTES`` (small matrices are checked in groups of about
-  2 MB) and, with ``normalize=True``, ``NORMALIZE_BYTES`` (the unit-diagonal
-  rescaling works in place, a million entries at a time);
+* per block in flight: the generator's ``work_per_call`` arrays (the core's
+  check of a matrix proven by a factorization, one factor copy at a time, is
+  the generator's to count: matrices proven by dominance or by the
+  generator's own bound need none), ``CHECK_BYTES`` (small matrices are
+  checked in groups of about 2 MB) and, with ``normalize=True``,
+  ``NORMALIZE_BYTES`` (the unit-diagonal rescaling works in place, a million
+  entries at a time); a generator whose work is freed before its matrices
+  are made (``GeneratorSpec.work_apart``: ``huge`` computes one matrix, then
+  copies it) counts the larger of its work and its matrices, not their sum;
 
 each array ``p x p`` float64 (8 bytes per entry). The built-in generators'
 ``work_per_matrix`` and ``work_per_call`` are fitted to the peak resident
-memory measured by ``benchmarks/bench_memory_guard.py`` (p = 2000 to 6000,
-one matrix and a stack of four) so that the estimate is 1 to 1.5 times the
-measured peak. An eager call has one
+memory measured in a fresh process by ``benchmarks/bench_memory_guard.py``
+(p = 2000 to 4000, one matrix and a stack of four, mean degree 5) so that the
+estimate is 1 to 1.2 times the measured peak (``tests/test_memory_guards.py``
+holds it within 25%). An eager call has one
 block of ``size`` matrices in flight; a lazy call (``chunks=c``) as many
 blocks of ``c`` matrices as dask's threaded scheduler runs at once (one per
 core). ``kind`` changes nothing (it only names the output).
@@ -53,11 +57,8 @@ __all__ = [
     "sparse_need",
 ]
 
-#: Bytes per adjacency entry: boolean adjacency, transpose check, generator copies.
-GRAPH_BYTES_PER_ENTRY = 4
-#: p x p float64 arrays the core's output checks need per block (the Cholesky
-#: factor of the matrix being checked; measured).
-VALIDATION_ARRAYS = 1
+#: Bytes per adjacency entry: the boolean adjacency and the generator's copy (measured).
+GRAPH_BYTES_PER_ENTRY = 2
 #: Bytes of the unit-diagonal rescaling's temporaries (two blocks of 2**20 float64).
 NORMALIZE_BYTES = 2 * 8 * 2**20
 #: Bytes of the output checks of small matrices, run on groups of about 2 MB
@@ -89,8 +90,9 @@ def estimate_bytes(
     normalize: bool = True,
     targets: bool = False,
     work_per_matrix: float = 1.0,
-    work_per_call: float = 2.0,
+    work_per_call: float = 3.25,
     workers: int | None = None,
+    work_apart: bool = False,
 ) -> MemoryNeed:
     """Peak bytes of sampling ``n`` matrices on ``p`` nodes (see the module docstring).
 
@@ -100,9 +102,10 @@ def estimate_bytes(
     >>> need.matrices, round(need.bytes / 2**20)
     (1, 62)
     """
-    per_call = work_per_call + VALIDATION_ARRAYS
+    per_call = work_per_call
     per_matrix = 1 + work_per_matrix + 2 * targets
-    one = GRAPH_BYTES_PER_ENTRY + 8 * (per_matrix + per_call)
+    both = max if work_apart else sum_of
+    one = GRAPH_BYTES_PER_ENTRY + 8 * both(per_matrix, per_call)
     fixed = (CHECK_BYTES + NORMALIZE_BYTES * normalize) if n else 0
     if chunks is None or n == 0:
         blocks, per_block = (1 if n else 0), n
@@ -110,9 +113,15 @@ def estimate_bytes(
         per_block = min(n, chunks)
         blocks = min(math.ceil(n / per_block), workers or available_cores())
     matrices = blocks * per_block
-    arrays = matrices * per_matrix + blocks * per_call
+    arrays = blocks * both(per_block * per_matrix, per_call)
     total = p * p * (GRAPH_BYTES_PER_ENTRY + 8 * arrays) + fixed * blocks
     return MemoryNeed(p, matrices, int(total), one)
+
+
+def sum_of(*terms: float) -> float:
+    """The sum of the terms (what :func:`estimate_bytes` counts for a block whose
+    generator holds its work with its matrices)."""
+    return float(sum(terms))
 
 
 def check_memory(
@@ -184,6 +193,7 @@ class MemoryCheck:
             targets=self.targets is not None,
             work_per_matrix=self.gen.work_per_matrix,
             work_per_call=self.gen.work_per_call,
+            work_apart=self.gen.work_apart,
         )
 
     def check(self, p: int) -> None:

@@ -13,7 +13,11 @@ import xarray as xr
 from spdgraph.plugins.types import GraphData
 from spdgraph.sampling._adapt import label_array
 
-__all__ = ["build_dataarray", "json_options"]
+__all__ = ["LOWER_BOUND_ATTR", "build_dataarray", "certificate_attrs", "json_options"]
+
+#: The attr holding the proven lower bound of the smallest eigenvalue (the minimum
+#: over a stack), on every layout.
+LOWER_BOUND_ATTR = "certificate_lambda_min_lower_bound"
 
 
 #: Attrs holding one value per matrix (the achieved spectrum, with a target).
@@ -32,6 +36,27 @@ def _json_default(value: Any) -> Any:
 
 def json_options(options: Mapping[str, Any]) -> str:
     return json.dumps(dict(sorted(options.items())), default=_json_default)
+
+
+def certificate_attrs(proven: np.ndarray) -> dict[str, Any]:
+    """The certificate attrs of a dense result from its ``(2, n)`` proofs (row 0 each
+    matrix's proven lower bound of its smallest eigenvalue, row 1 the proof's code).
+
+    ``certificate`` names the proofs used (joined by "; " when a stack took
+    several); ``certificate_lambda_min_lower_bound`` is the bound, the smallest over a
+    stack (attrs hold provenance, one number: ``da.spd.check()`` proves it again).
+    Nothing for an empty stack.
+
+    >>> certificate_attrs(np.array([[0.5, 0.25], [1.0, 2.0]]))  # doctest: +NORMALIZE_WHITESPACE
+    {'certificate': 'Cholesky factorization with its rounding bounded;
+      diagonal dominance (weighted Gershgorin)', 'certificate_lambda_min_lower_bound': 0.25}
+    """
+    from spdgraph._kernels.proofs import PROOF_NAMES
+
+    if proven.shape[1] == 0 or not np.all(proven[0] > 0):
+        return {}
+    names = sorted({PROOF_NAMES[float(code)] for code in np.unique(proven[1])})
+    return {"certificate": "; ".join(names), LOWER_BOUND_ATTR: float(proven[0].min())}
 
 
 def build_dataarray(

@@ -43,6 +43,8 @@ from spdgraph.plugins.types import GeneratorSpec
 from spdgraph.sampling._adapt import SparseGraph, adapt_graph_sparse, label_array
 from spdgraph.sampling._engine import UNCERTIFIED_RAISE_HINT
 from spdgraph.sampling._memory import check_sparse_memory, sparse_need
+from spdgraph.sampling._output import LOWER_BOUND_ATTR
+from spdgraph.sampling._randomized_certify import LOWER_BOUND_KEY
 from spdgraph.sampling._record import SampleRequest
 from spdgraph.seeds import MatrixStreams, redraw_stream
 
@@ -232,6 +234,8 @@ def _certificate_attrs(certificates: list[dict[str, Any]], *, stacked: bool) -> 
     for key in sorted({key for c in certificates for key in c if key.startswith("note_")}):
         values = [c.get(key) for c in certificates]
         attrs[key[len("note_") :]] = values if stacked else values[0]
+    if certificates:  # the proven bound: one number, the smallest over a stack
+        attrs[LOWER_BOUND_ATTR] = min(float(c[LOWER_BOUND_KEY]) for c in certificates)
     failures = [float(c.get("certificate_failure_probability", 0.0)) for c in certificates]
     if any(failures):  # a randomized proof: its chance of error, per matrix
         attrs["certificate_failure_probability"] = failures if stacked else failures[0]

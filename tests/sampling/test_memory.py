@@ -20,7 +20,7 @@ import spdgraph
 from spdgraph.plugins import find_generator
 from spdgraph.sampling import _memory as _memory
 from spdgraph.sampling._adapt import count_nodes
-from spdgraph.sampling._memory import CHECK_BYTES, estimate_bytes
+from spdgraph.sampling._memory import CHECK_BYTES, GRAPH_BYTES_PER_ENTRY, estimate_bytes
 
 MiB = 2**20
 
@@ -178,7 +178,7 @@ def test_the_model_grows_with_every_part_of_the_request():
     fixed = CHECK_BYTES  # the only term that does not grow with p
     unscaled = estimate_bytes(100, 1, normalize=False).bytes - fixed
     assert estimate_bytes(200, 1, normalize=False).bytes - fixed == 4 * unscaled
-    assert estimate_bytes(100, 0).bytes == 4 * 100 * 100  # the adjacency only
+    assert estimate_bytes(100, 0).bytes == GRAPH_BYTES_PER_ENTRY * 100 * 100  # the adjacency
 
 
 @pytest.mark.parametrize("method", ["po", "dd"])
@@ -356,3 +356,14 @@ def test_the_address_space_limit_is_respected():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "refused:" in run.stdout
+
+
+def test_work_freed_before_the_matrices_counts_the_larger_of_the_two():
+    """``GeneratorSpec.work_apart`` (huge: its work is freed before its copies are made)."""
+    kw = dict(normalize=False, work_per_matrix=0.0, work_per_call=6.0)
+    graph, fixed = GRAPH_BYTES_PER_ENTRY * 100 * 100, CHECK_BYTES
+    assert estimate_bytes(100, 4, **kw, work_apart=True).bytes == graph + 8e4 * 6 + fixed
+    assert estimate_bytes(100, 4, **kw).bytes == graph + 8e4 * (4 + 6) + fixed
+    assert estimate_bytes(100, 9, **kw, work_apart=True).bytes == graph + 8e4 * 9 + fixed
+    gen, _ = find_generator("huge")
+    assert gen.work_apart and not find_generator("po")[0].work_apart

@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from reference import random_adjacency
+from reference import random_adjacencies
 
 import spdgraph
 from spdgraph.plugins._builtin.gen_uniform import chordal_cover
@@ -16,12 +16,7 @@ def _for(method, adjacency):
     return chordal_cover(adjacency, "min_degree")[0] if method == "uniform" else adjacency
 
 
-graphs = st.builds(
-    lambda p, d, s: random_adjacency(p, d, np.random.default_rng(s)),
-    st.integers(1, 40),
-    st.floats(0.0, 1.0),
-    st.integers(0, 2**32 - 1),
-)
+graphs = random_adjacencies(1, 40)
 
 
 @given(

@@ -98,12 +98,12 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             function=generate_dd,
             description=("diagonal dominance (gmat diagdom): fast, but links weaken like 1/(p d)"),
             options={},  # dd takes no option: any name passed is refused before work
-            # the matrix being filled, its copies (fitted to the measured peak:
-            # benchmarks/bench_memory_guard.py); per matrix of a batch, its random
-            # stream and the batch's share of the checks (~0.7 KB + 3% of a matrix at
-            # p = 150: without it a size just below the guard failed to allocate)
-            work_per_call=1.6,
-            work_per_matrix=0.1,
+            # the matrix being filled, its copies; per matrix of a batch, its random
+            # stream and the batch's share of the checks; no check copy (proven by
+            # dominance) (fitted to the peak resident memory measured in a fresh
+            # process, p = 2000 to 4000, 1 and 4 matrices: benchmarks/bench_memory_guard.py)
+            work_per_call=0.55,
+            work_per_matrix=0.3,
             portable=True,
             sparse_function=generate_dd_sparse,
             # its own work on the sparse path, beyond the core's 32 bytes: the edge

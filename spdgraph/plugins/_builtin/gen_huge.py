@@ -203,9 +203,14 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
                     doc="rescale so the inverse has unit diagonal (huge's returned omega)",
                 ),
             },
-            # the matrix, its Cholesky factor, the inverse factor and the product
-            # (fitted to the measured peak: benchmarks/bench_memory_guard.py)
-            work_per_call=4.5,
+            # the matrix, its Cholesky factor, the inverse factor and the product,
+            # freed before the one matrix is copied into the stack (work_apart: the
+            # larger of the two counts); per matrix the copy and its check (fitted to
+            # the peak resident memory measured in a fresh process, p = 2000 to 3000,
+            # 1, 4 and 8 matrices: benchmarks/bench_memory_guard.py)
+            work_per_call=6.6,
+            work_per_matrix=0.35,
+            work_apart=True,
             portable=True,
             sparse_function=generate_huge_sparse,
             intended_kind="precision",

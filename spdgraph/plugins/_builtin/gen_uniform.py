@@ -341,10 +341,11 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             description="uniform on correlation matrices of a chordal graph (gmat chol_mh)",
             options=_chain_options(SAMPLERS),
             batch_function=generate_uniform_batch,
-            # the factor, the product and its transpose sum (fitted to the measured
-            # peak: benchmarks/bench_memory_guard.py)
-            work_per_matrix=0.3,
-            work_per_call=3.4,
+            # the factor, the product and its transpose sum (fitted to the peak
+            # resident memory measured in a fresh process, p = 2000 to 4000, 1 and 4
+            # matrices: benchmarks/bench_memory_guard.py)
+            work_per_matrix=0.25,
+            work_per_call=3.75,
             **compiled,
             warmup=_warmup("uniform", _PATH_6),
         ),
@@ -355,9 +356,10 @@ def spdgraph_register_generators() -> list[GeneratorSpec]:
             options=port_options,
             batch_function=generate_port_chol_batch,
             # the factors and their coordinates; the PO kernel's temporaries (fitted
-            # to the measured peak: benchmarks/bench_memory_guard.py)
-            work_per_matrix=1.2,
-            work_per_call=0.3,
+            # to the peak resident memory measured in a fresh process, p = 2000 to
+            # 3000, 1 and 4 matrices: benchmarks/bench_memory_guard.py)
+            work_per_matrix=1.8,
+            work_per_call=1.35,
             **compiled,
             warmup=_warmup("port_chol", _CYCLE_6),
         ),

@@ -31,11 +31,11 @@ from numba import njit
 
 import spdgraph._kernels  # noqa: F401 - an unwritable Numba cache: uncached, one warning
 
-__all__ = ["gibbs_sweeps"]
+__all__ = ["cholesky_lower", "gibbs_sweeps", "lower_inverse"]
 
 
 @njit(cache=True)
-def _cholesky_lower(s):  # pragma: no cover - numba
+def cholesky_lower(s):  # pragma: no cover - numba
     """Lower Cholesky factor of a small symmetric matrix in plain loops, and whether it
     is positive definite (a non-positive or non-finite pivot stops it: False)."""
     m = s.shape[0]
@@ -56,15 +56,11 @@ def _cholesky_lower(s):  # pragma: no cover - numba
 
 
 @njit(cache=True)
-def _spd_inverse(s):  # pragma: no cover - numba
-    """Inverse of a small SPD matrix by Cholesky, in plain loops (no LAPACK call overhead),
-    and whether ``s`` was positive definite (if not, the inverse is not computed)."""
-    m = s.shape[0]
-    low, ok = _cholesky_lower(s)
-    out = np.empty((m, m))
-    if not ok:
-        return out, False
-    inv_low = np.zeros((m, m))  # L^-1, lower triangular
+def lower_inverse(low):  # pragma: no cover - numba
+    """``L^-1`` (lower triangular) of a lower triangular ``L`` with a positive diagonal,
+    column by column by forward substitution in plain loops."""
+    m = low.shape[0]
+    inv_low = np.zeros((m, m))
     for j in range(m):
         inv_low[j, j] = 1.0 / low[j, j]
         for i in range(j + 1, m):
@@ -72,6 +68,19 @@ def _spd_inverse(s):  # pragma: no cover - numba
             for t in range(j, i):
                 v -= low[i, t] * inv_low[t, j]
             inv_low[i, j] = v / low[i, i]
+    return inv_low
+
+
+@njit(cache=True)
+def _spd_inverse(s):  # pragma: no cover - numba
+    """Inverse of a small SPD matrix by Cholesky, in plain loops (no LAPACK call overhead),
+    and whether ``s`` was positive definite (if not, the inverse is not computed)."""
+    m = s.shape[0]
+    low, ok = cholesky_lower(s)
+    out = np.empty((m, m))
+    if not ok:
+        return out, False
+    inv_low = lower_inverse(low)
     for i in range(m):  # L^-T L^-1
         for j in range(i, m):
             v = 0.0
@@ -136,7 +145,7 @@ def _update_clique_direct(rng, k, idx, rest, chol, df):  # pragma: no cover - nu
         for s in range(r):
             for t in range(r):
                 krr[s, t] = k[rest[s], rest[t]]
-        low, ok = _cholesky_lower(krr)
+        low, ok = cholesky_lower(krr)
         if not ok:
             return False
         w = np.empty((r, m))  # L^-1 K_RC by forward substitution
@@ -178,7 +187,7 @@ def _update_clique(rng, k, sigma, idx, chol, df):  # pragma: no cover - numba
     p = k.shape[0]
     a_old, ok = _spd_inverse(_sigma_block(sigma, idx))
     if not ok:  # Sigma drifted (K ill-conditioned): recompute it from K, once
-        ok = _cholesky_lower(k)[1]
+        ok = cholesky_lower(k)[1]
         if not ok:
             return False
         sigma[:, :] = np.linalg.inv(k)
@@ -248,4 +257,4 @@ def gibbs_sweeps(
             return False
         sigma = np.linalg.inv(k)
         sigma = 0.5 * (sigma + sigma.T)
-    return _cholesky_lower(k)[1]
+    return cholesky_lower(k)[1]

@@ -112,9 +112,13 @@ def choose_algorithm(
     ('exact', 3, True)
     """
     p = adjacency.shape[0]
-    if algorithm in ("auto", "chordal") and _decomposable(p, np.packbits(adjacency).tobytes()):
+    if algorithm == "chordal" and _decomposable(p, np.packbits(adjacency).tobytes()):
         return AlgorithmChoice("chordal", 1.0, 0.0, 0, p)
     ex = exact_plan(adjacency, b, D)
+    if algorithm == "auto" and ex.n_fill == 0:
+        # greedy minimum fill-in finds a perfect elimination order on exactly the
+        # decomposable graphs (a simplicial node is always left): no second search
+        return AlgorithmChoice("chordal", 1.0, 0.0, 0, p)
     chosen = algorithm
     if algorithm == "auto":
         chosen = "exact" if ex.acceptance >= min_acceptance else "mcmc"
