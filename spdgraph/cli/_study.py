@@ -40,6 +40,7 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
             scheduler_timeout=args.scheduler_timeout,
             wait=args.wait,
             timeout=args.timeout,
+            sparse=args.sparse,
         )
     except KeyboardInterrupt:
         print(
@@ -155,6 +156,13 @@ def _add_study_parser(sub: Any) -> None:
         default=None,
         help="seconds an R or command learner's fit may take when it sets no timeout "
         "(default: the study's timeout, else no limit)",
+    )
+    run.add_argument(
+        "--sparse",
+        action="store_true",
+        default=None,
+        help="sparse truths, data through files, scores from edge sets (the TOML's "
+        "sparse = true; docs/study.md)",
     )
     run.add_argument(
         "--wait",

@@ -5,7 +5,9 @@ runs any executable once per fit: the data are written at ``{data}`` (CSV
 with one header row of node labels and no index column, or ``.npy`` when the
 placeholder is written ``{data}.npy``), the p x p result is read from
 ``{out}`` (CSV without header, or ``.npy``; from ``.npy`` also an array of
-posterior draws ``(draws, p, p)``), ``{seed}`` is the cell's learner seed. A
+posterior draws ``(draws, p, p)``; ``{out}.edges``: an edge list, one ``i j``
+or ``i j score`` line per edge, node indices from 0, whitespace or commas:
+a sparse result at any p), ``{seed}`` is the cell's learner seed. A
 nonzero exit, a missing or misshapen result and a run past ``timeout`` raise
 :class:`~spdgraph.study._contain.LearnerFailure` with the tail of the
 command's own standard error.
@@ -37,7 +39,7 @@ from spdgraph.study._rbridge import seed_int
 
 __all__ = ["fit_command"]
 
-_PLACEHOLDER = re.compile(r"\{(data|out)\}(\.npy|\.csv)?")
+_PLACEHOLDER = re.compile(r"\{(data|out)\}(\.npy|\.csv|\.edges)?")
 
 
 def _write_data(path: Path, x: np.ndarray, labels: Sequence[str]) -> None:
@@ -114,4 +116,6 @@ def fit_command(
             values = output.read_result(paths["out"], p)
         except LearnerFailure as exc:
             raise LearnerFailure(f"{name}: {exc}") from None
+        if output.is_scipy_sparse(values):  # an edge list, checked as it was read
+            return values, seconds
         return output.check_finite(values, name), seconds

@@ -6,6 +6,7 @@ The schema (``docs/study.md``)::
     seed = 2026           # the study seed (required)
     repeats = 2           # simulations per cell (default 1)
     kind = "precision"    # the truth's kind (default precision)
+    sparse = false        # sparse truths (simulate(..., sparse=True)), p up to 10**6
 
     [grid]                # axes: one cell per combination
     family = ["hub", "random"]   # family names of spdgraph.simulate
@@ -47,7 +48,7 @@ from typing import Any
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.vocabulary import canonical_family, canonical_kind, check_count, import_path
 
-__all__ = ["Study", "import_object", "load_study"]
+__all__ = ["MAX_SPARSE_NODES", "Study", "check_sparse_study", "import_object", "load_study"]
 
 _TOP = {
     "name",
@@ -60,6 +61,7 @@ _TOP = {
     "learners",
     "scores",
     "timeout",
+    "sparse",
 }
 #: The keys of every learner entry; a learner kind adds its own key and keys.
 _LEARNER_KEYS = {"name", "timeout", "options", "rule", "cutoff", "output"}
@@ -143,6 +145,9 @@ class Study:
     #: Seconds an R or command learner's fit may take when it sets no timeout (None: no limit).
     #: Not in :meth:`config`: a limit changes no stored result.
     timeout: float | None = None
+    #: Sparse truths (``simulate(..., sparse=True)``), data to the learners through files,
+    #: scores from the edge sets: p up to 10**6 (docs/study.md, "Sparse studies").
+    sparse: bool = False
 
     def cells(self) -> list[dict[str, Any]]:
         """Every cell: one dict of grid coordinates per combination, in grid order."""
@@ -158,7 +163,7 @@ class Study:
              for k, v in e.items()}
             for e in self.learners
         ]  # fmt: skip
-        return {
+        config = {
             "seed": self.seed,
             "repeats": self.repeats,
             "kind": self.kind,
@@ -168,6 +173,9 @@ class Study:
             "metrics": self.metrics,
             "curves": self.curves,
         }
+        if self.sparse:  # other truths and data: only then in the fingerprint
+            config["sparse"] = True
+        return config
 
     def r_packages(self) -> list[str] | None:
         """The R packages the R learners name (None: the study has no R learner)."""
@@ -249,7 +257,10 @@ def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Stu
     if len(set(names)) != len(names):
         raise InvalidOptionError(f"metric names must be distinct, got {names}.")
     kind = canonical_kind(spec.get("kind", "precision"))
-    return Study(
+    sparse = spec.get("sparse", False)
+    if not isinstance(sparse, bool):
+        raise InvalidOptionError(f"sparse must be true or false, got {written(sparse)}.")
+    study = Study(
         name=str(spec.get("name", default_name)),
         seed=seed,
         grid=grid,
@@ -261,7 +272,47 @@ def study_from_dict(spec: Mapping[str, Any], default_name: str = "study") -> Stu
         metrics=metrics,
         curves=bool(scores.get("curves", True)),
         timeout=_study_timeout(spec),
+        sparse=sparse,
     )
+    return check_sparse_study(study)
+
+
+#: Largest p of a sparse study (a dense study is bounded by memory instead).
+MAX_SPARSE_NODES = 10**6
+
+
+def check_sparse_study(study: Study) -> Study:
+    """``study`` when its truths can be built sparse (``sparse = true``); else refused.
+
+    Every method of the grid must declare a sparse construction
+    (``GeneratorSpec.sparse_function``), each refused by name otherwise; the
+    data must be Gaussian and complete (what ``simulate(..., sparse=True)``
+    draws); p at most :data:`MAX_SPARSE_NODES`. Checked before any cell.
+    """
+    from spdgraph.plugins import find_generator, generators
+
+    if not study.sparse:
+        return study
+    cannot = [m for m in study.grid["method"] if find_generator(m)[0].sparse_function is None]
+    if cannot:
+        able = sorted(n for n, (g, _) in generators().items() if g.sparse_function is not None)
+        raise InvalidOptionError(
+            f"sparse = true: method{'s' if len(cannot) > 1 else ''} "
+            f"{', '.join(map(repr, cannot))} cannot build a sparse truth (no sparse "
+            f"construction); use {', '.join(map(repr, able)) or 'a method that has one'}, "
+            "or sparse = false."
+        )
+    other = [d for d in study.grid["data"] if d != "gaussian"]
+    missing = [v for v in study.grid.get("missing", []) if v]
+    if other or missing:
+        raise InvalidOptionError(
+            "sparse = true draws Gaussian data without missing values: "
+            f"{written(other or missing)} need{'s' if len(other or missing) == 1 else ''} "
+            "sparse = false."
+        )
+    for p in study.grid["p"]:
+        check_count(p, "p", high=MAX_SPARSE_NODES)
+    return study
 
 
 def _study_timeout(spec: Mapping[str, Any]) -> float | None:

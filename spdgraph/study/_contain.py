@@ -44,6 +44,7 @@ __all__ = [
     "LearnerContext",
     "LearnerFailure",
     "Tail",
+    "cell_folder",
     "in_context",
     "kill_group",
     "running_fits",
@@ -122,16 +123,10 @@ SHOWN_AFTER = 1.0
 
 
 @contextlib.contextmanager
-def scratch_folder(learner: str) -> Iterator[Path]:
-    """An empty folder for one fit of ``learner``, emptied (or removed) afterwards.
-
-    Inside a study run it is ``STUDY/.scratch/<cell>/<learner>`` (reused by the
-    cell's repeats, emptied after each fit, removed with the cell by
-    :func:`in_context`); outside one (a learner fitted directly, or on a
-    remote worker that cannot see the study folder) a temporary folder,
-    removed after the fit. A fit running past :data:`SHOWN_AFTER` seconds
-    leaves the marker ``<cell>/<learner>.<start>.<id>`` while it runs.
-    """
+def cell_folder() -> Iterator[Path]:
+    """The running cell's scratch folder, ``STUDY/.scratch/<cell>`` (created; removed with
+    the cell by :func:`in_context`); outside a study (or on a remote worker that cannot see
+    the study folder) a temporary folder, removed afterwards."""
     context = current()
     if context.scratch_root is None or not Path(context.scratch_root).parent.is_dir():
         folder = Path(tempfile.mkdtemp(prefix="spdgraph-scratch-"))
@@ -140,16 +135,31 @@ def scratch_folder(learner: str) -> Iterator[Path]:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         return
-    cell = Path(context.scratch_root) / (context.cell or "cell")
-    folder = cell / _safe(learner)
+    folder = Path(context.scratch_root) / (context.cell or "cell")
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _empty(folder)  # what a failed fit of an earlier repeat left
-    marker = _Marker(cell / f"{_safe(learner)}.{int(time.time())}.{secrets.token_hex(4)}")
-    try:
-        yield folder
-    finally:
-        marker.remove()
-        _empty(folder)
+    yield folder
+
+
+@contextlib.contextmanager
+def scratch_folder(learner: str) -> Iterator[Path]:
+    """An empty folder for one fit of ``learner``, emptied (or removed) afterwards.
+
+    Inside a study run it is ``STUDY/.scratch/<cell>/<learner>`` (reused by the
+    cell's repeats, emptied after each fit, removed with the cell by
+    :func:`in_context`); outside one, in a temporary :func:`cell_folder`. A fit
+    running past :data:`SHOWN_AFTER` seconds leaves the marker
+    ``<cell>/<learner>.<start>.<id>`` while it runs.
+    """
+    with cell_folder() as cell:
+        folder = cell / _safe(learner)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _empty(folder)  # what a failed fit of an earlier repeat left
+        marker = _Marker(cell / f"{_safe(learner)}.{int(time.time())}.{secrets.token_hex(4)}")
+        try:
+            yield folder
+        finally:
+            marker.remove()
+            _empty(folder)
 
 
 class _Marker:

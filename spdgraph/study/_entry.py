@@ -32,6 +32,7 @@ __all__ = [
     "pending",
     "reusable_entries",
     "stored_results",
+    "true_graph",
 ]
 
 #: The status of an entry: scored, failed, or scored with no edge selected.
@@ -70,8 +71,34 @@ def _zero_one(values: np.ndarray) -> bool:
     return bool(np.all((off == 0) | (off == 1)))
 
 
-def output_of(entry: Mapping[str, Any], estimate: Any) -> tuple[str, np.ndarray]:
+def _sparse_output(study: Study, entry: Mapping[str, Any], estimate: Any) -> tuple[str, Any]:
+    """A learner's scipy.sparse result: ``(kind, csr_array)`` (densified in a dense study)."""
+    from spdgraph.study._output import sparse_pcor, sparse_result
+
+    declared = entry.get("output", "auto")
+    if declared == "draws":
+        raise InvalidOptionError(
+            f"learner {entry['name']!r} returned a sparse matrix; draws are (draws, p, p) arrays."
+        )
+    values = sparse_result(estimate, estimate.shape[-1], f"learner {entry['name']!r}")
+    if declared == "precision":  # partial correlations on the stored entries
+        values, declared = sparse_pcor(values, f"learner {entry['name']!r}"), "scores"
+    off = values.data[np.repeat(np.arange(values.shape[0]), np.diff(values.indptr)) !=
+                      values.indices]  # fmt: skip
+    if declared == "selection" or (declared == "auto" and np.all(off == 1)):
+        kind, values = "selection", values.astype(bool)
+    else:
+        kind = "scores"
+    return kind, (values if study.sparse else values.toarray())
+
+
+def output_of(
+    entry: Mapping[str, Any], estimate: Any, study: Study | None = None
+) -> tuple[str, Any]:
     """``(output kind, estimate)``: "selection", "scores" or "draws", by declaration or values.
+
+    A scipy.sparse result stays sparse in a sparse study (``sparse = true``);
+    its stored off-diagonal entries all 1 make it a selection.
 
     Examples
     --------
@@ -82,8 +109,11 @@ def output_of(entry: Mapping[str, Any], estimate: Any) -> tuple[str, np.ndarray]
     >>> output_of({"name": "r"}, np.array([[1.0, 0.3], [0.3, 1.0]]))[0]
     'scores'
     """
+    from spdgraph.study._output import is_scipy_sparse
     from spdgraph.validation import precision_to_pcor
 
+    if is_scipy_sparse(estimate):
+        return _sparse_output(study or Study("", 0, {}, []), entry, estimate)
     declared = entry.get("output", "auto")
     values = np.asarray(estimate)
     if values.ndim == 3 and declared in ("auto", "draws"):
@@ -160,6 +190,7 @@ def _scored(
 ) -> tuple[dict[str, float], list[dict[str, Any]], str]:
     """(metric values, curve rows, status) of one fitted learner."""
     from spdgraph.study._kinds import kind_of
+    from spdgraph.study._output import is_scipy_sparse
     from spdgraph.validation import (
         curve_areas,
         path_table,
@@ -168,8 +199,8 @@ def _scored(
         select_edges,
     )
 
-    truth = np.asarray(sim["adjacency"].values, dtype=bool)
-    output, estimate = output_of(entry, fitted[0])
+    truth = true_graph(sim)
+    output, estimate = output_of(entry, fitted[0], study)
     extra: dict[str, float] = {}
     default_cutoff = 0.2  # the lfdr rule's
     if output == "draws":  # posterior draws: scored as a posterior
@@ -188,13 +219,30 @@ def _scored(
     }
     curves: list[dict[str, Any]] = []
     if study.curves and output != "selection":
-        table = path_table(np.abs(np.asarray(estimate, dtype=float)), truth)
+        scores = (
+            abs(estimate) if is_scipy_sparse(estimate) else np.abs(np.asarray(estimate, float))
+        )
+        table = path_table(scores, truth)
         values.update(curve_areas(table))
         curves = _curve_rows(table, base)
     values.update(extra)
     if FIT_TIME in study.metrics:
         values[FIT_TIME] = float(fitted[1])
-    return values, curves, ("ok" if np.any(selected) else "selected nothing")
+    edges: Any = selected  # a boolean array, or a csr_array of a sparse study
+    chosen = edges.count_nonzero() if is_scipy_sparse(edges) else np.any(edges)
+    return values, curves, ("ok" if chosen else "selected nothing")
+
+
+def true_graph(sim: Any) -> Any:
+    """The true adjacency a repeat is scored against: a boolean ``(p, p)`` array, or for a
+    sparse truth (``sparse = true``) a boolean ``csr_array`` of its stored entries."""
+    from spdgraph.layout import is_sparse
+
+    if is_sparse(sim["adjacency"]):
+        from scipy import sparse
+
+        return sparse.csr_array(sim["adjacency"].data.tocsr(), dtype=bool)
+    return np.asarray(sim["adjacency"].values, dtype=bool)
 
 
 def fit_entry(
@@ -203,23 +251,35 @@ def fit_entry(
     sim: Any,
     seed: np.random.SeedSequence,
     base: dict[str, Any],
+    x: np.ndarray | None = None,
+    timings: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """One (cell, learner, repeat): ``{"entry": its record, "records": rows, "curves": rows}``.
 
-    ``base`` holds the cell's coordinates, ``repeat`` and ``learner``. Never
-    raises for the learner's faults (an ``Exception``): they fail this entry.
+    ``base`` holds the cell's coordinates, ``repeat`` and ``learner``; ``x``
+    the data (:func:`spdgraph.study._cell.learner_data`; default: the
+    simulation's); ``timings`` gets the seconds of the fit and of the scoring
+    added. Never raises for the learner's faults (an ``Exception``): they fail
+    this entry.
     """
+    import time
+
     from spdgraph.study._kinds import kind_of
     from spdgraph.validation import resolve_metric
 
-    x = np.asarray(sim["data"].values, dtype=float)
+    x = np.asarray(sim["data"].values, dtype=float) if x is None else x
     labels = [str(v) for v in np.asarray(sim["data"][sim["data"].dims[-1]].values)]
     error = ""
+    timings = {} if timings is None else timings
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            start = time.perf_counter()
             fitted = kind_of(entry).fit(entry, x, labels, seed)
+            middle = time.perf_counter()
             values, curves, status = _scored(study, entry, fitted, sim, base)
+            timings["fits"] = timings.get("fits", 0.0) + middle - start
+            timings["scoring"] = timings.get("scoring", 0.0) + time.perf_counter() - middle
         except Exception as exc:  # this learner's fault: its entry fails, the others go on
             values = {resolve_metric(m).name: float("nan") for m in study.metrics}
             values = values or {FIT_TIME: float("nan")}

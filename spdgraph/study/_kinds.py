@@ -94,13 +94,28 @@ def _fit_function(
     if "seed" not in options and _takes_seed(function):
         options["seed"] = seed  # the cell's learner stream: same cell, same draws
     start = time.perf_counter()
-    estimate = np.asarray(function(x, **options))
-    return estimate, time.perf_counter() - start
+    estimate = function(x, **options)
+    seconds = time.perf_counter() - start
+    return _result(entry, estimate), seconds
+
+
+def _result(entry: Mapping[str, Any], value: Any) -> Any:
+    """A Python learner's result: a scipy.sparse one as it is; a dense one refused on its
+    shape when it cannot fit in a cell (:func:`spdgraph.study._output.refuse_dense`)."""
+    from spdgraph.study._output import is_scipy_sparse, refuse_dense
+
+    if is_scipy_sparse(value):
+        return value
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple):
+        refuse_dense(f"learner {entry['name']!r}", shape)
+    return np.asarray(value)
 
 
 def _fit_estimator(
     entry: Mapping[str, Any], x: np.ndarray, labels: list[str], seed: Any
 ) -> tuple[Any, float]:
+    from spdgraph.study._output import is_scipy_sparse, sparse_pcor, sparse_result
     from spdgraph.validation import precision_to_pcor
 
     start = time.perf_counter()
@@ -110,8 +125,12 @@ def _fit_estimator(
     seconds = time.perf_counter() - start
     for attr in ("adjacency_", "partial_correlation_", "pcor_"):
         if hasattr(fitted, attr):
-            return np.asarray(getattr(fitted, attr)), seconds
-    prec = np.asarray(fitted.precision_, dtype=float)
+            return _result(entry, getattr(fitted, attr)), seconds
+    prec = _result(entry, fitted.precision_)
+    if is_scipy_sparse(prec):
+        name = f"learner {entry['name']!r}"
+        return sparse_pcor(sparse_result(prec, x.shape[1], name), name), seconds
+    prec = np.asarray(prec, dtype=float)
     pcor = precision_to_pcor(prec)
     pcor[prec == 0] = 0.0
     return pcor, seconds
@@ -134,9 +153,22 @@ def _fit_builtin(
     from spdgraph.validation import fit_learners
 
     name = entry["name"]
+    cv = int(entry.get("options", {}).get("cv", 5))
     start = time.perf_counter()
-    estimate = fit_learners(x, [name], seed=seed, cv=int(entry.get("options", {}).get("cv", 5)))
+    if name == "mb":  # its sparse selection: no p x p array at any size
+        return _mb_selection(x, seed, cv), time.perf_counter() - start
+    estimate = fit_learners(x, [name], seed=seed, cv=cv)
     return estimate[name], time.perf_counter() - start
+
+
+def _mb_selection(x: np.ndarray, seed: Any, cv: int) -> Any:
+    """The built-in ``"mb"`` as ``fit_learners(x, ["mb"], seed=seed)`` fits it (its stream
+    past the folds it draws first), its selection kept sparse (a ``csr_array``)."""
+    from spdgraph.validation import kfold, neighbourhood_selection
+
+    rng = np.random.default_rng(seed)
+    kfold(x.shape[0], cv, rng)  # fit_learners draws the folds from the stream first
+    return neighbourhood_selection(x, seed=rng, blas_threads=None).selected
 
 
 def _builtin_rule(entry: Mapping[str, Any]) -> str:

@@ -290,8 +290,9 @@ class RSession:
         timeout: float | None = None,
         seed: int = 0,
         learner: str = "r",
-    ) -> tuple[np.ndarray, float]:
-        """Run the snippet on ``x``: ``(p x p result, R's elapsed seconds of the fit alone)``.
+    ) -> tuple[Any, float]:
+        """Run the snippet on ``x``: ``(result, R's elapsed seconds of the fit alone)``: a
+        ``p x p`` array, or a ``csr_array`` for a Matrix sparse matrix or an edge list.
 
         R's generator is set with ``set.seed(seed)`` just before the snippet
         runs, so a fit's random draws (subsamples, MCMC) do not depend on what
@@ -301,7 +302,7 @@ class RSession:
         ident, _ = self.define(code, packages)
         with contain.scratch_folder(learner) as folder:
             try:
-                return self._fit(ident, x, labels, timeout, seed, str(folder))
+                return self._fit(ident, x, labels, timeout, seed, str(folder), learner)
             finally:
                 if self.proc is not None:  # what the fit left running in the background
                     contain.kill_group(self.proc.pid, keep=self.proc.pid)
@@ -314,7 +315,8 @@ class RSession:
         timeout: float | None,
         seed: int,
         folder: str,
-    ) -> tuple[np.ndarray, float]:
+        learner: str = "r",
+    ) -> tuple[Any, float]:
         n, p = x.shape
         data = np.asfortranarray(x, dtype="<f8")
         deadline = None if timeout is None else time.monotonic() + float(timeout)
@@ -335,8 +337,25 @@ class RSession:
         if status != 0:
             raise LearnerFailure(self._read_text(deadline, timeout))
         seconds = float(np.frombuffer(self._read(8, deadline, timeout), dtype="<f8")[0])
-        values = np.frombuffer(self._read(8 * p * p, deadline, timeout), dtype="<f8")
-        return values.reshape((p, p), order="F").astype(float), seconds
+        form = self._read_int(deadline, timeout)
+        if form == 0:  # dense: refused on its size before a byte of it is read
+            try:
+                output.refuse_dense(f"R learner {learner!r}", (p, p))
+            except LearnerFailure:
+                self._kill()  # its p*p numbers wait on the pipe: the next fit starts afresh
+                raise
+            values = np.frombuffer(self._read(8 * p * p, deadline, timeout), dtype="<f8")
+            return values.reshape((p, p), order="F").astype(float), seconds
+        k = self._read_int(deadline, timeout)
+        if form == 2:  # an edge list, nodes from 1
+            pairs = np.frombuffer(self._read(16 * k, deadline, timeout), dtype="<f8")
+            return output.edge_list(pairs.reshape((k, 2), order="F"), p, "(R)", base=1), seconds
+        from scipy import sparse
+
+        rows = np.frombuffer(self._read(4 * k, deadline, timeout), dtype="<i4")
+        cols = np.frombuffer(self._read(4 * k, deadline, timeout), dtype="<i4")
+        data = np.frombuffer(self._read(8 * k, deadline, timeout), dtype="<f8")
+        return sparse.coo_array((data, (rows, cols)), shape=(p, p)).tocsr(), seconds
 
 
 _SESSION: RSession | None = None
@@ -361,7 +380,7 @@ def fit_r(
     x: np.ndarray,
     labels: Sequence[str],
     seed: np.random.SeedSequence | None = None,
-) -> tuple[np.ndarray, float]:
+) -> tuple[Any, float]:
     """One fit of an R learner (a study's ``[[learners]]`` entry with ``r = ...``)."""
     name = f"R learner {entry['name']!r}"
     try:
@@ -376,4 +395,6 @@ def fit_r(
         )
     except LearnerFailure as exc:
         raise LearnerFailure(f"{name}: {exc}") from None
+    if output.is_scipy_sparse(values):
+        return output.sparse_result(values, x.shape[1], name), seconds
     return output.check_finite(values, name), seconds

@@ -76,7 +76,7 @@ def stored_study(folder: Path) -> Any:
             "pass the folder spdgraph study run wrote."
         ) from None
     spec = {k: stored[k] for k in ("name", "seed", "repeats", "kind", "grid", "families",
-                                    "methods", "learners") if k in stored}  # fmt: skip
+                                    "methods", "learners", "sparse") if k in stored}  # fmt: skip
     spec["scores"] = {"metrics": stored.get("metrics"), "curves": stored.get("curves", True)}
     try:
         return study_from_dict(spec)

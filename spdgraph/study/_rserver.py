@@ -6,8 +6,10 @@ little-endian int32, numbers little-endian float64, text UTF-8 after its
 byte length. Opcodes: 0 quit; 1 define (id, packages, code) -> status and
 R's and the packages' versions, or the error; 2 fit (id, n, p, seed, labels,
 working folder, path, n*p numbers column-major on the pipe
-or in the file at path) -> status, R's elapsed seconds and p*p numbers,
-or the error text.
+or in the file at path) -> status, R's elapsed seconds, the result's form and
+its numbers (0: p*p numbers column-major; 1, a Matrix sparse matrix: k, k row
+and k column indices from 0 (int32), k numbers; 2, a two-column edge list: k,
+2k numbers column-major, nodes from 1), or the error text.
 """
 
 __all__ = ["SERVER"]
@@ -83,21 +85,41 @@ local({
       res <- tryCatch({
         snippet <- get(id, envir = .L)
         v <- snippet(x)
-        if (!is.null(dim(v)) && length(dim(v)) == 2L) v <- as.matrix(v)
-        if (!is.numeric(v) && !is.logical(v))
-          stop(sprintf("the snippet returned a %s %s, not numbers (a %d x %d numeric matrix)",
-                       typeof(v), paste(class(v), collapse = "/"), p, p), call. = FALSE)
-        if (!is.matrix(v) || nrow(v) != p || ncol(v) != p)
-          stop(sprintf("the snippet returned %s; expected a %d x %d matrix",
-                       paste(class(v), collapse = "/"), p, p), call. = FALSE)
-        storage.mode(v) <- "double"
-        v
+        if (inherits(v, "sparseMatrix")) {  # a Matrix sparse matrix: its stored entries
+          if (nrow(v) != p || ncol(v) != p)
+            stop(sprintf("the snippet returned a %d x %d sparse matrix; expected %d x %d",
+                         nrow(v), ncol(v), p, p), call. = FALSE)
+          v <- methods::as(methods::as(v, "generalMatrix"), "TsparseMatrix")
+          list(form = 1L, i = v@i, j = v@j,
+               x = if (methods::.hasSlot(v, "x")) as.double(v@x) else rep(1, length(v@i)))
+        } else {
+          if (!is.null(dim(v)) && length(dim(v)) == 2L) v <- as.matrix(v)
+          if (!is.numeric(v) && !is.logical(v))
+            stop(sprintf("the snippet returned a %s %s, not numbers (a %d x %d numeric matrix)",
+                         typeof(v), paste(class(v), collapse = "/"), p, p), call. = FALSE)
+          if (is.matrix(v) && ncol(v) == 2L && nrow(v) != p && is.numeric(v) &&
+              all(is.finite(v)) && all(v >= 1) && all(v == round(v))) {  # an edge list
+            list(form = 2L, k = nrow(v), x = as.double(v))
+          } else {
+            if (!is.matrix(v) || nrow(v) != p || ncol(v) != p)
+              stop(sprintf("the snippet returned %s; expected a %d x %d matrix",
+                           paste(class(v), collapse = "/"), p, p), call. = FALSE)
+            storage.mode(v) <- "double"
+            list(form = 0L, x = v)
+          }
+        }
       }, error = function(e) msg(e))
       secs <- proc.time()[["elapsed"]] - t0
       if (is.character(res)) { wr_int(1L); wr_str(res) } else {
         wr_int(0L)
         writeBin(as.double(secs), .out, size = 8L, endian = "little")
-        writeBin(as.vector(res), .out, size = 8L, endian = "little")
+        wr_int(res$form)
+        if (res$form == 1L) {
+          wr_int(length(res$i))
+          writeBin(as.integer(res$i), .out, size = 4L, endian = "little")
+          writeBin(as.integer(res$j), .out, size = 4L, endian = "little")
+        } else if (res$form == 2L) wr_int(res$k)
+        writeBin(as.vector(res$x), .out, size = 8L, endian = "little")
       }
       flush(.out)
     }

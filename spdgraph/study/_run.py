@@ -16,7 +16,7 @@ from spdgraph._threads import available_cores
 from spdgraph.errors import FileError, InvalidOptionError, SpdgraphError, written
 from spdgraph.io import check_dataset_format
 from spdgraph.study._cell import cell_key, compute_cell
-from spdgraph.study._config import Study, load_study
+from spdgraph.study._config import Study, check_sparse_study, load_study
 from spdgraph.study._contain import SCRATCH, LearnerContext, clean_scratch, in_context
 from spdgraph.study._entry import learner_failures_message, pending, stored_results
 from spdgraph.study._guard import (
@@ -156,6 +156,7 @@ def run(
     scheduler_timeout: float = SCHEDULER_TIMEOUT,
     wait: bool = False,
     timeout: float | None = None,
+    sparse: bool | None = None,
 ) -> StudyResult:
     """Run a simulation study: every cell not yet stored in ``out``, then the tables and plots.
 
@@ -201,6 +202,11 @@ def run(
         sets no ``timeout`` of its own (default: the study's top-level
         ``timeout``, else no limit); a finite positive number. The learner
         is killed with what it started, and its cell fails.
+    sparse
+        Sparse truths, data through files, scores from the edge sets (``sparse =
+        true`` in the TOML; ``docs/study.md``, "Sparse studies"); default: the
+        study's ``sparse``. A grid method without a sparse construction is
+        refused by name before any cell.
 
     Returns
     -------
@@ -222,6 +228,10 @@ def run(
     connect_timeout = check_timeout(scheduler_timeout)
     if timeout is not None:
         checked = dataclasses.replace(checked, timeout=check_learner_timeout(timeout, "timeout"))
+    if sparse is not None:
+        if not isinstance(sparse, bool):
+            raise InvalidOptionError(f"sparse must be True or False, got {written(sparse)}.")
+        checked = check_sparse_study(dataclasses.replace(checked, sparse=sparse))
     if results_format is not None and isinstance(out, str | os.PathLike):
         check_dataset_format(Path(out) / "results", results_format)
     folder = _study_folder(out)
