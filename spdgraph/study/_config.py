@@ -69,6 +69,8 @@ _LEARNER_KEYS = {"name", "timeout", "options", "rule", "cutoff", "output"}
 #: selection; ``(k, p, p)``: posterior draws; else edge scores).
 OUTPUTS = ("auto", "selection", "scores", "precision", "draws")
 _DEFAULT_AXES = {"method": ["po"], "data": ["gaussian"]}
+#: Top-level keys the study passes to every cell's ``simulate``: never grid axes.
+_STUDY_KEYS_NOT_AXES = frozenset({"kind", "seed", "sparse"})
 #: The fit-time metric: wall seconds of each fit alone (BLAS on one thread).
 FIT_TIME = "seconds"
 
@@ -212,6 +214,11 @@ def _grid(grid: object) -> dict[str, list[Any]]:
     for axis in ("family", "p", "n"):
         if axis not in out:
             raise InvalidOptionError(f"the [grid] table needs the axis {axis!r}.")
+    for axis in _STUDY_KEYS_NOT_AXES.intersection(out):
+        raise InvalidOptionError(
+            f"{axis!r} cannot be a grid axis: the study sets it for every cell; write "
+            f"{axis} = ... at the top of the TOML (run two studies to compare values)."
+        )
     for axis, values in out.items():
         if not values:
             raise InvalidOptionError(f"grid axis {axis!r} is empty.")

@@ -164,6 +164,14 @@ def test_a_sparse_study_refuses_what_sparse_truths_cannot_take(tmp_path, change,
         load_study(spec)
 
 
+@pytest.mark.parametrize("axis", ["sparse", "kind", "seed"])
+def test_a_key_the_study_sets_for_every_cell_is_refused_as_a_grid_axis(tmp_path, axis):
+    spec = {**_spec(tmp_path, sparse_truth=True), "learners": [{"name": "mb"}]}
+    spec["grid"] = {**spec["grid"], axis: [False, True] if axis == "sparse" else ["a", "b"]}
+    with pytest.raises(InvalidOptionError, match=rf"'{axis}' cannot be a grid axis"):
+        load_study(spec)
+
+
 def dense_matrix(x):
     """A learner returning a dense p x p array."""
     return np.corrcoef(np.asarray(x).T)
