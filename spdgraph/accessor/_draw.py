@@ -83,7 +83,7 @@ def draw_need(
     it would not fit, by the draw itself).
 
     >>> draw_need(1, 10**6, 10) / (8 * 10**7)  # the data, obs labels and a few units
-    1.0492
+    1.149152
     """
     temporaries = _temporaries(p, sparse, marginals, missing)
     if chunks is not None:
