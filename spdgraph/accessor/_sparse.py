@@ -147,6 +147,7 @@ def draw_sparse(
         entries.append(0 if plan is None else plan.factor_entries)
         recipe = (kind, method, float(tolerance), plan)
         makers.append(partial(sparse_drawer, csr, k, recipe, root, streams[k], n_obs))
+    del adjacency, matrices  # checked: only the makers' matrices stay while drawing
     out = draw_rows(makers, n_obs, p, chunks)
     da = view._da
     coords, dims = layout(da, stacked, n_obs)

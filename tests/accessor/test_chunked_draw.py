@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import random_adjacency
 from scipy import stats
 
 import spdgraph
@@ -108,9 +109,7 @@ def test_units_are_powers_of_two_fixed_by_the_node_count():
     sparse=st.booleans(),
 )
 def test_any_graph_any_chunks_the_same_bits(p, density, n_obs, chunks, seed, sparse):
-    rng = np.random.default_rng(seed)
-    upper = np.triu(rng.random((p, p)) < density, 1)
-    graph = nx.from_numpy_array((upper | upper.T).astype(int))
+    graph = nx.from_numpy_array(random_adjacency(p, density, np.random.default_rng(seed)))
     options = {"sparse": True, "method": "dd"} if sparse else {}
     matrix = spdgraph.sample(graph, seed=seed, kind="precision", **options)
     with pytest.MonkeyPatch.context() as patch:
