@@ -199,3 +199,18 @@ def test_a_local_cluster_gives_the_same_bits():
         for matrix, values in zip((dense, sparse), expected, strict=True):
             for chunks in (7, 13):
                 assert np.array_equal(matrix.spd.draw(200, seed=4, chunks=chunks).values, values)
+
+
+def test_a_sparse_drawer_pickled_draws_the_same_rows():
+    """A worker in another process gets the factor pickled: factorized again there in the
+    planned order, it draws the same bits."""
+    import pickle
+
+    matrix = _sparse()
+    data = matrix.spd.draw(40, seed=6, chunks=40)
+    (key,) = _factor_keys(data)
+    drawer = dask.get(data.data.__dask_graph__(), key)
+    copy = pickle.loads(pickle.dumps(drawer))
+    assert copy.factor is not drawer.factor
+    assert np.array_equal(copy.rows(0, 40), drawer.rows(0, 40))
+    assert np.array_equal(copy.rows(0, 40), matrix.spd.draw(40, seed=6).values)
