@@ -86,8 +86,12 @@ class UnitDrawer:
         for u in range(start // unit, -(-stop // unit)):
             first, last = u * unit, min((u + 1) * unit, self.n_obs)
             rng = unit_stream(self.root, DRAW, self.stream, u)
-            x = self.unit_data(u, rng.standard_normal((last - first, self.p)), rng)
             low, high = max(first, start), min(last, stop)
+            if (low, high) == (first, last):  # the whole unit: its normals drawn in place
+                z = out[first - start : last - start]
+                z[...] = self.unit_data(u, rng.standard_normal(out=z), rng)
+                continue
+            x = self.unit_data(u, rng.standard_normal((last - first, self.p)), rng)
             out[low - start : high - start] = x[low - first : high - first]
         return out
 
