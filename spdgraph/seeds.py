@@ -11,11 +11,16 @@ others are drawn::
     │   └── REDRAW, r  its r-th redraw           redraw_stream(root, k, r)
     ├── GROUP, g       group g of sample([...])  group_root(root, g)
     ├── DRAW, k        data of matrix k, draw()  domain_stream(root, DRAW, k)
+    │   └── UNIT, u    its rows of draw unit u   unit_stream(root, DRAW, k, u)
     └── MISSING, k     its missing-value mask    domain_stream(root, MISSING, k)
+        └── UNIT, u    the mask of draw unit u   unit_stream(root, MISSING, k, u)
 
 Matrix ``k`` of a call is drawn from the ``k``-th child of the root (what
 ``root.spawn`` gives), so it does not depend on the stack size, the chunking or
 the scheduler; a graph family draws from the root itself (:func:`root_stream`).
+The data of a matrix are drawn in units of a fixed number of rows, each from
+its own stream (:func:`unit_stream`), so the rows do not depend on how the
+data are cut into blocks (``da.spd.draw(n, chunks=...)``) either.
 A group's root is a root like any other: its matrices, data and redraws hang
 under it. The domains are ASCII tags, so a spawn key reads as where it comes from.
 """
@@ -36,6 +41,7 @@ __all__ = [
     "MISSING",
     "REDRAW",
     "SEED_ATTRS",
+    "UNIT",
     "MatrixStreams",
     "SeedLike",
     "child_generator",
@@ -47,6 +53,7 @@ __all__ = [
     "seed_attrs",
     "seed_sequence",
     "sub_root",
+    "unit_stream",
     "without_seed_attrs",
 ]
 
@@ -58,6 +65,8 @@ GROUP = 0x67727570
 DRAW = 0x64726177
 #: Domain of the missing-value masks of ``da.spd.draw(missing=...)`` (ASCII "miss").
 MISSING = 0x6D697373
+#: Tag of a draw unit's stream under a data or mask stream (ASCII "unit").
+UNIT = 0x756E6974
 #: Domain of the redraws of a matrix that failed its certificate (ASCII "rdrw").
 REDRAW = 0x72647277
 
@@ -220,6 +229,22 @@ def group_root(root: np.random.SeedSequence, g: int) -> np.random.SeedSequence:
 def domain_stream(root: np.random.SeedSequence, domain: int, k: int) -> np.random.Generator:
     """Generator ``k`` of a domain (:data:`DRAW`, :data:`MISSING`) under ``root``."""
     return _stream(sub_root(root, domain, k))
+
+
+def unit_stream(
+    root: np.random.SeedSequence, domain: int, k: int, unit: int
+) -> np.random.Generator:
+    """Generator of draw unit ``unit`` of stream ``k`` of a domain (:data:`DRAW`,
+    :data:`MISSING`): the rows of one unit of matrix ``k``'s data, whatever the blocks.
+
+    Examples
+    --------
+    >>> a = unit_stream(np.random.SeedSequence(5), DRAW, 0, 3).random()
+    >>> b = unit_stream(np.random.SeedSequence(5), DRAW, 0, 3).random()
+    >>> a == b, a == unit_stream(np.random.SeedSequence(5), DRAW, 0, 4).random()
+    (True, False)
+    """
+    return _stream(sub_root(root, domain, k, UNIT, unit))
 
 
 def seed_attrs(root: np.random.SeedSequence) -> dict[str, str]:

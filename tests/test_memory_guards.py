@@ -29,7 +29,7 @@ from scipy import stats
 
 import spdgraph
 import spdgraph._machine
-from spdgraph.accessor import _draw, draw_need
+from spdgraph.accessor import _draw, _units, draw_need
 from spdgraph.cli import main
 from spdgraph.io import save_need
 from spdgraph.simulation._core import simulation_need
@@ -227,7 +227,7 @@ def test_the_cli_refuses_a_draw_and_save_beyond_memory(monkeypatch, covariance, 
     assert code != 0
     message = capsys.readouterr().err
     assert "with the save" in message and "draw fewer observations" in message
-    assert "draw in chunks" in message
+    assert "--chunks " in message and "Zarr store (.zarr)" in message
     assert not (tmp_path / "big.nc").exists()
 
 
@@ -240,12 +240,13 @@ def test_the_cli_draws_what_fits(monkeypatch, covariance, tmp_path):
     assert np.array_equal(back.values, covariance.spd.draw(1000, seed=int(back.attrs["seed"])))
 
 
-def test_blocks_give_the_bits_of_one_whole_draw(monkeypatch):
-    """Drawn a few rows at a time, the data are those of one block (the same seed)."""
+def test_units_give_the_bits_of_one_whole_draw(monkeypatch):
+    """Drawn a few rows at a time (units of 4 rows, blocks of 7), the data are those of
+    the draw in memory (the same seed)."""
     matrix = spdgraph.sample(nx.path_graph(5), seed=0, kind="precision")
     options = {"seed": 3, "marginals": [stats.t(df=5), "binary", "gaussian", "standardized",
                stats.poisson(3)], "missing": 0.2}  # fmt: skip
+    monkeypatch.setattr(_units, "UNIT_ENTRIES", 20)
     whole = matrix.spd.draw(1000, **options).values
-    monkeypatch.setattr(_draw, "BLOCK_ENTRIES", 7 * 5)  # blocks of 7 rows
-    blocked = matrix.spd.draw(1000, **options).values
+    blocked = matrix.spd.draw(1000, chunks=7, **options).values
     assert np.array_equal(whole, blocked, equal_nan=True)

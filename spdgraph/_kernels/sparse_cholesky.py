@@ -233,6 +233,7 @@ class SparseFactor:
         cvxopt, cholmod, _ = require_cholmod()
         self.p = int(matrix.shape[0])
         self.plan = plan
+        self._matrix, self._what = matrix, what
         lower = _lower_spmatrix(matrix)
         saved = dict(cholmod.options)
         cholmod.options["supernodal"] = 2  # L L^T (a simplicial factor would be L D L^T)
@@ -247,6 +248,14 @@ class SparseFactor:
         finally:
             cholmod.options.clear()
             cholmod.options.update(saved)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its matrix and plan: factorized again where it is unpickled (a
+        dask worker in another process), in the same order, so the same factor."""
+        return (SparseFactor, (self._matrix, self.plan), {"what": self._what})
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._what = state["what"]
 
     def whiten_inverse(self, z: np.ndarray) -> np.ndarray:
         """``P^T L^-T z`` for a ``(p, m)`` array ``z`` (a new Fortran-ordered array)."""

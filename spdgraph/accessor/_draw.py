@@ -14,27 +14,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
-from spdgraph._kernels.numerics import cholesky_factors, cholesky_inverse, gaussian_draws
-from spdgraph._machine import Progress, available_memory, interactive
+from spdgraph._machine import Progress, available_memory, interactive, require_dask
+from spdgraph._threads import available_cores
 from spdgraph.accessor import _marginal_draws as _marginals
+from spdgraph.accessor._units import aligned_chunks, dense_drawer, draw_rows, unit_rows
 from spdgraph.errors import InvalidOptionError, MatrixError, TooLargeError, written
 from spdgraph.sampling import ACHIEVED_SPECTRUM
-from spdgraph.seeds import (
-    DRAW,
-    MISSING,
-    SeedLike,
-    domain_stream,
-    group_root,
-    seed_attrs,
-    seed_sequence,
-    without_seed_attrs,
-)
+from spdgraph.seeds import SeedLike, group_root, seed_attrs, seed_sequence, without_seed_attrs
 from spdgraph.vocabulary import check_count
 
 if TYPE_CHECKING:  # pragma: no cover
     from spdgraph.accessor._layout import SpdArrayView
 
-__all__ = ["check_draw_memory", "draw_data", "draw_need"]
+__all__ = ["check_draw_chunks", "check_draw_memory", "draw_data", "draw_need"]
 
 
 def _coords_and_dims(da: xr.DataArray, stacked: bool, n_obs: int) -> tuple[dict, tuple]:
@@ -51,26 +43,22 @@ def _coords_and_dims(da: xr.DataArray, stacked: bool, n_obs: int) -> tuple[dict,
     return coords, dims
 
 
-#: Entries (float64) of one block of rows: the dense draw turns its standard normal
-#: draws into data, marginals and missing values a block at a time, in place in the
-#: output, so its temporaries are a few blocks whatever ``n_obs`` is (32 MiB each).
-BLOCK_ENTRIES = 2**22
-#: Block-sized float64 temporaries at the dense draw's peak: the product (or the
-#: triangular solve's copy), plus :data:`MARGINAL_TEMPORARIES` with marginals (the
-#: transformed block and a column's masks) and :data:`MISSING_TEMPORARIES` with
-#: missing values (the uniform draws and their mask). Measured by
-#: ``tests/test_memory_guards.py`` (tracemalloc).
-BLOCK_TEMPORARIES = 1.0
-MARGINAL_TEMPORARIES = 0.5
-MISSING_TEMPORARIES = 0.25
-#: Output-sized float64 arrays the sparse draw holds per matrix besides the output
-#: (counted for every matrix): the normal draws ``z`` and the whitened solve.
-SPARSE_DRAW_ARRAYS = 1.5
+#: Unit-sized float64 temporaries at the draws' peak (:mod:`spdgraph.accessor._units`):
+#: the normal draws and their transform (the solve's copy), plus
+#: :data:`MARGINAL_TEMPORARIES` with marginals (the transformed unit) and
+#: :data:`MISSING_TEMPORARIES` with missing values (the uniform draws and their mask).
+#: Measured by ``tests/test_memory_guards.py`` (tracemalloc).
+UNIT_TEMPORARIES = 3.0
+MARGINAL_TEMPORARIES = 1.0
+MISSING_TEMPORARIES = 1.25
 
 
-def block_rows(p: int) -> int:
-    """Rows per block of the dense draw (:data:`BLOCK_ENTRIES` entries, at least one row)."""
-    return max(1, BLOCK_ENTRIES // max(p, 1))
+def _temporaries(p: int, sparse: bool, marginals: bool, missing: bool) -> int:
+    """Bytes a draw holds besides its output: a few draw units."""
+    units = UNIT_TEMPORARIES
+    if not sparse:
+        units += MARGINAL_TEMPORARIES * marginals + MISSING_TEMPORARIES * missing
+    return int(8 * units * unit_rows(p) * p)
 
 
 def draw_need(
@@ -81,52 +69,102 @@ def draw_need(
     sparse: bool = False,
     marginals: bool = False,
     missing: bool = False,
+    chunks: int | None = None,
 ) -> int:
     """Peak bytes of drawing ``n_obs`` observations of ``p`` nodes from ``n`` matrices.
 
-    Both paths hold the output (``8 n n_obs p`` bytes) and the ``obs``
-    coordinate (``8 n_obs``). The dense draw adds :data:`BLOCK_TEMPORARIES`
-    (and with ``marginals``/``missing`` :data:`MARGINAL_TEMPORARIES`/
-    :data:`MISSING_TEMPORARIES`) blocks of at most :data:`BLOCK_ENTRIES`
-    entries, whatever ``n_obs`` is; the sparse draw
-    :data:`SPARSE_DRAW_ARRAYS` output-sized arrays for the matrix being drawn.
+    In memory (``chunks=None``) both paths hold the output (``8 n n_obs p``
+    bytes), the ``obs`` coordinate (``8 n_obs``) and a few draw units
+    (:data:`UNIT_TEMPORARIES`, with ``marginals``/``missing``
+    :data:`MARGINAL_TEMPORARIES`/:data:`MISSING_TEMPORARIES` more), whatever
+    ``n_obs`` is. Chunked, each of the machine's threads holds a block of
+    ``chunks`` rows and its units, and the dense factors (``8 n p**2``) are held
+    once; the data are never whole (a sparse factor is planned, and refused when
+    it would not fit, by the draw itself).
 
-    >>> draw_need(1, 10**6, 10) / (8 * 10**7)  # the data, obs labels and one block
-    1.51943
+    >>> draw_need(1, 10**6, 10) / (8 * 10**7)  # the data, obs labels and a few units
+    1.149152
     """
+    temporaries = _temporaries(p, sparse, marginals, missing)
+    if chunks is not None:
+        factors = 0 if sparse else 8 * n * p * p
+        return factors + available_cores() * (8 * min(chunks, n_obs) * p + temporaries)
     if not n:
         return 8 * n_obs
-    data = 8 * n * n_obs * p + 8 * n_obs
-    if sparse:
-        return data + int(8 * n_obs * p * SPARSE_DRAW_ARRAYS)
-    temporaries = BLOCK_TEMPORARIES
-    temporaries += MARGINAL_TEMPORARIES * marginals + MISSING_TEMPORARIES * missing
-    return data + int(8 * temporaries * min(n_obs, block_rows(p)) * p)
+    return 8 * n * n_obs * p + 8 * n_obs + temporaries
 
 
-def check_draw_memory(n: int, n_obs: int, p: int, *, then_save: int = 0, **options: bool) -> None:
+#: The share of the available memory a draw may plan to take: its estimate is within
+#: 25% of its measured peak (``tests/test_memory_guards.py``), and the memory other
+#: processes hold grows while it runs.
+MEMORY_HEADROOM = 0.75
+
+
+#: The block a refused draw is told to take when that fits: 128 MiB of values (a
+#: Zarr chunk of a sensible size), else the largest that fits.
+SUGGESTED_BLOCK_BYTES = 2**27
+
+
+def _fitting_chunks(n: int, n_obs: int, p: int, available: int, **options: bool) -> int:
+    """Rows per block for a chunked draw within half of ``available`` (0: none fits)."""
+    spare = available // 2 - draw_need(n, n_obs, p, chunks=0, **options)
+    rows = min(spare // (8 * p * available_cores()), SUGGESTED_BLOCK_BYTES // (8 * p))
+    return 0 if rows < 1 else aligned_chunks(min(int(rows), max(n_obs, 1)), p)
+
+
+def check_draw_memory(
+    n: int,
+    n_obs: int,
+    p: int,
+    *,
+    then_save: int = 0,
+    chunks: int | None = None,
+    chunks_option: str = "chunks=",
+    **options: bool,
+) -> None:
     """Refuse, before any allocation, data that cannot fit (:func:`draw_need`).
 
     ``then_save`` is what a save of the data holds besides them
     (:func:`spdgraph.io.save_need`), for a caller that draws and saves (the
     ``spdgraph draw`` command): the peak is then the data with the larger of
-    the draw's temporaries and the save's copies. ``options`` go to
-    :func:`draw_need`.
+    the draw's temporaries and the save's copies. With ``chunks`` the data are
+    a dask array: the check is the factors and a block per thread. A draw may
+    plan to take :data:`MEMORY_HEADROOM` of the available memory. Refused
+    data in memory are told the ``chunks`` that fit, spelled ``chunks_option``
+    (``"--chunks "`` on the command line). ``options`` go to :func:`draw_need`.
     """
-    need = draw_need(n, n_obs, p, **options)
-    if then_save:
+    need = draw_need(n, n_obs, p, chunks=chunks, **options)
+    if then_save and chunks is None:
         need = max(need, 8 * n * n_obs * p + 8 * n_obs + then_save)
     available = available_memory()
-    if available is not None and need > available:
-        most = n_obs * available // need
+    if available is None or need <= MEMORY_HEADROOM * available:
+        return
+    available = int(MEMORY_HEADROOM * available)
+    what = (
+        f"{n_obs:,} observations of {p:,} nodes for {n} matri{'x' if n == 1 else 'ces'} "
+        f"({8 * n * n_obs * p / 2**30:,.1f} GiB of data)"
+    )
+    fits = _fitting_chunks(n, n_obs, p, available, **options)
+    if chunks is not None:
+        smaller = f"; use smaller blocks ({chunks_option}{fits:,})" if fits else ""
         raise TooLargeError(
-            f"{n_obs:,} observations of {p} nodes for {n} matri{'x' if n == 1 else 'ces'} "
-            f"({8 * n * n_obs * p / 2**30:,.1f} GiB of data) need about "
-            f"{need / 2**30:,.1f} GiB{' with the save' if then_save else ''} but only "
-            f"{available / 2**30:,.1f} GiB is available; draw fewer observations (at most "
-            f"about {most:,} here) or fewer matrices at once, or draw in chunks: several "
-            "smaller draws, each with its own seed."
+            f"{what} drawn in blocks of {chunks:,} rows need about {need / 2**30:,.1f} GiB "
+            f"(the factors and a block per thread, {available_cores()} threads) but only "
+            f"{available / 2**30:,.1f} GiB is free to take{smaller}."
         )
+    chunked = (
+        f"draw them in blocks that fit with {chunks_option}{fits:,} (a dask array of row "
+        "blocks, the same bits; saved to a Zarr store (.zarr) block by block), or "
+        if fits
+        else ""
+    )
+    raise TooLargeError(
+        f"{what} need about {need / 2**30:,.1f} GiB{' with the save' if then_save else ''} "
+        f"but only {available / 2**30:,.1f} GiB is free to take (of the memory available); "
+        f"{chunked}draw fewer "
+        f"observations (at most about {n_obs * available // need:,} here) or fewer "
+        "matrices at once."
+    )
 
 
 def draw_data(
@@ -139,6 +177,7 @@ def draw_data(
     progress: bool | None = None,
     method: str = "cholesky",
     tolerance: float = 1e-10,
+    chunks: int | None = None,
 ) -> xr.DataArray:
     """Draw data from the matrix (or each of a stack): Gaussian, copula, discrete, mixed.
 
@@ -190,6 +229,17 @@ def draw_data(
         dominant matrix, the law exact up to the relative residual
         ``tolerance`` (recorded in ``attrs["draw_tolerance"]``). Needs the
         ``large`` extra (cvxopt). A dense matrix takes only ``"cholesky"``.
+    chunks
+        None (default: the data in memory) or the rows per block of a dask
+        array (needs dask): data larger than memory, computed block by block
+        under whatever dask scheduler is active (a ``distributed.Client``
+        too) and saved block by block by :func:`spdgraph.save` to a Zarr
+        store. Each matrix's factor is one task every block reads (computed
+        once, not per block). The rows are drawn in units of
+        ``attrs["draw_unit_rows"]`` rows, each from its own stream, so the
+        values are the same bits whatever ``chunks`` is, and the same as in
+        memory; a multiple of the unit wastes no work (a block cutting a unit
+        draws the whole unit).
 
     Returns
     -------
@@ -217,13 +267,17 @@ def draw_data(
     'binary,count,gaussian'
     >>> bool((mixed.values[:, 2] == x.values[:5, 2]).all())  # same latent draws
     True
+    >>> lazy = cov.spd.draw(20_000, seed=1, chunks=5_000)  # a dask array, 4 blocks
+    >>> lazy.data.numblocks, bool((lazy.values == x.values).all())  # the same bits
+    ((4, 1), True)
     """
     if "group" in view._da.dims:
-        return _draw_groups(view, n_obs, seed, marginals, missing)
+        return _draw_groups(view, n_obs, seed, marginals, missing, chunks)
     from spdgraph.layout import is_sparse
 
+    chunks = check_draw_chunks(chunks)
     if is_sparse(view._da) or method != "cholesky":
-        return _draw_sparse(view, n_obs, seed, marginals, missing, method, tolerance)
+        return _draw_sparse(view, n_obs, seed, marginals, missing, method, tolerance, chunks)
     if progress is not None and not isinstance(progress, bool | np.bool_):
         raise InvalidOptionError(
             f"progress must be True, False or None (automatic), got {written(progress)}."
@@ -236,23 +290,18 @@ def draw_data(
     root = seed_sequence(seed)
     m = view._spd_stack("draw()")
     n, p = m.shape[0], m.shape[-1]
-    check_draw_memory(n, n_obs, p, marginals=nodes is not None, missing=bool(rate))
-    factors = cholesky_factors(m, MatrixError) if n else m
+    check_draw_memory(n, n_obs, p, chunks=chunks, marginals=nodes is not None, missing=bool(rate))
     streams = view._stream_indices(stacked, n)
-    out = np.empty((n, n_obs, p), dtype=np.float64)
-    scale = "precision" if kind == "precision" else "covariance"
+    makers = [
+        partial(dense_drawer, m[k], kind, root, streams[k], n_obs, (nodes, rate)) for k in range(n)
+    ]
     if progress is None:  # about a second per 1e9 multiply-adds: a bar from ~2 s on
         progress = interactive() and n * n_obs * p * p > 2e9
-    bar = Progress("drawing data", total=n, enabled=bool(progress), delay=0.0, unit="matrix")
-    for k in range(n):
-        sd = None
-        if nodes is not None:
-            if kind == "precision":
-                sd = np.sqrt(np.diagonal(cholesky_inverse(m[k : k + 1], MatrixError)[0]))
-            else:
-                sd = np.sqrt(np.diagonal(m[k]))
-        _draw_one(out[k], root, streams[k], factors[k], scale, (nodes, sd, rate))
-        bar.update()
+    bar = Progress(
+        "drawing data", total=n, enabled=bool(progress) and chunks is None, delay=0.0,
+        unit="matrix",
+    )  # fmt: skip
+    out = draw_rows(makers, n_obs, p, chunks, bar.update)
     bar.close()
     da = view._da
     coords, dims = _coords_and_dims(da, stacked, n_obs)
@@ -261,38 +310,19 @@ def draw_data(
     }
     attrs.update({"source_kind": kind, "n_obs": n_obs, **seed_attrs(root)})
     attrs.update(_marginals.marginal_attrs(nodes, rate))
+    attrs["draw_unit_rows"] = unit_rows(p)
     return xr.DataArray(
         out if stacked else out[0], dims=dims, coords=coords, name="data", attrs=attrs
     )
 
 
-def _draw_one(
-    out: np.ndarray,
-    root: np.random.SeedSequence,
-    stream: int,
-    factor: np.ndarray,
-    scale: str,
-    observed: tuple[list[_marginals.NodeMarginal] | None, np.ndarray | None, float],
-) -> None:
-    """Fill one matrix's ``(n_obs, p)`` data in place, a block of rows at a time.
-
-    The normal draws go straight into ``out``; each block of :func:`block_rows`
-    rows is then turned into data, its marginals and its missing values, so the
-    temporaries are a few blocks. The streams are read in row order, so the
-    bits are those of drawing the whole matrix at once (one block when ``n_obs``
-    is at most :func:`block_rows`).
-    """
-    nodes, sd, rate = observed
-    domain_stream(root, DRAW, stream).standard_normal(out=out)
-    missing = domain_stream(root, MISSING, stream) if rate else None
-    rows = block_rows(out.shape[1])
-    for start in range(0, out.shape[0], rows):
-        block = out[start : start + rows]
-        block[...] = gaussian_draws(block, factor, scale)
-        if nodes is not None and sd is not None:
-            block[...] = _marginals.transform(block, sd, nodes)
-        if missing is not None:
-            _marginals.apply_missing(block, rate, missing)
+def check_draw_chunks(chunks: object) -> int | None:
+    """``chunks`` (rows per block of a chunked draw) checked: None or a positive count."""
+    if chunks is None:
+        return None
+    rows = check_count(chunks, "chunks", low=1)
+    require_dask("da.spd.draw(..., chunks=...)")
+    return rows
 
 
 def _draw_sparse(
@@ -303,6 +333,7 @@ def _draw_sparse(
     missing: object,
     method: str,
     tolerance: float,
+    chunks: int | None,
 ) -> xr.DataArray:
     from spdgraph.accessor._sparse import draw_sparse
     from spdgraph.layout import is_sparse
@@ -319,12 +350,18 @@ def _draw_sparse(
         )
     return draw_sparse(
         view, check_count(n_obs, "n_obs", low=0), seed, method=method, tolerance=tolerance,
-        layout=_coords_and_dims, check_memory=partial(check_draw_memory, sparse=True),
+        layout=_coords_and_dims, chunks=chunks,
+        check_memory=partial(check_draw_memory, sparse=True, chunks=chunks),
     )  # fmt: skip
 
 
 def _draw_groups(
-    view: SpdArrayView, n_obs: int, seed: SeedLike, marginals: object, missing: float
+    view: SpdArrayView,
+    n_obs: int,
+    seed: SeedLike,
+    marginals: object,
+    missing: float,
+    chunks: int | None,
 ) -> xr.DataArray:
     """Data per group of a ``group``-stacked array, each group from its own seed stream."""
     da = view._da
@@ -338,6 +375,7 @@ def _draw_groups(
             group_root(root, k),
             marginals=marginals,
             missing=missing,
+            chunks=chunks,
         )
         for k in range(da.sizes["group"])
     ]

@@ -11,15 +11,24 @@ stored entries of a precision), ``graph`` (from the sparse adjacency) and
 from __future__ import annotations
 
 import numbers
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xarray as xr
 
 from spdgraph._machine import available_memory
+from spdgraph.accessor._units import (
+    CHOLMOD_LOCK,
+    CgDrawer,
+    CholeskyDrawer,
+    UnitDrawer,
+    draw_rows,
+    unit_rows,
+)
 from spdgraph.errors import InvalidOptionError, MatrixError, written
 from spdgraph.layout import dense_values, is_sparse
-from spdgraph.seeds import DRAW, SeedLike, domain_stream, seed_attrs, seed_sequence
+from spdgraph.seeds import SeedLike, seed_attrs, seed_sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from spdgraph.accessor._layout import SpdArrayView
@@ -80,11 +89,15 @@ def draw_sparse(
     tolerance: float = 1e-10,
     layout: Any = None,
     check_memory: Any = None,
+    chunks: int | None = None,
 ) -> xr.DataArray:
     """Gaussian data from a sparse precision or covariance, exactly (see ``da.spd.draw``).
 
     ``layout(da, stacked, n_obs) -> (coords, dims)`` and ``check_memory(n, n_obs,
     p)`` are those of the dense draws (:mod:`spdgraph.accessor._draw` passes them).
+    The data are drawn unit by unit (:mod:`spdgraph.accessor._units`): in memory the
+    peak is the factor, the output and a few units, never a copy of the data;
+    with ``chunks`` a dask array whose blocks all read the one factor task.
 
     ``method="cholesky"``: ``P K P^T = L L^T`` (CHOLMOD, AMD order; the factor's
     size predicted first and refused when it would not fit) and ``x = P^T L^-T z``
@@ -120,27 +133,29 @@ def draw_sparse(
     n, p = len(matrices), int(view._da.shape[-1])
     check_memory(n, n_obs, p)
     streams = view._stream_indices(stacked, n)
-    out = np.empty((n, n_obs, p), dtype=np.float64)
-    entries: list[int] = []
     adjacency = _adjacency_csr(view._da) if view._structural() else None
+    makers, entries = [], []
     for k, csr in enumerate(matrices):
         _checked(csr, k, "draw()")
         if adjacency is not None:
             _check_structure(csr, adjacency, k, "draw()")
-        stream = domain_stream(root, DRAW, streams[k])
-        z = stream.standard_normal((n_obs, p))
-        if method == "cholesky":
-            y, factor_entries = _whitened_inverse(csr, z.T, k, n_obs)
-            entries.append(factor_entries)
-        else:
-            y = _cg_inverse_draws(csr, z, stream, k, float(tolerance))
-        out[k] = (y if kind == "precision" else csr @ y).T
+        plan = (
+            _plan(csr, k, 8 * p * (n_obs if chunks is None else chunks))
+            if method == "cholesky"
+            else None
+        )
+        entries.append(0 if plan is None else plan.factor_entries)
+        recipe = (kind, method, float(tolerance), plan)
+        makers.append(partial(sparse_drawer, csr, k, recipe, root, streams[k], n_obs))
+    del adjacency, matrices  # checked: only the makers' matrices stay while drawing
+    out = draw_rows(makers, n_obs, p, chunks)
     da = view._da
     coords, dims = layout(da, stacked, n_obs)
     attrs: dict[str, Any] = {
         f"matrix_{key}": v for key, v in da.attrs.items() if key not in ACHIEVED_SPECTRUM
     }
     attrs.update({"source_kind": kind, "n_obs": n_obs, **seed_attrs(root)})
+    attrs["draw_unit_rows"] = unit_rows(p)
     if method == "cholesky":
         attrs["draw_method"] = "sparse Cholesky (CHOLMOD, AMD order): exact"
         attrs["factor_entries"] = entries if stacked else entries[0]
@@ -154,18 +169,40 @@ def draw_sparse(
     )
 
 
-def _whitened_inverse(csr: Any, z: np.ndarray, k: int, n_obs: int) -> tuple[np.ndarray, int]:
-    from spdgraph._kernels.sparse_cholesky import SparseFactor, plan_factor
-    from spdgraph.errors import NumericalError
+def _plan(csr: Any, k: int, data_bytes: int) -> Any:
+    """Matrix ``k``'s factor planned (AMD, its size counted) and refused, before any work,
+    when it would not fit beside ``data_bytes`` of data and a few draw units."""
+    from spdgraph._kernels.sparse_cholesky import plan_factor
 
     available = available_memory()
-    budget = None if available is None else max(0, available - 3 * 8 * n_obs * csr.shape[0])
-    plan = plan_factor(csr, budget_bytes=budget, what=f"matrix {k}")
+    held = data_bytes + 8 * 4 * unit_rows(csr.shape[0]) * csr.shape[0]
+    budget = None if available is None else max(0, available - held)
+    return plan_factor(csr, budget_bytes=budget, what=f"matrix {k}")
+
+
+def sparse_drawer(
+    csr: Any,
+    k: int,
+    recipe: tuple[str, str, float, Any],
+    root: np.random.SeedSequence,
+    stream: int,
+    n_obs: int,
+) -> UnitDrawer:
+    """Matrix ``k``'s drawer (:mod:`spdgraph.accessor._units`): its sparse Cholesky factor
+    (in the planned order) or, for ``method="cg"``, its dominance splitting."""
+    from spdgraph._kernels.sparse_cholesky import SparseFactor
+    from spdgraph.errors import NumericalError
+
+    kind, method, tolerance, plan = recipe
+    if method == "cg":
+        split = dominance_split(csr, k)
+        return CgDrawer(root, stream, n_obs, csr, split, (k, tolerance, kind == "precision"))
     try:
-        factor = SparseFactor(csr, plan, what=f"matrix {k}")
+        with CHOLMOD_LOCK:
+            factor = SparseFactor(csr, plan, what=f"matrix {k}")
     except NumericalError as exc:
         raise MatrixError(f"draw() needs positive definite matrices: {exc}") from exc
-    return factor.whiten_inverse(z), plan.factor_entries
+    return CholeskyDrawer(root, stream, n_obs, factor, None if kind == "precision" else csr)
 
 
 def dominance_split(csr: Any, k: int) -> tuple[Any, np.ndarray]:
@@ -211,29 +248,6 @@ def dominance_split(csr: Any, k: int) -> tuple[Any, np.ndarray]:
     residual = np.maximum(scaled.diagonal() - off_sums, 0.0)
     b = scipy.sparse.hstack([b_edges, scipy.sparse.diags_array(np.sqrt(residual))], format="csr")
     return b, w
-
-
-def _cg_inverse_draws(
-    csr: Any, z: np.ndarray, rng: np.random.Generator, k: int, tolerance: float
-) -> np.ndarray:
-    """``K^-1 W^-1 B v`` per observation by conjugate gradients; ``v`` is ``z``'s row
-    after normal draws for the edge columns (from ``rng``, the stream ``z`` came from)."""
-    import scipy.sparse.linalg
-
-    b, w = dominance_split(csr, k)
-    n_obs, p = z.shape
-    out = np.empty((p, n_obs))
-    for r in range(n_obs):
-        v = np.concatenate([rng.standard_normal(b.shape[1] - p), z[r]])
-        rhs = (b @ v) / w
-        x, info = scipy.sparse.linalg.cg(csr, rhs, rtol=tolerance, maxiter=10 * p)
-        if info != 0:
-            raise MatrixError(
-                f"draw(method='cg'): conjugate gradients did not reach the tolerance "
-                f"{tolerance:g} on matrix {k}; use method='cholesky' or a larger tolerance."
-            )
-        out[:, r] = x
-    return out
 
 
 def check_sparse(view: SpdArrayView) -> xr.DataArray:

@@ -1,4 +1,5 @@
-"""Arguments several commands declare alike, each declared once: seed, output, counts, edits.
+"""Arguments several commands declare alike, each declared once: seed, output, counts, edits,
+a dask scheduler.
 
 The types are :mod:`spdgraph.cli._options`' (a count is checked by
 :func:`spdgraph.vocabulary.check_count`, so ``--p 0`` is refused with the
@@ -8,10 +9,22 @@ Python API's message); here only how a command adds them.
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
+from typing import Any
 
 from spdgraph.cli._options import _non_negative_int, count_argument
 
-__all__ = ["add_count", "add_edits", "add_output", "add_seed", "report_written"]
+__all__ = [
+    "add_count",
+    "add_edits",
+    "add_output",
+    "add_scheduler",
+    "add_seed",
+    "report_written",
+    "scheduler_session",
+    "seconds",
+]
 
 
 def add_seed(parser: argparse.ArgumentParser, help: str = "seed") -> None:
@@ -54,3 +67,46 @@ def report_written(what: str, output: object) -> int:
     """
     print(f"wrote {what} to {output}")
     return 0
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds (an argparse type)."""
+    try:
+        value = float(text[:40])
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, got {text[:40]!r}"
+        )
+    return value
+
+
+def add_scheduler(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--scheduler ADDRESS|local`` and ``--scheduler-timeout SECONDS``: where ``what`` runs."""
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help=f"compute {what} on a dask scheduler: its address (tcp://host:8786), or 'local' "
+        "(a LocalCluster on this machine)",
+    )
+    parser.add_argument(
+        "--scheduler-timeout",
+        type=seconds,
+        default=10.0,
+        help="seconds to reach the scheduler and hear its whole greeting (default 10)",
+    )
+
+
+@contextlib.contextmanager
+def scheduler_session(args: argparse.Namespace) -> Iterator[Any]:
+    """The command's ``distributed.Client`` while it runs (None without ``--scheduler``):
+    :func:`spdgraph.study.scheduler_client`, checked and closed afterwards."""
+    if args.scheduler is None:
+        yield None
+        return
+    from spdgraph.study import scheduler_client
+
+    with scheduler_client(args.scheduler, timeout=args.scheduler_timeout) as client:
+        yield client

@@ -9,6 +9,9 @@ distribution with literal arguments such as ``poisson(3)``; read by
 file ``spdgraph.open`` reads (its format recognised by content); the output's
 format comes from its suffix (``.nc``, ``.zarr``, ``.csv``, a plugin's) or
 ``--format NAME``, through the format table of :mod:`spdgraph.io`.
+``--chunks N`` draws blocks of N rows (``da.spd.draw(..., chunks=N)``: the same
+bits), computed and written block by block, data larger than memory to a Zarr
+store; ``--scheduler ADDRESS|local`` computes the blocks on a dask cluster.
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from spdgraph.cli._arguments import add_count, add_output, add_seed, report_written
+from spdgraph.cli._arguments import (
+    add_count,
+    add_output,
+    add_scheduler,
+    add_seed,
+    report_written,
+    scheduler_session,
+)
 from spdgraph.cli._options import (
     _add_format_option,
     _add_verify_option,
@@ -55,8 +65,12 @@ def _cmd_draw(args: argparse.Namespace) -> int:
         matrices = io.simulation_truth(matrices)
     marginals = _marginals(args, matrices.spd._labels())
     _check_draw_and_save(matrices, args, fmt.name, marginals is not None)
-    data = matrices.spd.draw(args.n_obs, seed=args.seed, marginals=marginals, missing=args.missing)
-    io.write_array(data, args.output, format=_output_format(args))
+    with scheduler_session(args):  # the blocks are computed on its workers
+        data = matrices.spd.draw(
+            args.n_obs, seed=args.seed, marginals=marginals, missing=args.missing,
+            chunks=args.chunks,
+        )  # fmt: skip
+        io.write_array(data, args.output, format=_output_format(args))
     count = data.sizes.get("sample", 1) * data.sizes.get("group", 1)
     kind = "" if marginals is None else " (copula/discrete marginals)"
     matrices = f"{count} matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']})"
@@ -75,8 +89,9 @@ def _check_draw_and_save(
     p, n_obs = int(matrices.shape[-1]), int(args.n_obs)
     n = 1 if matrices.ndim == 2 else int(matrices.size // (p * p))
     check_draw_memory(
-        n, n_obs, p, then_save=save_need(8 * n * n_obs * p, format_name),
-        sparse=is_sparse(matrices), marginals=marginals, missing=bool(args.missing),
+        n, n_obs, p, then_save=save_need(8 * n * n_obs * p, format_name), chunks=args.chunks,
+        chunks_option="--chunks ", sparse=is_sparse(matrices), marginals=marginals,
+        missing=bool(args.missing),
     )  # fmt: skip
 
 
@@ -119,6 +134,11 @@ def _add_draw_parser(sub: Any) -> None:
     draw.add_argument(
         "--missing", type=float, default=0.0, help="rate of values missing completely at random"
     )
+    add_count(
+        draw, "--chunks", help="rows per block: drawn and written block by block (the same "
+        "bits; a .zarr output for data larger than memory)",
+    )  # fmt: skip
+    add_scheduler(draw, "the blocks")
     _add_verify_option(draw)
     draw.set_defaults(func=_cmd_draw)
 

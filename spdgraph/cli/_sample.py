@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from spdgraph.cli._arguments import add_scheduler, scheduler_session
 from spdgraph.cli._graph import _add_graph_family_options, _graph_argument
 from spdgraph.cli._options import (
     _add_format_option,
@@ -31,9 +32,6 @@ SCHEDULER_CHUNK_COUNT = 50
 #: An in-memory run of at least this many matrices on a terminal prints a hint
 #: about ``--chunks`` (which gives a progress bar and bounded memory).
 LARGE_RUN = 1000
-
-#: How long ``--scheduler`` waits for the scheduler to answer.
-SCHEDULER_TIMEOUT = "10s"
 
 
 def _stderr_is_tty() -> bool:
@@ -83,25 +81,6 @@ def _distributed_progress(future: Any, bar: Any) -> None:
             pass
 
     _Progress([future], scheduler=future.client.scheduler.address)
-
-
-def _connect(address: str) -> Any:
-    try:
-        from distributed import Client
-    except ImportError:
-        from spdgraph.errors import MissingDependencyError
-
-        raise MissingDependencyError(
-            '--scheduler needs dask.distributed; install it with pip install "spdgraph[dask]".'
-        ) from None
-    try:
-        # the default scheduler while it lives, so that xarray picks a cluster-wide write lock
-        return Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=True)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise InvalidOptionError(
-            f"cannot connect to the dask scheduler at {address!r} ({exc}); start one with "
-            "`dask scheduler` or check the address."
-        ) from exc
 
 
 def _save_output(da: Any, output: str, *, client: Any, args: argparse.Namespace) -> None:
@@ -185,15 +164,11 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             f"spdgraph: sampling {n} matrices in memory; pass --chunks N for bounded memory.",
             file=sys.stderr,
         )
-    client = _connect(args.scheduler) if args.scheduler else None
-    try:
+    with scheduler_session(args) as client:  # checked, connected, closed afterwards
         table.update(seed=args.seed, entries=args.entries, factor=factor)
         table["progress"] = False if args.no_progress or table["chunks"] is not None else None
         da = spdgraph.sample(graph, method=args.method, **table, **options)
         _save_output(da, args.output, client=client, args=args)
-    finally:
-        if client is not None:
-            client.close()
     count = da.sizes.get("sample", 1)
     print(
         f"wrote {count} {da.name} matri{'x' if table['size'] is None else 'ces'} "
@@ -255,9 +230,5 @@ def _add_sample_parser(sub: Any) -> None:
 def _add_execution_options(sample: argparse.ArgumentParser) -> None:
     """Where and how the matrices are computed: a scheduler (with about
     :data:`SCHEDULER_CHUNK_COUNT` chunks when ``--chunks`` is not given), progress."""
-    sample.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="address of a dask.distributed scheduler to compute on (e.g. tcp://host:8786)",
-    )
+    add_scheduler(sample, "the chunks")
     sample.add_argument("--no-progress", action="store_true", help="never show a progress bar")

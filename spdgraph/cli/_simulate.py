@@ -16,7 +16,11 @@ unless ``--overwrite``, as for every command that writes. ``--sparse`` is
 ``simulate(..., sparse=True)``: the precision stays sparse (``dd``, ``huge``,
 ``gwishart`` on a chordal graph; graphs of a million nodes) and is written as
 coordinate triplets with their digests, so only ``.nc`` and ``.zarr`` outputs
-are accepted (checked before any work). Uses the public API only.
+are accepted (checked before any work). With ``--sparse``, ``--chunks N`` draws
+the data in blocks of N rows from the one factorization (the same bits), computed
+and written block by block (a ``.zarr`` output for data larger than memory), and
+``--scheduler ADDRESS|local`` computes the blocks on a dask cluster. Uses the
+public API only.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from spdgraph.cli._arguments import add_count, add_scheduler, scheduler_session
 from spdgraph.cli._options import (
     _add_format_option,
     _key_value,
@@ -84,6 +89,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         )
     if args.sparse:  # before any work
         _check_sparse_output(output, _output_format(args))
+    elif args.chunks is not None:
+        raise InvalidOptionError(
+            "--chunks draws the data of a --sparse simulation in blocks; a dense simulation "
+            "is made in memory: add --sparse, or drop --chunks."
+        )
     check_simulation_target(output, args.overwrite, _output_format(args))  # before any work
     graph: Any = _graph_argument(args)
     try:
@@ -99,22 +109,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     related = None
     if args.groups:
         related = {"n_graphs": args.groups, "n_add": args.n_add, "n_remove": args.n_remove}
-    sim = spdgraph.simulate(
-        graph,
-        args.n,
-        p=args.p,
-        method=args.method,
-        kind=table["kind"],
-        data=args.data,
-        missing=args.missing,
-        size=table["size"],
-        related=related,
-        seed=args.seed,
-        sparse=table["sparse"],
-        **options,
-    )
-    # an existing output was refused without --overwrite before any work (cli.WRITERS)
-    path = save_simulation(sim, output, overwrite=True, format=_output_format(args))
+    if args.chunks is not None:
+        options["chunks"] = args.chunks  # the data's rows per block (--sparse)
+    with scheduler_session(args):  # the data's blocks are computed on its workers
+        sim = spdgraph.simulate(
+            graph, args.n, p=args.p, method=args.method, kind=table["kind"], data=args.data,
+            missing=args.missing, size=table["size"], related=related, seed=args.seed,
+            sparse=table["sparse"], **options,
+        )  # fmt: skip
+        # an existing output was refused without --overwrite before any work (cli.WRITERS)
+        path = save_simulation(sim, output, overwrite=True, format=_output_format(args))
     print(
         f"wrote {path}: {sim.attrs['graph_family']} graph, p = {sim.attrs['p']}, "
         f"{sim.attrs['n_edges']} edges, n = {sim.attrs['n']}, seed = {sim.attrs['seed']}"
@@ -164,9 +168,14 @@ def _add_simulate_parser(sub: Any) -> None:
     # --kind, --size, --sparse, --normalize, ...: one per row of sample()'s table
     add_sample_arguments(
         cmd,
-        skip=("chunks",),  # a simulation is computed in memory
+        skip=("chunks",),  # the matrices are made in memory; --chunks is the data's
         defaults={"kind": "precision", "size": None, "sparse": False},
     )
+    add_count(
+        cmd, "--chunks", help="with --sparse: the data's rows per block, drawn and written "
+        "block by block (the same bits; a .zarr output for data larger than memory)",
+    )  # fmt: skip
+    add_scheduler(cmd, "the data's blocks")
     _add_format_option(cmd, "the simulation (a format that holds Datasets)")
     cmd.add_argument(
         "-o",

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from spdgraph.cli._arguments import add_count, add_output
+from spdgraph.cli._arguments import add_count, add_output, add_scheduler, seconds
 from spdgraph.cli._options import _add_format_option, _output_format
 
 __all__: list[str] = []
@@ -117,18 +117,6 @@ def _add_data_parser(actions: Any) -> None:
     data.set_defaults(func=_cmd_study_data)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text[:40])
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(
-            f"expected a positive number of seconds, got {text[:40]!r}"
-        )
-    return value
-
-
 def _add_study_parser(sub: Any) -> None:
     """Register ``spdgraph study run``."""
     cmd = sub.add_parser(
@@ -141,18 +129,10 @@ def _add_study_parser(sub: Any) -> None:
     run.add_argument("study", help="the study's TOML file (docs/study.md)")
     add_output(run, "the study's folder (created)")
     add_count(run, "--workers", help="processes (default: CPUs)")
-    run.add_argument(
-        "--scheduler", default=None, help="dask scheduler address, or 'local' (LocalCluster)"
-    )
-    run.add_argument(
-        "--scheduler-timeout",
-        type=_seconds,
-        default=10.0,
-        help="seconds to reach the scheduler and hear its whole greeting (default 10)",
-    )
+    add_scheduler(run, "the cells")
     run.add_argument(
         "--timeout",
-        type=_seconds,
+        type=seconds,
         default=None,
         help="seconds an R or command learner's fit may take when it sets no timeout "
         "(default: the study's timeout, else no limit)",

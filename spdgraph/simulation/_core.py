@@ -12,6 +12,7 @@ import xarray as xr
 
 import spdgraph.accessor  # noqa: F401 - registers da.spd
 from spdgraph._version import __version__
+from spdgraph.accessor import check_draw_chunks, check_draw_memory
 from spdgraph.errors import InvalidOptionError, written
 from spdgraph.graphs import FAMILIES, related_graphs
 from spdgraph.parameters import SAMPLE_PARAMETERS
@@ -237,7 +238,12 @@ def simulate(
         data drawn exactly through a sparse Cholesky factorization, no dense
         ``p x p`` array: the dense inverse is included up to 4,000 nodes only
         (``attrs["omitted"]`` says what was left out). For graphs of a million
-        nodes; see ``docs/large_graphs.md``.
+        nodes; see ``docs/large_graphs.md``. With ``sparse=True``, ``chunks=N``
+        (an option) makes ``data`` a dask array of blocks of ``N`` rows drawn
+        from the one factorization (``da.spd.draw(n, chunks=N)``: the same bits
+        as in memory), for data larger than memory, saved block by block to a
+        Zarr store; without it, data that would not fit are refused with the
+        ``chunks`` that would.
     **options
         The family's parameters (``n_hubs``, ``prob``, ``bandwidth``, or R's
         names ``g`` and ``class``), the data options, then the options of
@@ -270,20 +276,28 @@ def simulate(
     ('hub', 18)
     >>> sim["precision"].spd.graph().number_of_edges()
     18
+    >>> big = spdgraph.simulate("band", n=1000, p=50, method="dd", sparse=True, chunks=250,
+    ...                         seed=1)
+    >>> big["data"].data.numblocks, big["data"].shape
+    ((4, 1), (1000, 50))
     """
     n = check_count(n, "n", low=0)
     kind = canonical_kind(kind)
     root = seed_sequence(seed)
     options = dict(options)
     sparse = SAMPLE_PARAMETERS["sparse"].check(sparse)  # the table's message, as sample's
+    chunks = None
     if sparse:
         refuse_sparse(related, data, missing)
+        chunks = check_draw_chunks(options.pop("chunks", None))  # the data's rows per block
     # one graph step, whatever the layout: made, related, read once knowing the method
     graph, options, attrs = _graphs(graph, p, options, related, root)
     graph = _adapted(graph, method, kind, options, sparse)
     first: Any = graph[0] if isinstance(graph, list) else graph
     nodes = int(first.p if sparse else first.adjacency.shape[0])
-    if not sparse:
+    if sparse:  # the data's guard before the matrix is made: how to chunk them
+        check_draw_memory(1, n, nodes, sparse=True, chunks=chunks)
+    else:
         marginals, data_options = data_marginals(data, nodes, options)
         groups = len(graph) if isinstance(graph, list) else 1
         check_simulation_memory(groups * (1 if size is None else int(size)), nodes, n)
@@ -304,7 +318,7 @@ def simulate(
         }
     )
     if sparse:
-        return sparse_dataset(truth, int(n), stream_seed(root, "data"), attrs)
+        return sparse_dataset(truth, int(n), stream_seed(root, "data"), attrs, chunks)
     observations = truth.spd.draw(
         int(n), seed=stream_seed(root, "data"), marginals=marginals, missing=missing
     )

@@ -38,12 +38,17 @@ def refuse_sparse(related: object, data: object, missing: object) -> None:
 
 
 def sparse_dataset(
-    truth: xr.DataArray, n: int, data_seed: np.random.SeedSequence, attrs: dict[str, Any]
+    truth: xr.DataArray,
+    n: int,
+    data_seed: np.random.SeedSequence,
+    attrs: dict[str, Any],
+    chunks: int | None = None,
 ) -> xr.Dataset:
     """The sparse layout of :func:`spdgraph.simulate` after sampling (see the module
-    docstring): exact Gaussian data, the dense inverse while it stays small."""
+    docstring): exact Gaussian data (a dask array of blocks of ``chunks`` rows when
+    given), the dense inverse while it stays small."""
     kind = str(truth.name)
-    observations = truth.spd.draw(int(n), seed=data_seed)
+    observations = truth.spd.draw(int(n), seed=data_seed, chunks=chunks)
     nodes = int(truth.sizes["node"])
     adjacency = truth["adjacency"].reset_coords(drop=True).rename("adjacency")
     adjacency.attrs = {"description": "the true graph: exact zeros of the " + kind}

@@ -9,6 +9,8 @@ coordinates only (:func:`cell_seed`), so a cell gives the same bits whichever
 other cells run, in whatever order, on local processes or a dask cluster.
 Finished cells are stored atomically as they finish and skipped on a rerun.
 :func:`run_cells` runs any other grid (a custom cell function) the same way.
+:func:`scheduler_client` (with :func:`check_scheduler`) is the one way a run gets a
+checked dask client, for a study's cells and the command line's ``--scheduler``.
 Learners may be Python (built in, a class, a function), R snippets (``r =``:
 one R process per worker), any command line (``command =``) or a kind a
 plugin registers (:func:`learner_kinds`, the ``spdgraph_learner_kinds``
@@ -22,7 +24,12 @@ from spdgraph.study._cell import cell_key, cell_seed, compute_cell
 from spdgraph.study._celldata import cell_data, r_script
 from spdgraph.study._config import Study, import_object, load_study
 from spdgraph.study._custom import CellsResult, run_cells
-from spdgraph.study._guard import SchedulerError, StudyLockedError
+from spdgraph.study._guard import (
+    SchedulerError,
+    StudyLockedError,
+    check_scheduler,
+    scheduler_client,
+)
 from spdgraph.study._kinds import learner_kinds
 from spdgraph.study._rebuild import report
 from spdgraph.study._report import summary_table
@@ -39,6 +46,7 @@ __all__ = [
     "cell_data",
     "cell_key",
     "cell_seed",
+    "check_scheduler",
     "compute_cell",
     "import_object",
     "learner_kinds",
@@ -49,5 +57,6 @@ __all__ = [
     "report",
     "run",
     "run_cells",
+    "scheduler_client",
     "summary_table",
 ]

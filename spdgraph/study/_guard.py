@@ -15,7 +15,8 @@
   while a run uses the folder: a second run into it is refused with a message
   naming the folder and the holder's pid (or waits, with ``wait=True``).
 * :func:`check_scheduler` and :func:`connect_scheduler` (from
-  :mod:`spdgraph.study._scheduler`) check a scheduler's address, greeting and security.
+  :mod:`spdgraph.study._scheduler`) check a scheduler's address, greeting and security;
+  :func:`scheduler_client` holds a checked client for a run.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from spdgraph.study._scheduler import (
     check_scheduler,
     check_timeout,
     connect_scheduler,
+    scheduler_client,
 )
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "locked_folder",
     "open_regular",
     "read_study_file",
+    "scheduler_client",
 ]
 
 #: A study file larger than this (bytes) is refused before it is read.

@@ -5,7 +5,7 @@
   pool's semaphores are registered with the watchdog
   (:mod:`spdgraph.study._contain`), so a killed study leaves none in /dev/shm.
 * :func:`dask_pool` runs them on a LocalCluster or a scheduler reached
-  through :func:`spdgraph.study._guard.connect_scheduler`.
+  through :func:`spdgraph.study._guard.scheduler_client`.
 * :func:`show_running` names the learners running now on the progress bar.
 """
 
@@ -16,9 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from spdgraph.errors import MissingDependencyError
 from spdgraph.study._contain import running_fits, watch
-from spdgraph.study._guard import SCHEDULER_TIMEOUT, connect_scheduler
+from spdgraph.study._guard import SCHEDULER_TIMEOUT, scheduler_client
 
 __all__ = [
     "Compute",
@@ -102,32 +101,12 @@ def dask_pool(
     finish: Finish,
     timeout: float = SCHEDULER_TIMEOUT,
 ) -> None:
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError:
-        raise MissingDependencyError(
-            'a dask scheduler needs dask.distributed: pip install "spdgraph[dask]" '
-            "(or run on local processes: leave the scheduler out)."
-        ) from None
-    cluster = None
-    if isinstance(scheduler, Client):
-        client = scheduler
-    elif scheduler == "local":
-        cluster = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-        )
-        client = Client(cluster)
-    else:
-        client = connect_scheduler(str(scheduler), timeout)
-    try:
+    with scheduler_client(scheduler, timeout=timeout, workers=workers) as client:
+        from distributed import as_completed  # there: scheduler_client refuses without it
+
         futures = {client.submit(compute, c, pure=False): c for c in todo}
         for fut in as_completed(futures):
             finish(futures[fut], fut.result)
-    finally:
-        if client is not scheduler:
-            client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def show_running(bar: Any, folder: Path) -> Callable[[], None]:

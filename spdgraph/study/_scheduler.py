@@ -5,17 +5,21 @@
 a listener that accepts and never answers, or one that greets and then falls
 silent (the whole greeting must arrive within ``scheduler_timeout``), ends in
 a clear :class:`~spdgraph.errors.SchedulerError`; ``tls://`` without dask's
-TLS configuration is refused naming what to configure.
+TLS configuration is refused naming what to configure. :func:`scheduler_client`
+is the one way a run gets its ``distributed.Client`` (a study's cells, the
+command line's ``--scheduler``): checked, connected, and closed afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
-from spdgraph.errors import InvalidOptionError, SchedulerError
+from spdgraph.errors import InvalidOptionError, MissingDependencyError, SchedulerError
 
 __all__ = [
     "MAX_GREETING",
@@ -23,6 +27,7 @@ __all__ = [
     "check_scheduler",
     "check_timeout",
     "connect_scheduler",
+    "scheduler_client",
 ]
 
 #: Default seconds to connect to a dask scheduler (``scheduler_timeout=``).
@@ -167,3 +172,49 @@ def _check_tls(address: str) -> None:
             ".key (e.g. DASK_DISTRIBUTED__COMM__TLS__CA_FILE=ca.pem), or pass a "
             "distributed.Client made with security=Security(...) as the scheduler."
         )
+
+
+@contextlib.contextmanager
+def scheduler_client(
+    scheduler: Any,
+    *,
+    timeout: float = SCHEDULER_TIMEOUT,
+    workers: int | None = None,
+    processes: bool = True,
+) -> Iterator[Any]:
+    """A ``distributed.Client`` while the ``with`` block runs (the default scheduler).
+
+    ``scheduler`` is checked (:func:`check_scheduler`): a Client is used as it is
+    (and left open), ``"local"`` starts a ``LocalCluster`` (``workers`` workers of
+    one thread, or dask's default; ``processes``), an address is reached by
+    :func:`connect_scheduler` within ``timeout`` seconds. Whatever this opened is
+    closed on leaving, also on an error.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise MissingDependencyError(
+            'a dask scheduler needs dask.distributed: pip install "spdgraph[dask]" (or leave '
+            "the scheduler out)."
+        ) from None
+    scheduler, timeout = check_scheduler(scheduler), check_timeout(timeout)
+    cluster = None
+    if isinstance(scheduler, Client):
+        client = scheduler
+    elif scheduler == "local":
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1 if workers else None,
+            processes=processes,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+    else:
+        client = connect_scheduler(str(scheduler), timeout)
+    try:
+        yield client
+    finally:
+        if client is not scheduler:
+            client.close()
+        if cluster is not None:
+            cluster.close()
