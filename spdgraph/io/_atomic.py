@@ -314,16 +314,38 @@ def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
 SLAB_BYTES = 32 * 2**20
 
 
+class _Slabs:
+    """An in-memory array dask reads slab by slab as views (``from_array`` of a numpy array
+    copies every chunk up front: a whole second copy of the values)."""
+
+    def __init__(self, values: Any) -> None:
+        self.values = values
+        self.shape, self.dtype, self.ndim = values.shape, values.dtype, values.ndim
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.values[key]
+
+
 def in_slabs(da: xr.DataArray) -> xr.DataArray:
-    """``da`` chunked along its first dim in slabs of ~``SLAB_BYTES`` (needs dask)."""
+    """``da`` chunked along its first dim in slabs of ~``SLAB_BYTES`` (needs dask).
+
+    The slabs are views of ``da``'s values, read when a slab is written: no
+    copy of the values is made.
+    """
     if da.chunks is not None or da.ndim == 0 or da.nbytes <= SLAB_BYTES:
         return da
     try:
-        import dask.array  # noqa: F401
+        import dask.array
+        import numpy as np
     except ImportError:
         return da  # one write; an interrupt then waits for it at interpreter exit
     per_row = max(1, da.nbytes // da.shape[0])
-    return da.chunk({da.dims[0]: max(1, SLAB_BYTES // per_row)})
+    rows = max(1, SLAB_BYTES // per_row)
+    meta = np.empty((0,) * da.ndim, dtype=da.dtype)
+    slabs = dask.array.from_array(
+        _Slabs(da.values), chunks=(rows, *da.shape[1:]), name=False, meta=meta, asarray=False
+    )
+    return da.copy(data=slabs)
 
 
 def compute_unless(delayed: Any, abandoned: threading.Event) -> None:

@@ -39,7 +39,12 @@ from spdgraph.io._content import prepare, restore
 from spdgraph.io._digests import DIGESTS, read_block_digests
 from spdgraph.io._digests import verify as check_digests
 from spdgraph.io._format import FileFormat, format_for_reading
-from spdgraph.io._integrity import corrupted_variable, is_checksum_error
+from spdgraph.io._integrity import (
+    corrupted_variable,
+    guarded_dask,
+    is_checksum_error,
+    storage_failure,
+)
 from spdgraph.io._paths import as_path
 from spdgraph.io._save_memory import check_save_memory
 from spdgraph.io._writer import check_sparse_format, check_writable, guarded_write, save_dataset
@@ -334,48 +339,15 @@ def read_array(
     return da
 
 
-class _GuardedReads:
-    """A variable left on disk whose every read turns a storage failure into a FileError.
-
-    The storage checks a block (netCDF's Fletcher32, a Zarr chunk's CRC32C) only
-    when a lazy array's ``.compute()`` reads it: the libraries' raw errors are
-    reported there, as an eager open reports them, naming the file and variable.
-    """
-
-    def __init__(self, variable: xr.Variable, fmt: FileFormat, path: Path) -> None:
-        self.variable, self.fmt, self.path = variable, fmt, path
-        self.shape, self.dtype, self.ndim = variable.shape, variable.dtype, variable.ndim
-
-    def __getitem__(self, key: Any) -> Any:
-        import numpy as np
-
-        try:
-            return np.asarray(self.variable[key].values)
-        except (RuntimeError, ValueError) as exc:
-            if isinstance(exc, ValueError) and not is_checksum_error(exc):
-                raise
-            raise _corrupted(self.path, self.fmt, exc) from exc
-
-
 def _guarded_chunks(da: xr.DataArray, chunks: dict[str, int], fmt: FileFormat, path: Path) -> Any:
     """``da`` (values on disk) as a dask array of ``chunks`` (dims it lacks ignored; the
-    others whole), each block read through :class:`_GuardedReads`."""
-    import dask.array
-    import numpy as np
-
-    sizes = tuple(min(chunks.get(str(d), n), n) or 1 for d, n in da.sizes.items())
-    guarded = _GuardedReads(da.variable, fmt, path)
-    meta = np.empty((0,) * da.ndim, dtype=da.dtype)
-    data = dask.array.from_array(guarded, chunks=sizes, name=False, meta=meta)
-    return da.copy(data=data)
+    others whole), each block's storage failure a FileError (:func:`guarded_dask`)."""
+    name = UNNAMED if da.name is None else str(da.name)
+    return da.copy(data=guarded_dask(da.variable, chunks, path, name))
 
 
 def _corrupted(path: Path, fmt: FileFormat, exc: Exception) -> FileError:
-    return FileError(
-        f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(fmt, path)} "
-        f"failed the storage's checks ({exc}); the file is corrupted or truncated. "
-        "Write it again (spdgraph.save stores a checksum of the values)."
-    )
+    return storage_failure(path, corrupted_variable(fmt, path), exc)
 
 
 def _exists(path: Path) -> bool:

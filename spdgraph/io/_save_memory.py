@@ -1,9 +1,9 @@
 """The save's memory guard: what :func:`spdgraph.save` holds besides an in-memory array.
 
 Measured (the resident peak of the save, ``tests/test_memory_guards.py``) per format: a
-dense array in memory is written in slabs through dask, whose ``from_array``
-copies a numpy array's chunks (all of them), so a save holds about one more copy
-of the values; Zarr adds its compressed chunks, CSV the text.
+dense array in memory is written in slabs through dask, each slab a view of the
+values (no copy of them); netCDF holds about half a copy more in its library's
+buffers, Zarr its compressed slabs, CSV the text.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from spdgraph.errors import TooLargeError
 __all__ = ["check_save_memory", "save_need"]
 
 #: Bytes a save of an in-memory dense array holds besides the array, per byte of its
-#: values, by format: netCDF the slabs dask copies the values into and the library's
-#: buffers; Zarr the slab copy and compressed chunks; CSV the text (about 25
-#: characters a value). A format not listed (a plugin's) is counted as
-#: :data:`DEFAULT_SAVE_COPIES`.
-SAVE_COPIES = {"netcdf": 1.5, "zarr": 1.2, "csv": 8.3}
+#: values, by format: netCDF the library's buffers (measured 0.45); Zarr the
+#: compressed slabs (0.08); CSV the text (about 25 characters a value). A format not
+#: listed (a plugin's) is counted as :data:`DEFAULT_SAVE_COPIES`.
+SAVE_COPIES = {"netcdf": 0.5, "zarr": 0.1, "csv": 8.3}
 #: Fixed bytes of a binary save besides the copies: the library's buffers and caches
 #: and the writing threads' slabs.
 SAVE_FIXED_BYTES = {"netcdf": 256 * 2**20, "zarr": 256 * 2**20}
