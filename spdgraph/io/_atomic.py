@@ -48,6 +48,7 @@ __all__ = [
     "compute_unless",
     "exit_now",
     "in_slabs",
+    "interrupted",
     "remove",
     "replace",
     "run_guarded",
@@ -59,6 +60,10 @@ __all__ = [
 
 #: ``.<name>.<pid>-<hex>.tmp`` / ``.old``: the temporaries of spdgraph's own naming.
 TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]{32}\.(?P<kind>tmp|old)$")
+
+#: The folder inside a temporary store that makes it resumable (its content
+#: fingerprint and the digest of each block written): kept by :func:`sweep_stale`.
+RESUMABLE = ".spdgraph-resume"
 
 #: How often (seconds) the waiting main thread wakes up to let signal handlers run.
 POLL_SECONDS = 0.05
@@ -98,11 +103,25 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def sweep_stale(folder: Path) -> list[Path]:
+#: The temporaries this process is writing now (its other ones were interrupted).
+WRITING: set[Path] = set()
+
+
+def interrupted(path: Path, pid: int) -> bool:
+    """Whether the temporary ``path`` of process ``pid`` is no longer being written."""
+    if pid == os.getpid():
+        return path not in WRITING
+    return not _alive(pid)
+
+
+def sweep_stale(folder: Path, replacing: str | None = None) -> list[Path]:
     """Remove temporaries of dead processes in ``folder``; return what was removed.
 
     A ``.old`` backup whose destination is missing is a Zarr store cut between
     the two renames of a non-atomic replacement: it is renamed back into place.
+    A resumable temporary (an interrupted block-wise save, holding
+    :data:`RESUMABLE`) is kept, unless it is one of the destination named
+    ``replacing``, which the save at hand writes again from the start.
     """
     removed: list[Path] = []
     try:
@@ -111,10 +130,15 @@ def sweep_stale(folder: Path) -> list[Path]:
         return removed
     for entry in entries:
         match = TEMPORARY.match(entry.name)
-        if match is None or _alive(int(match["pid"])):
+        if match is None:
             continue
         path = Path(entry.path)
+        own = (path / RESUMABLE).is_dir() and match["name"] == replacing
+        if not (interrupted(path, int(match["pid"])) if own else not _alive(int(match["pid"]))):
+            continue
         target = folder / match["name"]
+        if match["name"] != replacing and (path / RESUMABLE).is_dir():
+            continue  # an interrupted save that spdgraph.save(..., resume=True) finishes
         if match["kind"] == "old" and not (target.exists() or target.is_symlink()):
             with contextlib.suppress(OSError):
                 os.replace(path, target)
@@ -259,20 +283,30 @@ def _abandon(worker: threading.Thread, abandoned: threading.Event) -> None:
     _ABANDONED.add(worker)
 
 
-def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
+def run_guarded(
+    write: Callable[[threading.Event], Any],
+    tmp: Path,
+    keep: Callable[[], bool] | None = None,
+) -> Any:
     """Run ``write(abandoned)`` (which fills ``tmp``) so that interrupts leave no temporary.
 
     In the main thread the write runs in a daemon worker thread; the main thread
     waits, handles SIGINT/SIGTERM at once, sets ``abandoned`` (a long write
     checks it between slabs and stops), removes ``tmp`` and re-raises. Any error
-    of the write removes ``tmp`` too. Returns what ``write`` returned.
+    of the write removes ``tmp`` too, unless ``keep()`` says it can be resumed.
+    Returns what ``write`` returned.
     """
     abandoned = threading.Event()
+
+    def discard() -> None:
+        if keep is None or not keep():
+            remove(tmp)
+
     if threading.current_thread() is not threading.main_thread():
         try:
             return write(abandoned)
         except BaseException:
-            remove(tmp)
+            discard()
             raise
     outcome: dict[str, Any] = {}
 
@@ -282,7 +316,7 @@ def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
         except BaseException as exc:  # re-raised in the main thread
             outcome["error"] = exc
         if abandoned.is_set():
-            remove(tmp)
+            discard()
 
     worker = threading.Thread(target=work, name="spdgraph-write", daemon=True)
     with _sigterm_raises():
@@ -292,7 +326,7 @@ def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
                 worker.join(POLL_SECONDS)
         except _Terminated:
             abandoned.set()
-            remove(tmp)
+            discard()
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):
                     stream.flush()
@@ -302,10 +336,10 @@ def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
             raise KeyboardInterrupt from None  # pragma: no cover
         except BaseException:
             _abandon(worker, abandoned)
-            remove(tmp)
+            discard()
             raise
     if "error" in outcome:
-        remove(tmp)
+        discard()
         raise outcome["error"]
     return outcome.get("value")
 

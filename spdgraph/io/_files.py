@@ -35,6 +35,7 @@ import xarray as xr
 from spdgraph._machine import require_dask
 from spdgraph.errors import FileError, InvalidOptionError, TooLargeError, written
 from spdgraph.io._atomic import compute_unless, in_slabs
+from spdgraph.io._blocks import block_plan, check_resumable, largest_block, write_blocks
 from spdgraph.io._content import prepare, restore
 from spdgraph.io._digests import DIGESTS, read_block_digests
 from spdgraph.io._digests import verify as check_digests
@@ -61,6 +62,7 @@ def save(
     *,
     overwrite: bool = True,
     format: str | None = None,
+    resume: bool = False,
 ) -> Path:
     """Save a DataArray to a file (netCDF ``.nc``, Zarr ``.zarr``, CSV ``.csv``...), atomically.
 
@@ -81,6 +83,20 @@ def save(
     format
         The name of a registered format, for a path whose suffix says none
         (e.g. a folder of CSV tables: ``format="csv"``).
+    resume
+        Finish an interrupted save of the same content to ``path``. In a
+        format written block by block (Zarr), the dask-backed values are
+        computed and written by the workers, one region each, under the
+        active dask scheduler (a ``distributed.Client`` runs them on its
+        cluster; only digests come back), each block's SHA-256 recorded; a
+        save killed or failed half-way keeps its hidden temporary beside
+        ``path``. With ``resume=True`` it is taken over when it was writing
+        the same content (the same provenance attrs, shapes and chunks): the
+        blocks there are checked against their digests and only the missing
+        or bad ones are computed. An interrupted save of other content is
+        refused (:class:`FileError`); with ``resume=False`` (default) it is
+        removed and the save starts over. Refused for a format not written
+        block by block.
 
     Returns
     -------
@@ -116,8 +132,8 @@ def save(
 
             if check_dataset_format(as_path(path), format).keeps_digests:
                 da = dataset_with_digests(da)
-        return save_dataset(da, path, overwrite=overwrite, format=format)
-    return write_array(da, path, overwrite=overwrite, format=format)
+        return save_dataset(da, path, overwrite=overwrite, format=format, resume=resume)
+    return write_array(da, path, overwrite=overwrite, format=format, resume=resume)
 
 
 def _has_dask() -> bool:
@@ -135,6 +151,7 @@ def write_array(
     overwrite: bool = True,
     compute: Callable[[Any], Any] | None = None,
     format: str | None = None,
+    resume: bool = False,
 ) -> Path:
     """``save``, with a hook computing the delayed write of a dask-backed array.
 
@@ -143,13 +160,22 @@ def write_array(
     """
     path = as_path(path)
     fmt = check_writable(path, overwrite=overwrite, format=format)
+    check_resumable(fmt, resume)
     sparse = layout_of(da) == SPARSE
     if sparse:  # refused before anything is written, never densified on the way
         check_sparse_format(fmt, "this array is sparse (sample(..., sparse=True))")
     prepared = prepare(da)
     lazy = prepared.chunks is not None
-    if not (sparse or lazy):
-        check_save_memory(prepared.nbytes, fmt.name, path)
+    check_save_memory(prepared.nbytes, fmt.name, path, block=largest_block(prepared))
+    plan = None if sparse else block_plan(fmt, prepared)
+    if plan is not None:  # each block written and digested by its worker; resumable
+
+        def write_by_blocks(tmp: Path, abandoned: threading.Event) -> None:
+            write_blocks(plan, path, tmp, abandoned, resume=resume, compute=compute)
+            if not abandoned.is_set():
+                _read_back(fmt, tmp, path)
+
+        return guarded_write(path, write_by_blocks, keep=plan.keep, resume=resume)
 
     def write(tmp: Path, abandoned: threading.Event) -> None:
         if sparse:  # its triplets in one write: as large as the stored entries, not p x p

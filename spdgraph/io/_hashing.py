@@ -25,6 +25,7 @@ from spdgraph.io._sparse import canonical, is_sparse
 
 __all__ = [
     "BLOCK_HEX",
+    "Grid",
     "block_digest",
     "changed",
     "check_blocks_now",
@@ -111,9 +112,11 @@ def digest_grid(
     return grid, sha
 
 
-def grid_regions(
-    grid: tuple[tuple[int, ...], ...],
-) -> list[tuple[tuple[int, ...], tuple[slice, ...]]]:
+#: A block grid: the block sizes along each dim (dask's ``chunks``).
+Grid = tuple[tuple[int, ...], ...]
+
+
+def grid_regions(grid: Grid) -> list[tuple[tuple[int, ...], tuple[slice, ...]]]:
     """Every block of ``grid`` in C order: its index and its region (one slice per dim)."""
     starts = [np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist() for sizes in grid]
     return [
