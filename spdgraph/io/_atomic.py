@@ -54,7 +54,9 @@ __all__ = [
     "run_guarded",
     "settle",
     "sweep_stale",
+    "take_over",
     "temporary_name",
+    "write_whole",
     "writes_abandoned",
 ]
 
@@ -112,6 +114,24 @@ def interrupted(path: Path, pid: int) -> bool:
     if pid == os.getpid():
         return path not in WRITING
     return not _alive(pid)
+
+
+def write_whole(path: Path, text: str) -> None:
+    """A small file inside a temporary (a block's digest) written whole: a kill never
+    leaves half of it."""
+    part = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.part")
+    part.write_text(text)
+    os.replace(part, path)
+
+
+def take_over(interrupted: Path, tmp: Path) -> bool:
+    """Rename an interrupted save's temporary onto ``tmp`` (this save's); False when
+    another process took it first."""
+    try:
+        os.replace(interrupted, tmp)
+    except OSError:
+        return False
+    return True
 
 
 def sweep_stale(folder: Path, replacing: str | None = None) -> list[Path]:

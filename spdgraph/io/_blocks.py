@@ -39,7 +39,15 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.errors import FileError
-from spdgraph.io._atomic import RESUMABLE, TEMPORARY, compute_unless, interrupted, remove
+from spdgraph.io._atomic import (
+    RESUMABLE,
+    TEMPORARY,
+    compute_unless,
+    interrupted,
+    remove,
+    take_over,
+    write_whole,
+)
 from spdgraph.io._digests import DIGESTS
 from spdgraph.io._format import FileFormat
 from spdgraph.io._hashing import Grid, block_digest, grid_regions
@@ -151,20 +159,13 @@ def _record_name(index: tuple[int, ...]) -> str:
     return ".".join(map(str, index))
 
 
-def _write_file(path: Path, text: str) -> None:
-    """A small file written whole (a temporary renamed): a kill never leaves half of it."""
-    part = path.with_name(path.name + f".{os.getpid()}-{threading.get_ident()}.part")
-    part.write_text(text)
-    os.replace(part, path)
-
-
 def _write_block(
     block: Any, write_region: Any, tmp: str, name: str, region: Any, index: Any
 ) -> int:
     """On a worker: write one computed block at its region, then record its digest."""
     block = np.asarray(block)
     write_region(Path(tmp), name, region, block)
-    _write_file(_record_folder(Path(tmp), name) / _record_name(index), block_digest(block))
+    write_whole(_record_folder(Path(tmp), name) / _record_name(index), block_digest(block))
     return 1
 
 
@@ -217,7 +218,7 @@ def _start(plan: BlockSave, target: Path, tmp: Path, resume: bool) -> set[Any]:
     plan.fmt.save_layout(plan.obj, tmp)
     for name in plan.lazy:
         _record_folder(tmp, name).mkdir(parents=True, exist_ok=True)
-    _write_file(tmp / RESUMABLE / FINGERPRINT, json.dumps({"fingerprint": plan.fingerprint}))
+    write_whole(tmp / RESUMABLE / FINGERPRINT, json.dumps({"fingerprint": plan.fingerprint}))
     plan.kept = True
     return set()
 
@@ -310,11 +311,8 @@ def _take_over(plan: BlockSave, target: Path, tmp: Path) -> bool:
     found = interrupted_saves(target)
     for path, fingerprint in found:
         if fingerprint == plan.fingerprint:
-            try:
-                os.replace(path, tmp)  # ours now (another resumer loses the race)
-            except OSError:
-                continue
-            return True
+            if take_over(path, tmp):  # ours now (another resumer loses the race)
+                return True
     if found:
         raise FileError(
             f"cannot resume the save of {os.fspath(target)!r}: the interrupted save there "
