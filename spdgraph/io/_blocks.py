@@ -93,7 +93,7 @@ def _lazy(obj: xr.DataArray | xr.Dataset) -> dict[str, Any]:
     if isinstance(obj, xr.DataArray):
         variables = {UNNAMED if obj.name is None else str(obj.name): obj.variable}
     else:
-        variables = {str(n): v for n, v in obj.data_vars.items()}
+        variables = {str(n): v.variable for n, v in obj.data_vars.items()}
     return {
         name: variable.data
         for name, variable in variables.items()
