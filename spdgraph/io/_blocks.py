@@ -57,6 +57,7 @@ __all__ = [
     "BlockSave",
     "block_plan",
     "check_resumable",
+    "digest_written",
     "interrupted_saves",
     "largest_block",
     "write_blocks",
@@ -281,6 +282,27 @@ def _store_digests(plan: BlockSave, tmp: Path) -> None:
     digests.update(records)
     owner = next(iter(plan.lazy)) if isinstance(plan.obj, xr.DataArray) else None
     plan.fmt.set_attrs(tmp, owner, {DIGESTS: json.dumps(digests)})
+
+
+def digest_written(fmt: FileFormat, tmp: Path, ds: xr.Dataset) -> None:
+    """A format that does not write blocks (netCDF): the block digests of ``ds``'s
+    dask-backed variables, read back from the written ``tmp`` one dask block at a
+    time (never all at once), added to its digests before it is renamed into place."""
+    lazy = _lazy(ds)
+    if not lazy or DIGESTS not in ds.attrs or None in (fmt.set_attrs, fmt.open_dataset):
+        return
+    assert fmt.open_dataset is not None and fmt.set_attrs is not None
+    written = fmt.open_dataset(tmp, {})
+    try:
+        digests = json.loads(str(ds.attrs[DIGESTS]))
+        for name, data in lazy.items():
+            grid = _grid(data)
+            stored = written.variables[name]
+            sha = [block_digest(np.asarray(stored[region])) for _, region in grid_regions(grid)]
+            digests[f"blocks {name}"] = {"chunks": [list(c) for c in grid], "sha": sha}
+    finally:
+        written.close()
+    fmt.set_attrs(tmp, None, {DIGESTS: json.dumps(digests)})
 
 
 def interrupted_saves(target: Path) -> list[tuple[Path, str | None]]:

@@ -138,4 +138,6 @@ def open_whole_dataset(path: object, chunks: object, **options: object) -> xr.Da
     }
     coords = {name: v for name, v in lazy.items() if name in ds.coords}
     values = {name: v for name, v in lazy.items() if name not in ds.coords}
-    return ds.assign(values).assign_coords(coords)
+    out = ds.assign(values).assign_coords(coords)
+    out.set_close(ds.close)  # closing it closes the file (assign does not carry that over)
+    return out

@@ -253,7 +253,13 @@ def save_dataset(
     that writes blocks (Zarr), each block digested, and ``resume=True``
     finishes an interrupted save of the same content (see :func:`spdgraph.save`).
     """
-    from spdgraph.io._blocks import block_plan, check_resumable, largest_block, write_blocks
+    from spdgraph.io._blocks import (
+        block_plan,
+        check_resumable,
+        digest_written,
+        largest_block,
+        write_blocks,
+    )
     from spdgraph.io._save_memory import check_save_memory
 
     target = as_path(path)
@@ -268,7 +274,13 @@ def save_dataset(
     assert writer is not None  # checked
     plan = block_plan(fmt, ds)
     if plan is None:
-        return guarded_write(target, lambda tmp, abandoned: writer(ds, tmp), resume=resume)
+
+        def write_whole(tmp: Path, abandoned: threading.Event) -> None:
+            writer(ds, tmp)
+            if block is not None and not abandoned.is_set():  # lazy values: digests read back
+                digest_written(fmt, tmp, ds)
+
+        return guarded_write(target, write_whole, resume=resume)
 
     def write(tmp: Path, abandoned: threading.Event) -> None:
         write_blocks(plan, target, tmp, abandoned, resume=resume)

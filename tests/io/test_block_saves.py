@@ -168,6 +168,23 @@ def test_resume_is_refused_for_a_format_not_written_by_blocks(tmp_path, simulati
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_netcdf_simulation_with_lazy_data_gets_its_block_digests(tmp_path, simulation):
+    """A format that does not write blocks: the values are digested from the written
+    file one dask block at a time (never computed whole to stamp them)."""
+    netCDF4 = pytest.importorskip("netCDF4")
+    calls = []
+    path = spdgraph.save(_lazy(simulation, calls=calls), tmp_path / "s.nc")
+    assert len(calls) == N_OBS // ROWS  # computed once, to be written
+    with netCDF4.Dataset(path) as nc:
+        record = json.loads(nc.getncattr(spdgraph.io.DIGESTS))["blocks data"]
+    assert record["sha"] == _block_reference(simulation["data"].values, ROWS)
+    assert spdgraph.open(path)["data"].identical(simulation["data"])
+    with netCDF4.Dataset(path, "a") as nc:
+        nc.variables["data"][100, 1] = 3.0
+    with pytest.raises(spdgraph.FileError, match="variable 'data', rows 90 to 119 changed"):
+        spdgraph.open(path)
+
+
 def test_a_lazy_single_array_is_saved_by_blocks_too(tmp_path, simulation):
     data = _lazy(simulation)["data"]
     path = spdgraph.save(data, tmp_path / "x.zarr")
