@@ -21,10 +21,9 @@ import sys
 import tempfile
 
 CHILD = r"""
-import json, os, shutil, sys, time, warnings
+import json, os, re, sys, time, warnings
 warnings.simplefilter("ignore")
 import dask, dask.array, numpy as np, xarray as xr, spdgraph
-from spdgraph.io._atomic import RESUMABLE
 gib, rows, mode, folder = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 p = 1000
 n = int(gib * 2**30 / (8 * p)) // rows * rows
@@ -48,11 +47,10 @@ if mode == "resumed":  # a save cut after half of its blocks, then resumed
             spdgraph.save(cut, target)
         except RuntimeError:
             pass
-def status(key):
-    line = next(x for x in open("/proc/self/status") if x.startswith(key + ":"))
-    return int(line.split()[1]) * 1024
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
+def status(key):  # bytes, from the kernel's counters
+    text = open("/proc/self/status").read()
+    return int(re.search(rf"^{key}:\s+(\d+)", text, re.M)[1]) * 1024
+open("/proc/self/clear_refs", "w").write("5")  # VmHWM counts from here
 before = status("VmRSS")
 start = time.perf_counter()
 if mode == "baseline":
@@ -69,7 +67,7 @@ MODES = ("baseline", "spdgraph", "resumed")
 def _run(gib: float, rows: int, mode: str) -> dict[str, float]:
     import json
 
-    with tempfile.TemporaryDirectory(dir=".") as folder:
+    with tempfile.TemporaryDirectory() as folder:
         out = subprocess.run(
             [sys.executable, "-c", CHILD, str(gib), str(rows), mode, folder],
             capture_output=True, text=True, check=True,
