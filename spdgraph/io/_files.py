@@ -166,7 +166,8 @@ def write_array(
         check_sparse_format(fmt, "this array is sparse (sample(..., sparse=True))")
     prepared = prepare(da)
     lazy = prepared.chunks is not None
-    check_save_memory(prepared.nbytes, fmt.name, path, block=largest_block(prepared))
+    if not sparse:  # a lazy array: one block per thread, not the whole array
+        check_save_memory(prepared.nbytes, fmt.name, path, block=largest_block(prepared))
     plan = None if sparse else block_plan(fmt, prepared)
     if plan is not None:  # each block written and digested by its worker; resumable
 
