@@ -402,10 +402,18 @@ def in_slabs(da: xr.DataArray) -> xr.DataArray:
     return da.copy(data=slabs)
 
 
-def compute_unless(delayed: Any, abandoned: threading.Event) -> None:
-    """Compute a lazy write; on a local scheduler stop at the next slab once abandoned."""
+def compute_unless(delayed: Any, abandoned: threading.Event) -> Any:
+    """Compute a lazy write (and return its result) under the active dask scheduler; on a
+    local scheduler stop at the next slab once abandoned.
+
+    The local threaded scheduler runs as many threads as the machine's cores (dask's
+    own count, or ``num_workers`` as configured): called from the write's worker
+    thread it would otherwise start a pool of Python's default size, holding that
+    many blocks at once.
+    """
     import dask
     from dask.base import get_scheduler
+    from dask.system import CPU_COUNT
 
     def stop_when_abandoned(key: Any, dsk: Any, state: Any) -> None:
         if abandoned.is_set():
@@ -414,6 +422,7 @@ def compute_unless(delayed: Any, abandoned: threading.Event) -> None:
     scheduler = get_scheduler(collections=[delayed])
     if getattr(scheduler, "__module__", "").startswith("dask."):
         # local schedulers take (start, start_state, pretask, posttask, finish) tuples
-        dask.compute(delayed, callbacks=[(None, None, stop_when_abandoned, None, None)])
-    else:  # a distributed client: it runs the write where it lives
-        dask.compute(delayed)
+        threads = dask.config.get("num_workers", None) or CPU_COUNT
+        callbacks = [(None, None, stop_when_abandoned, None, None)]
+        return dask.compute(delayed, callbacks=callbacks, num_workers=threads)[0]
+    return dask.compute(delayed)[0]  # a distributed client: it runs the write where it lives
