@@ -17,13 +17,13 @@ from spdgraph.errors import TooLargeError
 __all__ = ["check_save_memory", "save_need"]
 
 #: Bytes a save of an in-memory dense array holds besides the array, per byte of its
-#: values, by format: netCDF the library's buffers (measured 0.45); Zarr the
-#: compressed slabs (0.08); CSV the text (about 25 characters a value). A format not
+#: values, by format: netCDF the library's buffers (measured 0.52); Zarr the
+#: compressed slabs (0.24); CSV the text (about 25 characters a value). A format not
 #: listed (a plugin's) is counted as :data:`DEFAULT_SAVE_COPIES`.
-SAVE_COPIES = {"netcdf": 0.5, "zarr": 0.1, "csv": 8.3}
+SAVE_COPIES = {"netcdf": 0.5, "zarr": 0.25, "csv": 8.3}
 #: Fixed bytes of a binary save besides the copies: the library's buffers and caches
-#: and the writing threads' slabs.
-SAVE_FIXED_BYTES = {"netcdf": 256 * 2**20, "zarr": 256 * 2**20}
+#: and the writing threads' slabs (measured at 80 and 320 MB of values: 97 and 107 MB).
+SAVE_FIXED_BYTES = {"netcdf": 96 * 2**20, "zarr": 100 * 2**20}
 DEFAULT_SAVE_COPIES = 8.3
 
 
