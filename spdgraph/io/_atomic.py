@@ -42,12 +42,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import xarray as xr
-
 __all__ = [
-    "compute_unless",
     "exit_now",
-    "in_slabs",
     "interrupted",
     "remove",
     "replace",
@@ -362,67 +358,3 @@ def run_guarded(
         discard()
         raise outcome["error"]
     return outcome.get("value")
-
-
-#: Larger arrays are written in slabs of this size (with dask): an interrupt stops it.
-SLAB_BYTES = 32 * 2**20
-
-
-class _Slabs:
-    """An in-memory array dask reads slab by slab as views (``from_array`` of a numpy array
-    copies every chunk up front: a whole second copy of the values)."""
-
-    def __init__(self, values: Any) -> None:
-        self.values = values
-        self.shape, self.dtype, self.ndim = values.shape, values.dtype, values.ndim
-
-    def __getitem__(self, key: Any) -> Any:
-        return self.values[key]
-
-
-def in_slabs(da: xr.DataArray) -> xr.DataArray:
-    """``da`` chunked along its first dim in slabs of ~``SLAB_BYTES`` (needs dask).
-
-    The slabs are views of ``da``'s values, read when a slab is written: no
-    copy of the values is made.
-    """
-    if da.chunks is not None or da.ndim == 0 or da.nbytes <= SLAB_BYTES:
-        return da
-    try:
-        import dask.array
-        import numpy as np
-    except ImportError:
-        return da  # one write; an interrupt then waits for it at interpreter exit
-    per_row = max(1, da.nbytes // da.shape[0])
-    rows = max(1, SLAB_BYTES // per_row)
-    meta = np.empty((0,) * da.ndim, dtype=da.dtype)
-    slabs = dask.array.from_array(
-        _Slabs(da.values), chunks=(rows, *da.shape[1:]), name=False, meta=meta, asarray=False
-    )
-    return da.copy(data=slabs)
-
-
-def compute_unless(delayed: Any, abandoned: threading.Event) -> Any:
-    """Compute a lazy write (and return its result) under the active dask scheduler; on a
-    local scheduler stop at the next slab once abandoned.
-
-    The local threaded scheduler runs as many threads as the machine's cores (dask's
-    own count, or ``num_workers`` as configured): called from the write's worker
-    thread it would otherwise start a pool of Python's default size, holding that
-    many blocks at once.
-    """
-    import dask
-    from dask.base import get_scheduler
-    from dask.system import CPU_COUNT
-
-    def stop_when_abandoned(key: Any, dsk: Any, state: Any) -> None:
-        if abandoned.is_set():
-            raise KeyboardInterrupt("write abandoned")
-
-    scheduler = get_scheduler(collections=[delayed])
-    if getattr(scheduler, "__module__", "").startswith("dask."):
-        # local schedulers take (start, start_state, pretask, posttask, finish) tuples
-        threads = dask.config.get("num_workers", None) or CPU_COUNT
-        callbacks = [(None, None, stop_when_abandoned, None, None)]
-        return dask.compute(delayed, callbacks=callbacks, num_workers=threads)[0]
-    return dask.compute(delayed)[0]  # a distributed client: it runs the write where it lives

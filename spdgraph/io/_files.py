@@ -34,8 +34,14 @@ import xarray as xr
 
 from spdgraph._machine import require_dask
 from spdgraph.errors import FileError, InvalidOptionError, TooLargeError, written
-from spdgraph.io._atomic import compute_unless, in_slabs
-from spdgraph.io._blocks import block_plan, check_resumable, largest_block, write_blocks
+from spdgraph.io._blocks import (
+    block_plan,
+    check_resumable,
+    compute_unless,
+    in_slabs,
+    largest_block,
+    write_blocks,
+)
 from spdgraph.io._content import prepare, restore
 from spdgraph.io._digests import DIGESTS, read_block_digests
 from spdgraph.io._digests import verify as check_digests

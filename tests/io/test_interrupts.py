@@ -319,5 +319,5 @@ def test_the_slab_probe_counts_an_eager_write(tmp_path):
     )
     out, err = child.communicate(timeout=HANG_SECONDS)
     assert child.returncode == 0 and "finished" in out, err
-    slab = io._atomic.SLAB_BYTES // (250 * 250 * 8)  # matrices per slab
+    slab = io._blocks.SLAB_BYTES // (250 * 250 * 8)  # matrices per slab
     assert _lines(logs / "tasks.log") >= -(-80 // slab) >= 2
