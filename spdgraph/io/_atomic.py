@@ -42,23 +42,26 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import xarray as xr
-
 __all__ = [
-    "compute_unless",
     "exit_now",
-    "in_slabs",
+    "interrupted",
     "remove",
     "replace",
     "run_guarded",
     "settle",
     "sweep_stale",
+    "take_over",
     "temporary_name",
+    "write_whole",
     "writes_abandoned",
 ]
 
 #: ``.<name>.<pid>-<hex>.tmp`` / ``.old``: the temporaries of spdgraph's own naming.
 TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]{32}\.(?P<kind>tmp|old)$")
+
+#: The folder inside a temporary store that makes it resumable (its content
+#: fingerprint and the digest of each block written): kept by :func:`sweep_stale`.
+RESUMABLE = ".spdgraph-resume"
 
 #: How often (seconds) the waiting main thread wakes up to let signal handlers run.
 POLL_SECONDS = 0.05
@@ -98,11 +101,43 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def sweep_stale(folder: Path) -> list[Path]:
+#: The temporaries this process is writing now (its other ones were interrupted).
+WRITING: set[Path] = set()
+
+
+def interrupted(path: Path, pid: int) -> bool:
+    """Whether the temporary ``path`` of process ``pid`` is no longer being written."""
+    if pid == os.getpid():
+        return path not in WRITING
+    return not _alive(pid)
+
+
+def write_whole(path: Path, text: str) -> None:
+    """A small file inside a temporary (a block's digest) written whole: a kill never
+    leaves half of it."""
+    part = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.part")
+    part.write_text(text)
+    os.replace(part, path)
+
+
+def take_over(interrupted: Path, tmp: Path) -> bool:
+    """Rename an interrupted save's temporary onto ``tmp`` (this save's); False when
+    another process took it first."""
+    try:
+        os.replace(interrupted, tmp)
+    except OSError:
+        return False
+    return True
+
+
+def sweep_stale(folder: Path, replacing: str | None = None) -> list[Path]:
     """Remove temporaries of dead processes in ``folder``; return what was removed.
 
     A ``.old`` backup whose destination is missing is a Zarr store cut between
     the two renames of a non-atomic replacement: it is renamed back into place.
+    A resumable temporary (an interrupted block-wise save, holding
+    :data:`RESUMABLE`) is kept, unless it is one of the destination named
+    ``replacing``, which the save at hand writes again from the start.
     """
     removed: list[Path] = []
     try:
@@ -111,10 +146,15 @@ def sweep_stale(folder: Path) -> list[Path]:
         return removed
     for entry in entries:
         match = TEMPORARY.match(entry.name)
-        if match is None or _alive(int(match["pid"])):
+        if match is None:
             continue
         path = Path(entry.path)
+        own = (path / RESUMABLE).is_dir() and match["name"] == replacing
+        if not (interrupted(path, int(match["pid"])) if own else not _alive(int(match["pid"]))):
+            continue
         target = folder / match["name"]
+        if match["name"] != replacing and (path / RESUMABLE).is_dir():
+            continue  # an interrupted save that spdgraph.save(..., resume=True) finishes
         if match["kind"] == "old" and not (target.exists() or target.is_symlink()):
             with contextlib.suppress(OSError):
                 os.replace(path, target)
@@ -259,20 +299,30 @@ def _abandon(worker: threading.Thread, abandoned: threading.Event) -> None:
     _ABANDONED.add(worker)
 
 
-def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
+def run_guarded(
+    write: Callable[[threading.Event], Any],
+    tmp: Path,
+    keep: Callable[[], bool] | None = None,
+) -> Any:
     """Run ``write(abandoned)`` (which fills ``tmp``) so that interrupts leave no temporary.
 
     In the main thread the write runs in a daemon worker thread; the main thread
     waits, handles SIGINT/SIGTERM at once, sets ``abandoned`` (a long write
     checks it between slabs and stops), removes ``tmp`` and re-raises. Any error
-    of the write removes ``tmp`` too. Returns what ``write`` returned.
+    of the write removes ``tmp`` too, unless ``keep()`` says it can be resumed.
+    Returns what ``write`` returned.
     """
     abandoned = threading.Event()
+
+    def discard() -> None:
+        if keep is None or not keep():
+            remove(tmp)
+
     if threading.current_thread() is not threading.main_thread():
         try:
             return write(abandoned)
         except BaseException:
-            remove(tmp)
+            discard()
             raise
     outcome: dict[str, Any] = {}
 
@@ -282,7 +332,7 @@ def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
         except BaseException as exc:  # re-raised in the main thread
             outcome["error"] = exc
         if abandoned.is_set():
-            remove(tmp)
+            discard()
 
     worker = threading.Thread(target=work, name="spdgraph-write", daemon=True)
     with _sigterm_raises():
@@ -292,7 +342,7 @@ def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
                 worker.join(POLL_SECONDS)
         except _Terminated:
             abandoned.set()
-            remove(tmp)
+            discard()
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):
                     stream.flush()
@@ -302,42 +352,9 @@ def run_guarded(write: Callable[[threading.Event], Any], tmp: Path) -> Any:
             raise KeyboardInterrupt from None  # pragma: no cover
         except BaseException:
             _abandon(worker, abandoned)
-            remove(tmp)
+            discard()
             raise
     if "error" in outcome:
-        remove(tmp)
+        discard()
         raise outcome["error"]
     return outcome.get("value")
-
-
-#: Larger arrays are written in slabs of this size (with dask): an interrupt stops it.
-SLAB_BYTES = 32 * 2**20
-
-
-def in_slabs(da: xr.DataArray) -> xr.DataArray:
-    """``da`` chunked along its first dim in slabs of ~``SLAB_BYTES`` (needs dask)."""
-    if da.chunks is not None or da.ndim == 0 or da.nbytes <= SLAB_BYTES:
-        return da
-    try:
-        import dask.array  # noqa: F401
-    except ImportError:
-        return da  # one write; an interrupt then waits for it at interpreter exit
-    per_row = max(1, da.nbytes // da.shape[0])
-    return da.chunk({da.dims[0]: max(1, SLAB_BYTES // per_row)})
-
-
-def compute_unless(delayed: Any, abandoned: threading.Event) -> None:
-    """Compute a lazy write; on a local scheduler stop at the next slab once abandoned."""
-    import dask
-    from dask.base import get_scheduler
-
-    def stop_when_abandoned(key: Any, dsk: Any, state: Any) -> None:
-        if abandoned.is_set():
-            raise KeyboardInterrupt("write abandoned")
-
-    scheduler = get_scheduler(collections=[delayed])
-    if getattr(scheduler, "__module__", "").startswith("dask."):
-        # local schedulers take (start, start_state, pretask, posttask, finish) tuples
-        dask.compute(delayed, callbacks=[(None, None, stop_when_abandoned, None, None)])
-    else:  # a distributed client: it runs the write where it lives
-        dask.compute(delayed)

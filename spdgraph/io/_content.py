@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import numbers
+from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
 from spdgraph.errors import InvalidOptionError
 from spdgraph.io._digests import DIGESTS, bad_text, check_labels, stamp
+from spdgraph.io._integrity import guarded_dask
 
 __all__ = ["LIST_ATTRS", "open_whole_dataset", "prepare", "restore"]
 
@@ -120,9 +122,22 @@ def restore(da: xr.DataArray) -> xr.DataArray:
 def open_whole_dataset(path: object, chunks: object, **options: object) -> xr.Dataset:
     """A stored Dataset through xarray (``options``: its engine): loaded and closed when
     ``chunks`` is None, else left on disk as dask arrays of the dim sizes ``chunks``
-    (a dict) asks for. The ``open_dataset`` of the netCDF and Zarr formats."""
+    (a dict) asks for, each block's storage failure (a checksum, a decompression
+    error) a :class:`FileError` naming the file, the variable and the rows, raised
+    at the ``.compute()`` that reads it. The ``open_dataset`` of the netCDF and Zarr
+    formats."""
     if chunks is None:
         with xr.open_dataset(path, **options) as opened:  # type: ignore[arg-type]
             return opened.load()
-    ds = xr.open_dataset(path, chunks={}, **options)  # type: ignore[arg-type]
-    return ds.chunk({d: n for d, n in dict(chunks).items() if d in ds.dims})  # type: ignore[call-overload]
+    ds = xr.open_dataset(path, **options)  # type: ignore[arg-type]  # lazily indexed
+    sizes = {str(d): int(n) for d, n in dict(chunks).items() if d in ds.dims}  # type: ignore[call-overload]
+    lazy = {
+        name: variable.copy(data=guarded_dask(variable, sizes, Path(str(path)), str(name)))
+        for name, variable in ds.variables.items()
+        if name not in ds.indexes
+    }
+    coords = {name: v for name, v in lazy.items() if name in ds.coords}
+    values = {name: v for name, v in lazy.items() if name not in ds.coords}
+    out = ds.assign(values).assign_coords(coords)
+    out.set_close(ds.close)  # closing it closes the file (assign does not carry that over)
+    return out

@@ -25,7 +25,14 @@ import numpy as np
 import xarray as xr
 
 from spdgraph.errors import FileError, InvalidOptionError
-from spdgraph.io._sparse import canonical, is_sparse, plain_values
+from spdgraph.io._hashing import (
+    _digest,
+    block_digest,
+    changed,
+    check_blocks_now,
+    verified_blocks,
+)
+from spdgraph.io._sparse import is_sparse, plain_values
 
 __all__ = [
     "DIGESTS",
@@ -78,44 +85,6 @@ def check_labels(da: xr.DataArray) -> None:
                 )
 
 
-def _update(sha: Any, values: Any) -> None:
-    """Feed a canonical encoding of ``values`` to ``sha`` (no copy of a float64 stack)."""
-    if is_sparse(values):  # its canonical triplets: shape, coordinates, values
-        coo = canonical(values)
-        sha.update(b"sparse" + repr(tuple(coo.shape)).encode())
-        if coo.fill_value != 0:  # how the unstored entries read (0 keeps older digests)
-            sha.update(b"fill" + repr(float(coo.fill_value)).encode())
-        _update(sha, coo.coords)
-        _update(sha, coo.data)
-        return
-    array = np.asarray(values)
-    sha.update(repr(tuple(array.shape)).encode())
-    if array.dtype.kind in "OUST":
-        sha.update(b"s")
-        for item in array.ravel().tolist():
-            data = str(item).encode("utf-8", "surrogatepass")
-            sha.update(len(data).to_bytes(8, "little") + data)
-        return
-    kinds: dict[str, tuple[str, np.dtype[Any]]] = {
-        "b": ("b", np.dtype(np.uint8)),
-        "i": ("i", np.dtype("<i8")),
-        "u": ("i", np.dtype("<i8")),
-    }
-    tag, dtype = kinds.get(array.dtype.kind, ("f", np.dtype("<f8")))
-    if array.dtype.kind not in "biuf":
-        sha.update(b"?" + repr(array.tolist()).encode())
-        return
-    sha.update(tag.encode())
-    contiguous = np.ascontiguousarray(array, dtype=dtype)  # no copy when it already is
-    sha.update(contiguous if contiguous.size else b"")
-
-
-def _digest(values: Any) -> str:
-    sha = hashlib.sha256()
-    _update(sha, values)
-    return sha.hexdigest()
-
-
 def _plain(value: Any) -> Any:
     if isinstance(value, np.ndarray | list | tuple):
         items = [_plain(x) for x in (value.tolist() if isinstance(value, np.ndarray) else value)]
@@ -138,8 +107,6 @@ def _attrs_digest(attrs: Mapping[Any, Any]) -> str:
 #: Values are also digested in blocks of about this many bytes along their first dim,
 #: so that a lazy open (``chunks=``) checks each block as it is read.
 BLOCK_BYTES = 4 * 2**20
-#: Hex digits kept of each block's SHA-256 (64 bits: a changed block is caught).
-BLOCK_HEX = 16
 
 
 def block_rows(shape: tuple[int, ...], itemsize: int) -> int:
@@ -148,17 +115,13 @@ def block_rows(shape: tuple[int, ...], itemsize: int) -> int:
     return max(1, BLOCK_BYTES // per_row)
 
 
-def _block_digest(block: Any) -> str:
-    return _digest(block)[:BLOCK_HEX]
-
-
 def block_digests(values: Any) -> dict[str, Any] | None:
     """``{"rows": r, "sha": [...]}``: digests of ``values`` in blocks of ``r`` first-dim rows."""
     array = np.asarray(values)
     if array.ndim == 0 or array.dtype.kind not in "biuf":
         return None
     rows = block_rows(array.shape, array.dtype.itemsize)
-    sha = [_block_digest(array[i : i + rows]) for i in range(0, array.shape[0], rows)]
+    sha = [block_digest(array[i : i + rows]) for i in range(0, array.shape[0], rows)]
     return {"rows": rows, "sha": sha}
 
 
@@ -174,7 +137,7 @@ def read_block_digests(da: xr.DataArray) -> dict[str, Any] | None:
     rows = block_rows(tuple(da.shape), da.dtype.itemsize)
     first = da.dims[0]
     sha = [
-        _block_digest(np.asarray(da.isel({first: slice(i, i + rows)}).values))
+        block_digest(np.asarray(da.isel({first: slice(i, i + rows)}).values))
         for i in range(0, da.shape[0], rows)
     ]
     return {"rows": rows, "sha": sha}
@@ -223,61 +186,6 @@ def _load_digests(attrs: Mapping[Any, Any], path: str, required: bool) -> dict[s
     return digests
 
 
-def _changed(path: str, what: str) -> FileError:
-    return FileError(
-        f"cannot read {path!r}: {what} changed since it was saved (its digest does "
-        "not match); the file is corrupted or was edited. Write it again."
-    )
-
-
-def verified_blocks(data: Any, blocks: Any, path: str, what: str) -> Any:
-    """A dask array equal to ``data`` whose every block is checked against ``blocks`` as read.
-
-    ``data`` is rechunked to the digest blocks along its first dim (whole along
-    the others), each block compared with its digest when computed, then
-    rechunked back to the chunks asked for: an edited value or two swapped
-    chunks raise :class:`FileError` at the first compute that reads them.
-    """
-    import dask.array
-
-    try:
-        rows = int(blocks["rows"])
-        sha = [str(x) for x in blocks["sha"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise FileError(f"{path!r}: the block digests of {what} are damaged.") from exc
-    if rows < 1 or len(sha) != -(-data.shape[0] // rows):
-        raise _changed(path, what + " (its shape)")
-    wanted = data.chunks
-    aligned = data.rechunk((rows, *(-1 for _ in data.shape[1:])))
-
-    def check(block: np.ndarray, block_info: Any = None) -> np.ndarray:
-        if block_info is not None and None in block_info:
-            index = block_info[None]["chunk-location"][0]
-            if _block_digest(block) != sha[index]:
-                last = index * rows + len(block) - 1
-                raise _changed(path, f"{what}, rows {index * rows} to {last}")
-        return block
-
-    checked = dask.array.map_blocks(check, aligned, dtype=data.dtype)
-    return checked.rechunk(wanted)
-
-
-def _check_blocks_now(values: Any, blocks: Any, path: str, what: str) -> None:
-    """Check in-memory ``values`` against their block digests (an eager open of a lazy save)."""
-    try:
-        rows = int(blocks["rows"])
-        sha = [str(x) for x in blocks["sha"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise FileError(f"{path!r}: the block digests of {what} are damaged.") from exc
-    array = np.asarray(values)
-    if rows < 1 or array.ndim == 0 or len(sha) != -(-array.shape[0] // rows):
-        raise _changed(path, what + " (its shape)")
-    for index, start in enumerate(range(0, array.shape[0], rows)):
-        block = array[start : start + rows]
-        if _block_digest(block) != sha[index]:
-            raise _changed(path, f"{what}, rows {start} to {start + len(block) - 1}")
-
-
 def verify(da: xr.DataArray, path: str, *, values: bool, required: bool = False) -> xr.DataArray:
     """Check ``da`` (as opened, attrs restored) against the digests stored in it.
 
@@ -297,7 +205,7 @@ def verify(da: xr.DataArray, path: str, *, values: bool, required: bool = False)
             continue
         if kind == "blocks" and values and f"values {name}" not in digests:
             # written lazily: its values are digested in blocks only; check them all now
-            _check_blocks_now(plain_values(da), expected, path, f"variable {name!r}")
+            check_blocks_now(plain_values(da), expected, path, f"variable {name!r}")
             continue
         if key == ATTRS:
             actual = _attrs_digest(da.attrs)
@@ -316,15 +224,22 @@ def verify(da: xr.DataArray, path: str, *, values: bool, required: bool = False)
         else:
             continue
         if actual != expected:
-            raise _changed(path, what)
+            raise changed(path, what)
     return da
 
 
 def stamp_dataset(ds: xr.Dataset) -> dict[str, Any]:
-    """The digests of a Dataset (a simulation): every variable's values, blocks, the attrs."""
+    """The digests of a Dataset (a simulation): every variable's values, blocks, the attrs.
+
+    A dask-backed variable is not computed here: its block digests are made
+    as its blocks are written (:mod:`spdgraph.io._blocks`) and added to the
+    file before it is renamed into place.
+    """
     digests: dict[str, Any] = {}
     for name, variable in ds.variables.items():
         kind = "coord" if name in ds.coords else "values"
+        if variable.chunks is not None and kind == "values":
+            continue  # lazy: digested block by block as written
         values = plain_values(variable)  # a sparse variable: its triplets, never densified
         digests[f"{kind} {name}"] = _digest(values)
         if is_sparse(values):
@@ -354,7 +269,7 @@ def verify_dataset(
         kind, _, name = key.partition(" ")
         if key == ATTRS:
             if _attrs_digest(ds.attrs) != expected:
-                raise _changed(path, "the provenance attributes")
+                raise changed(path, "the provenance attributes")
             continue
         if kind not in ("coord", "values", "blocks"):
             continue
@@ -369,12 +284,14 @@ def verify_dataset(
             if lazy and not values:
                 data = verified_blocks(variable.data, expected, path, f"variable {name!r}")
                 out = out.assign({name: variable.copy(data=data)})
+            elif values and f"values {name}" not in digests:  # written lazily: blocks only
+                check_blocks_now(plain_values(variable), expected, path, f"variable {name!r}")
             continue
         if kind == "values" and not values and (lazy or name not in ds.coords):
             if lazy or not isinstance(variable.data, np.ndarray):
                 continue  # on disk: checked block by block (lazy) or when loaded
         if _digest(plain_values(variable)) != expected:
-            raise _changed(path, f"variable {name!r}")
+            raise changed(path, f"variable {name!r}")
     return out
 
 

@@ -34,12 +34,24 @@ import xarray as xr
 
 from spdgraph._machine import require_dask
 from spdgraph.errors import FileError, InvalidOptionError, TooLargeError, written
-from spdgraph.io._atomic import compute_unless, in_slabs
+from spdgraph.io._blocks import (
+    block_plan,
+    check_resumable,
+    compute_unless,
+    in_slabs,
+    largest_block,
+    write_blocks,
+)
 from spdgraph.io._content import prepare, restore
 from spdgraph.io._digests import DIGESTS, read_block_digests
 from spdgraph.io._digests import verify as check_digests
 from spdgraph.io._format import FileFormat, format_for_reading
-from spdgraph.io._integrity import corrupted_variable, is_checksum_error
+from spdgraph.io._integrity import (
+    corrupted_variable,
+    guarded_dask,
+    is_checksum_error,
+    storage_failure,
+)
 from spdgraph.io._paths import as_path
 from spdgraph.io._save_memory import check_save_memory
 from spdgraph.io._writer import check_sparse_format, check_writable, guarded_write, save_dataset
@@ -56,6 +68,7 @@ def save(
     *,
     overwrite: bool = True,
     format: str | None = None,
+    resume: bool = False,
 ) -> Path:
     """Save a DataArray to a file (netCDF ``.nc``, Zarr ``.zarr``, CSV ``.csv``...), atomically.
 
@@ -76,6 +89,20 @@ def save(
     format
         The name of a registered format, for a path whose suffix says none
         (e.g. a folder of CSV tables: ``format="csv"``).
+    resume
+        Finish an interrupted save of the same content to ``path``. In a
+        format written block by block (Zarr), the dask-backed values are
+        computed and written by the workers, one region each, under the
+        active dask scheduler (a ``distributed.Client`` runs them on its
+        cluster; only digests come back), each block's SHA-256 recorded; a
+        save killed or failed half-way keeps its hidden temporary beside
+        ``path``. With ``resume=True`` it is taken over when it was writing
+        the same content (the same provenance attrs, shapes and chunks): the
+        blocks there are checked against their digests and only the missing
+        or bad ones are computed. An interrupted save of other content is
+        refused (:class:`FileError`); with ``resume=False`` (default) it is
+        removed and the save starts over. Refused for a format not written
+        block by block.
 
     Returns
     -------
@@ -111,8 +138,8 @@ def save(
 
             if check_dataset_format(as_path(path), format).keeps_digests:
                 da = dataset_with_digests(da)
-        return save_dataset(da, path, overwrite=overwrite, format=format)
-    return write_array(da, path, overwrite=overwrite, format=format)
+        return save_dataset(da, path, overwrite=overwrite, format=format, resume=resume)
+    return write_array(da, path, overwrite=overwrite, format=format, resume=resume)
 
 
 def _has_dask() -> bool:
@@ -130,6 +157,7 @@ def write_array(
     overwrite: bool = True,
     compute: Callable[[Any], Any] | None = None,
     format: str | None = None,
+    resume: bool = False,
 ) -> Path:
     """``save``, with a hook computing the delayed write of a dask-backed array.
 
@@ -138,13 +166,23 @@ def write_array(
     """
     path = as_path(path)
     fmt = check_writable(path, overwrite=overwrite, format=format)
+    check_resumable(fmt, resume)
     sparse = layout_of(da) == SPARSE
     if sparse:  # refused before anything is written, never densified on the way
         check_sparse_format(fmt, "this array is sparse (sample(..., sparse=True))")
     prepared = prepare(da)
     lazy = prepared.chunks is not None
-    if not (sparse or lazy):
-        check_save_memory(prepared.nbytes, fmt.name, path)
+    if not sparse:  # a lazy array: one block per thread, not the whole array
+        check_save_memory(prepared.nbytes, fmt.name, path, block=largest_block(prepared))
+    plan = None if sparse else block_plan(fmt, prepared)
+    if plan is not None:  # each block written and digested by its worker; resumable
+
+        def write_by_blocks(tmp: Path, abandoned: threading.Event) -> None:
+            write_blocks(plan, path, tmp, abandoned, resume=resume, compute=compute)
+            if not abandoned.is_set():
+                _read_back(fmt, tmp, path)
+
+        return guarded_write(path, write_by_blocks, keep=plan.keep, resume=resume)
 
     def write(tmp: Path, abandoned: threading.Event) -> None:
         if sparse:  # its triplets in one write: as large as the stored entries, not p x p
@@ -334,48 +372,15 @@ def read_array(
     return da
 
 
-class _GuardedReads:
-    """A variable left on disk whose every read turns a storage failure into a FileError.
-
-    The storage checks a block (netCDF's Fletcher32, a Zarr chunk's CRC32C) only
-    when a lazy array's ``.compute()`` reads it: the libraries' raw errors are
-    reported there, as an eager open reports them, naming the file and variable.
-    """
-
-    def __init__(self, variable: xr.Variable, fmt: FileFormat, path: Path) -> None:
-        self.variable, self.fmt, self.path = variable, fmt, path
-        self.shape, self.dtype, self.ndim = variable.shape, variable.dtype, variable.ndim
-
-    def __getitem__(self, key: Any) -> Any:
-        import numpy as np
-
-        try:
-            return np.asarray(self.variable[key].values)
-        except (RuntimeError, ValueError) as exc:
-            if isinstance(exc, ValueError) and not is_checksum_error(exc):
-                raise
-            raise _corrupted(self.path, self.fmt, exc) from exc
-
-
 def _guarded_chunks(da: xr.DataArray, chunks: dict[str, int], fmt: FileFormat, path: Path) -> Any:
     """``da`` (values on disk) as a dask array of ``chunks`` (dims it lacks ignored; the
-    others whole), each block read through :class:`_GuardedReads`."""
-    import dask.array
-    import numpy as np
-
-    sizes = tuple(min(chunks.get(str(d), n), n) or 1 for d, n in da.sizes.items())
-    guarded = _GuardedReads(da.variable, fmt, path)
-    meta = np.empty((0,) * da.ndim, dtype=da.dtype)
-    data = dask.array.from_array(guarded, chunks=sizes, name=False, meta=meta)
-    return da.copy(data=data)
+    others whole), each block's storage failure a FileError (:func:`guarded_dask`)."""
+    name = UNNAMED if da.name is None else str(da.name)
+    return da.copy(data=guarded_dask(da.variable, chunks, path, name))
 
 
 def _corrupted(path: Path, fmt: FileFormat, exc: Exception) -> FileError:
-    return FileError(
-        f"cannot read {os.fspath(path)!r}: the data of {corrupted_variable(fmt, path)} "
-        f"failed the storage's checks ({exc}); the file is corrupted or truncated. "
-        "Write it again (spdgraph.save stores a checksum of the values)."
-    )
+    return storage_failure(path, corrupted_variable(fmt, path), exc)
 
 
 def _exists(path: Path) -> bool:

@@ -143,18 +143,19 @@ def save_delayed(da: xr.DataArray, path: Path) -> Any:
     return dask.delayed(lambda _: _fsync(path))(delayed)
 
 
-def set_attrs(path: Path, name: str, attrs: Mapping[str, str]) -> None:
-    """Add ``attrs`` to the variable ``name`` of the netCDF file ``path``, flushed to disk."""
+def set_attrs(path: Path, name: str | None, attrs: Mapping[str, str]) -> None:
+    """Add ``attrs`` to the variable ``name`` of the netCDF file ``path`` (None: the
+    file's own attrs), flushed to disk."""
     if netcdf_engine() == "netcdf4":
         import netCDF4
 
         with netCDF4.Dataset(path, "a") as nc:
-            nc.variables[name].setncatts(dict(attrs))
+            (nc if name is None else nc.variables[name]).setncatts(dict(attrs))
     else:
         import h5netcdf
 
         with h5netcdf.File(path, "a") as nc:
-            nc.variables[name].attrs.update(dict(attrs))
+            (nc if name is None else nc.variables[name]).attrs.update(dict(attrs))
     _fsync(path)
 
 

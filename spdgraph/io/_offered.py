@@ -29,6 +29,9 @@ FUNCTION_FIELDS = (
     "set_attrs",
     "variables",
     "open_dataset",
+    "save_layout",
+    "write_region",
+    "read_region",
 )
 
 

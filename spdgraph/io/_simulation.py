@@ -170,9 +170,9 @@ def open_simulation(
     fmt.requires()
     try:
         ds = fmt.open_dataset(target, wanted)
-    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+    except (OSError, ValueError, KeyError, RuntimeError, AttributeError) as exc:
         if isinstance(exc, FileError):
-            raise
+            raise  # netCDF4 reports a damaged attribute header as an AttributeError
         raise FileError(f"cannot read the simulation {os.fspath(path)!r} ({exc}).") from exc
     if SPARSE_VARIABLES in ds.attrs:  # simulate(..., sparse=True): triplets rebuilt, checked
         ds = decode_dataset(ds, os.fspath(path))

@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spdgraph.errors import FileError, SpdgraphError
-from spdgraph.io._atomic import remove, replace, run_guarded, settle, sweep_stale, temporary_name
+from spdgraph.io._atomic import (
+    WRITING,
+    remove,
+    replace,
+    run_guarded,
+    settle,
+    sweep_stale,
+    temporary_name,
+)
 from spdgraph.io._format import FileFormat, describe_formats, file_formats, format_for_writing
 from spdgraph.io._paths import as_path, check_target, write_error
 
@@ -59,36 +67,69 @@ def check_writable(
     return fmt
 
 
-def guarded_write(target: Path, write: Callable[[Path, threading.Event], Any]) -> Path:
+def guarded_write(
+    target: Path,
+    write: Callable[[Path, threading.Event], Any],
+    *,
+    keep: Callable[[], bool] | None = None,
+    resume: bool = False,
+) -> Path:
     """Run ``write(tmp, abandoned)`` on a fresh temporary, then rename it onto ``target``.
 
     The protocol after the checks: temporaries of dead processes swept, the
     write run so that an interrupt is handled at once (``abandoned`` is set
     for a long write to stop), the temporary removed on any failure, an
     ``OSError`` (full disk, read-only file system...) named with the path.
+    A block-wise save passes ``keep``: while it says so, a failure keeps the
+    temporary (resumable, named in the error) instead; ``resume`` keeps the
+    interrupted temporaries of ``target`` for it to take over (else they are
+    swept: the save starts over).
     """
-    sweep_stale(target.parent)
+    sweep_stale(target.parent, replacing=None if resume else target.name)
     tmp = temporary_name(target)
-    try:
-        run_guarded(lambda abandoned: write(tmp, abandoned), tmp)
-        replace(tmp, target)
-    except (SpdgraphError, KeyboardInterrupt):
-        remove(tmp)
-        raise
-    except (OSError, RuntimeError) as exc:
+
+    def discard() -> None:
+        if keep is not None and keep():
+            return
         for _ in range(5):  # writes of a folder format still in flight may recreate it
             settle(tmp)
             remove(tmp)
             if not (tmp.exists() or tmp.is_symlink()):
                 break
+
+    WRITING.add(tmp)
+    try:
+        run_guarded(lambda abandoned: write(tmp, abandoned), tmp, keep)
+        replace(tmp, target)
+    except (SpdgraphError, KeyboardInterrupt) as exc:
+        discard()
+        _note(exc, tmp, keep)
+        raise
+    except (OSError, RuntimeError) as exc:
+        discard()
         error = write_error(target, exc)
         if error is None:
+            _note(exc, tmp, keep)
             raise
+        _note(error, tmp, keep)
         raise error from exc
-    except BaseException:
-        remove(tmp)
+    except BaseException as exc:
+        discard()
+        _note(exc, tmp, keep)
         raise
+    finally:
+        WRITING.discard(tmp)
     return target
+
+
+def _note(exc: BaseException, tmp: Path, keep: Callable[[], bool] | None) -> None:
+    """Add to ``exc`` a note naming the kept temporary of an interrupted block-wise save."""
+    if keep is not None and keep() and tmp.exists():
+        exc.add_note(
+            f"spdgraph kept the blocks written so far in {os.fspath(tmp)!r}: run the same "
+            "save again with resume=True (--resume) to write only the missing ones, or "
+            "without it to start over."
+        )
 
 
 def write_atomically(
@@ -199,6 +240,7 @@ def save_dataset(
     *,
     overwrite: bool = False,
     format: str | None = None,
+    resume: bool = False,
 ) -> Path:
     """Save a whole Dataset in a registered format that holds Datasets, atomically.
 
@@ -206,16 +248,44 @@ def save_dataset(
     is ``format`` (a registered name) or the one of ``path``'s suffix, and must
     have ``save_dataset`` (netCDF, Zarr and CSV folders have it; a format
     registered at run time may). Raises :class:`FileError` naming the formats
-    that can hold a Dataset otherwise.
+    that can hold a Dataset otherwise. Dask-backed variables (``data`` drawn
+    with ``chunks=``) are written block by block by the workers in a format
+    that writes blocks (Zarr), each block digested, and ``resume=True``
+    finishes an interrupted save of the same content (see :func:`spdgraph.save`).
     """
+    from spdgraph.io._blocks import (
+        block_plan,
+        check_resumable,
+        digest_written,
+        largest_block,
+        write_blocks,
+    )
+    from spdgraph.io._save_memory import check_save_memory
+
     target = as_path(path)
     fmt = check_dataset_format(target, format)
+    check_resumable(fmt, resume)
     _check_sparse_format(ds, fmt)
     check_target(target, fmt, overwrite)
     fmt.requires()
+    if (block := largest_block(ds)) is not None:
+        check_save_memory(ds.nbytes, fmt.name, target, block=block)
     writer = fmt.save_dataset
     assert writer is not None  # checked
-    return guarded_write(target, lambda tmp, abandoned: writer(ds, tmp))
+    plan = block_plan(fmt, ds)
+    if plan is None:
+
+        def write_whole(tmp: Path, abandoned: threading.Event) -> None:
+            writer(ds, tmp)
+            if block is not None and not abandoned.is_set():  # lazy values: digests read back
+                digest_written(fmt, tmp, ds)
+
+        return guarded_write(target, write_whole, resume=resume)
+
+    def write(tmp: Path, abandoned: threading.Event) -> None:
+        write_blocks(plan, target, tmp, abandoned, resume=resume)
+
+    return guarded_write(target, write, keep=plan.keep, resume=resume)
 
 
 def _check_sparse_format(ds: xr.Dataset, fmt: FileFormat) -> None:

@@ -90,14 +90,54 @@ def save(da: xr.DataArray, path: Path) -> None:
         raise
 
 
+def _encoded_dataset(ds: xr.Dataset) -> xr.Dataset:
+    """A Dataset as stored: sparse variables as triplets, numeric values with a CRC32C."""
+    from zarr.codecs import Crc32cCodec, ZstdCodec
+
+    out = encode_dataset(ds)  # sparse variables: triplets
+    out = out.copy(deep=False)
+    for variable in out.data_vars.values():
+        if variable.ndim and variable.dtype.kind in "biuf":
+            variable.encoding["compressors"] = [ZstdCodec(), Crc32cCodec()]
+    return out
+
+
 def save_dataset(ds: xr.Dataset, path: Path) -> None:
     """Write a whole Dataset (a simulation, a study's results) as the Zarr store ``path``."""
     requires()
     try:
-        encode_dataset(ds).to_zarr(path, mode="w-")  # sparse variables: triplets
+        _encoded_dataset(ds).to_zarr(path, mode="w-")
     except BaseException:
         settle(path)
         raise
+
+
+def save_layout(obj: xr.DataArray | xr.Dataset, path: Path) -> None:
+    """Create the store ``path`` with everything but the dask-backed values (the core
+    writes them block by block, :func:`write_region`); one Zarr chunk per dask block."""
+    requires()
+    encoded = _encoded(obj) if isinstance(obj, xr.DataArray) else _encoded_dataset(obj)
+    try:  # the delayed write of the dask values is dropped: the core writes them
+        encoded.to_zarr(
+            path, mode="w-", consolidated=False, compute=False, write_empty_chunks=True
+        )
+    except BaseException:
+        settle(path)
+        raise
+
+
+def write_region(path: Path, name: str, region: tuple[slice, ...], block: Any) -> None:
+    """Write one block of the variable ``name`` of the store ``path`` (on a worker)."""
+    import zarr
+
+    zarr.open_array(store=os.fspath(path), path=name, mode="r+")[region] = block
+
+
+def read_region(path: Path, name: str, region: tuple[slice, ...]) -> Any:
+    """The stored values at ``region`` of the variable ``name`` of the store ``path``."""
+    import zarr
+
+    return zarr.open_array(store=os.fspath(path), path=name, mode="r")[region]
 
 
 def save_delayed(da: xr.DataArray, path: Path) -> Any:
@@ -108,11 +148,12 @@ def save_delayed(da: xr.DataArray, path: Path) -> Any:
     )
 
 
-def set_attrs(path: Path, name: str, attrs: Mapping[str, str]) -> None:
-    """Add ``attrs`` to the array ``name`` of the Zarr store ``path``."""
+def set_attrs(path: Path, name: str | None, attrs: Mapping[str, str]) -> None:
+    """Add ``attrs`` to the array ``name`` of the Zarr store ``path`` (None: the store's)."""
     import zarr
 
-    zarr.open_group(path, mode="r+")[name].attrs.update(dict(attrs))
+    group = zarr.open_group(path, mode="r+")
+    (group if name is None else group[name]).attrs.update(dict(attrs))
 
 
 def check_chunks(path: Path) -> None:

@@ -100,7 +100,8 @@ class FileFormat:
         ``save_delayed`` wrote (still the temporary). The core uses it to
         store the digests of a lazily written array's values, computed from
         the written file block by block; without it such an array is stored
-        with digests of its labels and attrs only.
+        with digests of its labels and attrs only. ``name`` None: the file's
+        own attrs (a Dataset's digests).
     holds_sparse
         Whether ``save``, ``save_dataset`` and the opens keep a PyData
         ``sparse`` array (``sample(..., sparse=True)``, a ``simulate(...,
@@ -124,6 +125,23 @@ class FileFormat:
         (leave it on disk as dask arrays; dims the Dataset lacks are ignored).
         Sparse variables come back as their triplets; the core rebuilds and
         verifies them.
+    save_layout
+        Optional ``save_layout(obj, path)`` (a DataArray or a Dataset): write
+        what ``save``/``save_dataset`` would, except the values of its
+        dask-backed variables, which the core then writes block by block with
+        ``write_region`` (the file's chunks are the dask chunks). With
+        ``write_region`` and ``read_region`` it makes the format write
+        dask-backed arrays block by block, each worker its own region, with a
+        digest per block, and resumable (``spdgraph.save(..., resume=True)``).
+    write_region
+        Optional ``write_region(path, name, region, block)``: write the numpy
+        ``block`` at ``region`` (a tuple of slices, one dask block) of the
+        variable ``name`` of the store ``save_layout`` made; called on the
+        workers, concurrently for different blocks.
+    read_region
+        Optional ``read_region(path, name, region)``: the values at ``region``
+        of the variable ``name`` as a numpy array (a resumed save checks the
+        blocks already written against their digests with it).
 
     Examples
     --------
@@ -147,11 +165,19 @@ class FileFormat:
     requires: Callable[[], None] = _nothing
     header: Callable[[Path], Mapping[str, tuple[tuple[int, ...], int]]] | None = None
     save_dataset: Callable[[xr.Dataset, Path], Any] | None = None
-    set_attrs: Callable[[Path, str, Mapping[str, str]], None] | None = None
+    set_attrs: Callable[[Path, str | None, Mapping[str, str]], None] | None = None
     holds_sparse: bool = False
     keeps_digests: bool = True
     variables: Callable[[Path], Collection[str]] | None = None
     open_dataset: Callable[[Path, Mapping[str, int] | None], xr.Dataset] | None = None
+    save_layout: Callable[[Any, Path], Any] | None = None
+    write_region: Callable[[Path, str, tuple[slice, ...], Any], None] | None = None
+    read_region: Callable[[Path, str, tuple[slice, ...]], Any] | None = None
+
+    @property
+    def writes_blocks(self) -> bool:
+        """Whether dask-backed values are written block by block (and can be resumed)."""
+        return None not in (self.save_layout, self.write_region, self.read_region)
 
     @property
     def title(self) -> str:

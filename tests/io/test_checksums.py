@@ -83,3 +83,28 @@ def test_a_flipped_byte_in_a_lazily_opened_file_is_a_file_error_at_compute(tmp_p
         lazy.compute()
     intact = spdgraph.open(spdgraph.save(da, tmp_path / f"ok{suffix}"), chunks=5)
     assert intact.compute().identical(da)
+
+
+@pytest.mark.parametrize("suffix", [".nc", ".zarr"])
+def test_a_flipped_byte_in_a_lazily_opened_simulation_is_a_file_error_at_compute(tmp_path, suffix):
+    """Every variable of a lazily opened Dataset is guarded as a single array is: Zarr's
+    raw ``Zstd decompression error`` (a flipped byte in a chunk's header) and netCDF's
+    errors become a FileError naming the file and the variable at ``.compute()``."""
+    pytest.importorskip("dask")
+    pytest.importorskip("netCDF4" if suffix == ".nc" else "zarr")
+    sim = spdgraph.simulate("band", p=10, n=400, seed=1)
+    path = spdgraph.save(sim, tmp_path / f"s{suffix}")
+    if suffix == ".nc":
+        raw = bytearray(path.read_bytes())
+        raw[int(len(raw) * 0.8)] ^= 0xFF  # inside the data (the last, largest variable)
+        path.write_bytes(bytes(raw))
+    else:
+        chunk = sorted(p for p in (path / "data" / "c").rglob("*") if p.is_file())[0]
+        raw = bytearray(chunk.read_bytes())
+        raw[0] ^= 0xFF  # the compressor's frame header: the raw RuntimeError before
+        chunk.write_bytes(bytes(raw))
+    lazy = spdgraph.open(path, chunks=50)
+    with pytest.raises(spdgraph.FileError, match=r"s\.(nc|zarr)'.*variable 'data'"):
+        lazy.compute()
+    intact = spdgraph.open(spdgraph.save(sim, tmp_path / f"ok{suffix}"), chunks=50)
+    assert intact.compute()["data"].identical(sim["data"])

@@ -133,11 +133,22 @@ def test_failure_mid_write_leaves_nothing(tmp_path, suffix, existing):
     with dask.config.set(scheduler="synchronous"), pytest.raises(RuntimeError, match="fire"):
         spdgraph.save(broken, path)
     assert written  # the write really had started
+    kept = [] if suffix != ".zarr" else _resumable(tmp_path)
+    if suffix == ".zarr":  # written block by block: kept hidden for resume=True
+        assert len(kept) == 1
     if existing:
-        assert _listing(tmp_path) == [path.name]
+        assert _listing(tmp_path) == sorted([path.name, *kept])
         assert _snapshot(path) == before
     else:
-        assert _listing(tmp_path) == []
+        assert _listing(tmp_path) == kept
+    if kept:  # a save that does not resume starts over and removes it
+        spdgraph.save(good, path)
+        assert _listing(tmp_path) == [path.name]
+
+
+def _resumable(folder):
+    """The hidden temporaries of interrupted block-wise saves in ``folder``."""
+    return [p.name for p in folder.iterdir() if (p / io._atomic.RESUMABLE).is_dir()]
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)

@@ -79,15 +79,15 @@ def test_the_block_check_reads_each_block_once(tmp_path, stack, monkeypatch):
     """Work bound: a lazy compute digests each block once, not the whole array per chunk."""
     pytest.importorskip("zarr")
     pytest.importorskip("dask")
-    import spdgraph.io._digests as digests
+    import spdgraph.io._hashing as hashing
 
     path = tmp_path / "m.zarr"
     spdgraph.save(stack, path)
     rows = block_rows(stack.shape, 8)
     n_blocks = -(-stack.shape[0] // rows)
     calls = []
-    original = digests._block_digest
-    monkeypatch.setattr(digests, "_block_digest", lambda b: calls.append(len(b)) or original(b))
+    original = hashing.block_digest
+    monkeypatch.setattr(hashing, "block_digest", lambda b: calls.append(len(b)) or original(b))
     spdgraph.open(path, chunks=25).sum().compute()
     assert sum(calls) == stack.shape[0] and len(calls) == n_blocks
 
