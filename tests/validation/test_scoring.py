@@ -113,10 +113,12 @@ def test_learner_path_on_a_strong_truth():
 
 def test_score_metrics_agree_with_edge_metrics():
     g = nx.cycle_graph(7)
-    x = spdgraph.sample(g, seed=1, kind="precision").spd.draw(200, seed=1).values
+    # n = 500: enough data that the selection is not empty (an empty one has mcc NaN)
+    x = spdgraph.sample(g, seed=1, kind="precision").spd.draw(500, seed=1).values
     s = score(x, g, "shrink", seed=0)
     truth = nx.to_numpy_array(g).astype(bool)
     assert s.metrics() == edge_metrics(*confusion(s.selected, truth))
+    assert s.n_selected > 0
     assert s.as_dict()["mcc"] == s.metrics()["mcc"]
 
 
