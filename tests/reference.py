@@ -198,3 +198,66 @@ def potrf_lower_t(block: np.ndarray, n: int) -> bool:
     info = ctypes.c_int(0)
     raw_blas._DPOTRF(b"L", raw_blas._int(n), a, raw_blas._int(lda), ctypes.byref(info))
     return info.value == 0
+
+
+# -- comparisons with R's numbers, on any machine -------------------------------------------
+# R and spdgraph are two programs, each built on whatever BLAS and CPU the machine has:
+# they agree to rounding, never bit for bit. The tolerances below are bounds derived from
+# the condition of the quantity (first-order perturbation theory, Higham 2002), never a
+# constant that a BLAS or a CPU could break.
+EPS = float(np.finfo(np.float64).eps)
+
+
+def huge_reference(
+    adjacency: np.ndarray, v: float = 0.3, u: float = 0.1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """huge.generator's R code after the graph is built, one line each (NumPy, slow).
+
+    diag(theta) = 0; omega = theta*v
+    diag(omega) = abs(min(eigen(omega)$values)) + 0.1 + u
+    sigma = cov2cor(solve(omega)); omega = solve(sigma)
+
+    Returns the first ``omega`` (before the rescaling), ``sigma`` and the last ``omega``.
+    """
+    p = adjacency.shape[0]
+    theta = adjacency.astype(float)
+    np.fill_diagonal(theta, 0)
+    omega = theta * v
+    start = omega.copy()
+    np.fill_diagonal(start, abs(min(np.linalg.eig(omega)[0].real)) + 0.1 + u)
+    sigma = cov2cor(np.linalg.solve(start, np.eye(p)))
+    return start, sigma, np.linalg.solve(sigma, np.eye(p))
+
+
+def huge_rounding_bound(start: np.ndarray, omega: np.ndarray) -> float:
+    """How far two programs' huge.generator matrices (its ``omega`` or ``sigma``) may lie
+    apart, as ``max |difference| / max |entry|``.
+
+    Each program's ``start`` diagonal carries an eigenvalue (error <= p eps ||start||), its
+    inverse a solve (relative error <= p kappa0 eps, kappa0 = cond(start)); the rescaled
+    ``sigma`` is inverted again, which amplifies that error by kappa = cond(omega) and adds
+    its own p kappa eps. In the max norm (a factor p from the 2-norm), both programs
+    erring: ``4 p^2 eps (kappa0 kappa + kappa0 + kappa)``.
+    """
+    p = omega.shape[0]
+    kappa0, kappa = np.linalg.cond(start), np.linalg.cond(omega)
+    return float(4 * p**2 * EPS * (kappa0 * kappa + kappa0 + kappa))
+
+
+def penalty_grid_rtol(x: np.ndarray, size: int) -> float:
+    """How far two programs' default penalty grids (huge's ``lambda``) may differ, relative.
+
+    The grid's top is the largest ``|S_ij|`` of the correlation matrix ``S`` of ``x``. Its
+    n-term sum of products errs by at most (n + 2) eps sum |z_ki z_kj| / n relative to
+    |S_ij| (z the standardized columns; any order of summation, Higham 2002, 3.1), the two
+    standard deviations by (n + 4) eps together (sums of squares, square roots); both
+    programs err: doubled. The log-spaced steps add a few ulps each (log, the sequence,
+    exp).
+    """
+    n = x.shape[0]
+    z = (x - x.mean(axis=0)) / x.std(axis=0)
+    s = z.T @ z / n
+    off = np.abs(s - np.diag(np.diag(s)))
+    i, j = np.unravel_index(np.argmax(off), off.shape)
+    spread = np.abs(z[:, i]) @ np.abs(z[:, j]) / n
+    return float(2 * (n + 2) * EPS * spread / off[i, j] + 2 * (n + 4) * EPS + 8 * size * EPS)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference import penalty_grid_rtol
 
 from spdgraph.errors import InvalidOptionError
 from spdgraph.validation import glasso_penalties, select_glasso
@@ -41,24 +42,10 @@ def _r_edges(rows: list) -> set[tuple[int, int]]:
     return {(int(a), int(b)) for a, b in rows}
 
 
-def _grid_rtol(x: np.ndarray, size: int) -> float:
-    """How far R's grid and ours may differ: the top penalty is the largest |S_ij|, an
-    n-term sum of products whose rounding is at most (n + 2) eps sum |x_ki x_kj| / n
-    relative to |S_ij| (any order of summation, both programs: doubled); the log-spaced
-    steps add a few ulps each (exp, log, the sequence)."""
-    n = x.shape[0]
-    eps = np.finfo(np.float64).eps
-    s = x.T @ x / n
-    off = np.abs(s - np.diag(np.diag(s)))
-    i, j = np.unravel_index(np.argmax(off), off.shape)
-    spread = np.abs(x[:, i]) @ np.abs(x[:, j]) / n
-    return float(2 * (n + 2) * eps * spread / off[i, j] + 8 * size * eps)
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_default_grid_is_huges(case):
     x, ref = _load(case)
-    rtol = _grid_rtol(x, len(ref["lambda"]))
+    rtol = penalty_grid_rtol(x, len(ref["lambda"]))
     grid = glasso_penalties(x.T @ x / x.shape[0])
     np.testing.assert_allclose(grid, ref["lambda"], rtol=rtol)
     sel = select_glasso(x, criterion="ebic")
@@ -126,7 +113,9 @@ def test_stars_with_huges_defaults_selects_within_one_grid_step(case):
     x, ref = _load(case)
     for seed in range(3):
         sel = select_glasso(x, criterion="stars", seed=seed)
-        np.testing.assert_allclose(sel.rhos, ref["lambda"], rtol=_grid_rtol(x, len(sel.rhos)))
+        np.testing.assert_allclose(
+            sel.rhos, ref["lambda"], rtol=penalty_grid_rtol(x, len(sel.rhos))
+        )
         chosen = list(sel.rhos).index(sel.rho)
         assert abs(chosen - ref["stars_index"]) <= 1, (seed, chosen)
         if chosen == ref["stars_index"]:
