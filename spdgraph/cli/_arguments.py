@@ -21,9 +21,9 @@ __all__ = [
     "add_output",
     "add_resume",
     "add_scheduler",
+    "add_seed",
     "check_block_save",
     "check_resume",
-    "add_seed",
     "report_written",
     "scheduler_session",
     "seconds",
@@ -116,7 +116,7 @@ def scheduler_session(args: argparse.Namespace) -> Iterator[Any]:
 
 
 def add_resume(parser: argparse.ArgumentParser) -> None:
-    """``--resume``: finish an interrupted block-wise save (``spdgraph.save(..., resume=True)``)."""
+    """``--resume``: finish an interrupted block-wise save (``save(..., resume=True)``)."""
     parser.add_argument(
         "--resume",
         action="store_true",

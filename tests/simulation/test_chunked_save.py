@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 import spdgraph
@@ -27,9 +26,7 @@ P, N_OBS, ROWS, SEED = 200, 1000, 100, 11
 
 def _simulate(chunks=None):
     options = {} if chunks is None else {"chunks": chunks}
-    return spdgraph.simulate(
-        "band", p=P, n=N_OBS, method="dd", sparse=True, seed=SEED, **options
-    )
+    return spdgraph.simulate("band", p=P, n=N_OBS, method="dd", sparse=True, seed=SEED, **options)
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +62,7 @@ def _counting(monkeypatch, drawn, fail_after=None):
             raise RuntimeError("worker lost")
         drawn.append(start)
         return block(drawer, start, count)
+
     monkeypatch.setattr(_units, "_block", counted)
 
 
