@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 CHILD = r"""
 import json, re, sys, time, warnings
@@ -92,7 +93,7 @@ def _block_digests(path: Path) -> list[str]:
 
     import spdgraph
 
-    record = json.loads(zarr.open_group(path, mode="r").attrs[spdgraph.io.DIGESTS])
+    record = json.loads(str(zarr.open_group(path, mode="r").attrs[spdgraph.io.DIGESTS]))
     return list(record["blocks data"]["sha"])
 
 
@@ -102,7 +103,7 @@ def _digests_in_blocks(path: Path, rows: int) -> list[str]:
 
     from spdgraph.io._hashing import block_digest
 
-    data = zarr.open_group(path, mode="r")["data"]
+    data: Any = zarr.open_group(path, mode="r")["data"]
     return [block_digest(data[i : i + rows]) for i in range(0, data.shape[0], rows)]
 
 

@@ -153,7 +153,12 @@ def test_a_killed_cli_save_resumes_with_only_the_missing_blocks(tmp_path, monkey
     stored = len(kept_blocks())
     assert 3 <= stored < 10 and not out.exists()  # two threads: a fourth may slip in
     block, drawn = _units._block, []
-    monkeypatch.setattr(_units, "_block", lambda *a: drawn.append(a[1]) or block(*a))
+
+    def counted(drawer, start, count):
+        drawn.append(start)
+        return block(drawer, start, count)
+
+    monkeypatch.setattr(_units, "_block", counted)
     with dask.config.set(scheduler="synchronous"):
         assert main([*SIMULATE, "--resume", "-o", str(out)]) == 0
     assert len(drawn) == 10 - stored  # the stored blocks are not drawn again
