@@ -1,5 +1,5 @@
 """Arguments several commands declare alike, each declared once: seed, output, counts, edits,
-a dask scheduler.
+a dask scheduler, ``--resume`` of a block-wise save.
 
 The types are :mod:`spdgraph.cli._options`' (a count is checked by
 :func:`spdgraph.vocabulary.check_count`, so ``--p 0`` is refused with the
@@ -19,8 +19,11 @@ __all__ = [
     "add_count",
     "add_edits",
     "add_output",
+    "add_resume",
     "add_scheduler",
     "add_seed",
+    "check_block_save",
+    "check_resume",
     "report_written",
     "scheduler_session",
     "seconds",
@@ -110,3 +113,60 @@ def scheduler_session(args: argparse.Namespace) -> Iterator[Any]:
 
     with scheduler_client(args.scheduler, timeout=args.scheduler_timeout) as client:
         yield client
+
+
+def add_resume(parser: argparse.ArgumentParser) -> None:
+    """``--resume``: finish an interrupted block-wise save (``save(..., resume=True)``)."""
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --chunks and a .zarr output: finish an interrupted save, writing only the "
+        "blocks not yet written and verified (the same command, seed and chunks)",
+    )
+
+
+def check_resume(args: argparse.Namespace, fmt: Any) -> None:
+    """Refuse ``--resume`` for an output not written block by block, before any work."""
+    if not args.resume or fmt.writes_blocks:
+        return
+    from spdgraph.errors import InvalidOptionError
+    from spdgraph.io import file_formats
+
+    able = [f"{f.name} ({', '.join(f.suffixes)})" for f in file_formats().values()
+            if f.writes_blocks]  # fmt: skip
+    raise InvalidOptionError(
+        f"--resume finishes a save written block by block, and {args.output!r} is a "
+        f"{fmt.title} output, written whole; drop --resume or write to "
+        f"{', '.join(able) or 'a format that writes blocks'}."
+    )
+
+
+def check_block_save(
+    args: argparse.Namespace, p: int, n_obs: int, format_name: str, client: Any = None,
+    matrices: int = 1,
+) -> None:  # fmt: skip
+    """``--chunks``: refuse, before any draw, a save whose blocks will not fit in memory.
+
+    The save holds one block (``--chunks`` rows x ``p`` x 8 bytes per matrix) per
+    thread computing them (:func:`spdgraph.io.save_need` with ``block=`` and
+    ``threads=``): the local scheduler's, or the ``client``'s workers' (a
+    LocalCluster's share this machine), whatever the size of the whole data.
+    """
+    from spdgraph.errors import TooLargeError
+    from spdgraph.io import save_need
+    from spdgraph.sampling import available_memory
+
+    rows = min(int(args.chunks), max(int(n_obs), 1))
+    block = 8 * matrices * rows * p
+    threads = None if client is None else sum(client.nthreads().values()) or None
+    need = save_need(8 * matrices * n_obs * p, format_name, block=block, threads=threads)
+    available = available_memory()
+    if available is None or need <= available:
+        return
+    raise TooLargeError(
+        f"saving blocks of --chunks {args.chunks:,} rows of {p:,} nodes "
+        f"({block / 2**30:,.2f} GiB each, one per thread) as {format_name} to "
+        f"{args.output!r} needs about {need / 2**30:,.1f} GiB while it writes, but only "
+        f"{available / 2**30:,.1f} GiB of memory is available; nothing was drawn. Give a "
+        "smaller --chunks."
+    )

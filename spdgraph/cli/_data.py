@@ -11,7 +11,8 @@ format comes from its suffix (``.nc``, ``.zarr``, ``.csv``, a plugin's) or
 ``--format NAME``, through the format table of :mod:`spdgraph.io`.
 ``--chunks N`` draws blocks of N rows (``da.spd.draw(..., chunks=N)``: the same
 bits), computed and written block by block, data larger than memory to a Zarr
-store; ``--scheduler ADDRESS|local`` computes the blocks on a dask cluster.
+store; ``--scheduler ADDRESS|local`` computes the blocks on a dask cluster; ``--resume``
+finishes an interrupted ``.zarr`` save, drawing only the blocks not yet written.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from typing import Any
 from spdgraph.cli._arguments import (
     add_count,
     add_output,
+    add_resume,
     add_scheduler,
     add_seed,
+    check_block_save,
+    check_resume,
     report_written,
     scheduler_session,
 )
@@ -60,22 +64,31 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     from spdgraph import io
 
     fmt = io.check_writable(args.output, format=_output_format(args))  # before heavy work
+    check_resume(args, fmt)
     matrices = spdgraph.open(args.input, verify=_verify(args))
     if isinstance(matrices, xr.Dataset):  # a simulation: draw from its true matrix
         matrices = io.simulation_truth(matrices)
     marginals = _marginals(args, matrices.spd._labels())
     _check_draw_and_save(matrices, args, fmt.name, marginals is not None)
-    with scheduler_session(args):  # the blocks are computed on its workers
+    with scheduler_session(args) as client:  # the blocks are computed on its workers
+        if args.chunks is not None:  # a block per thread, whatever the whole data's size
+            p = int(matrices.shape[-1])
+            check_block_save(args, p, args.n_obs, fmt.name, client, _matrix_count(matrices))
         data = matrices.spd.draw(
             args.n_obs, seed=args.seed, marginals=marginals, missing=args.missing,
             chunks=args.chunks,
         )  # fmt: skip
-        io.write_array(data, args.output, format=_output_format(args))
+        io.write_array(data, args.output, format=_output_format(args), resume=args.resume)
     count = data.sizes.get("sample", 1) * data.sizes.get("group", 1)
     kind = "" if marginals is None else " (copula/discrete marginals)"
     matrices = f"{count} matri{'x' if count == 1 else 'ces'} (seed {data.attrs['seed']})"
     what = f"{args.n_obs} observations x {data.sizes['node']} nodes{kind} for {matrices}"
     return report_written(what, args.output)
+
+
+def _matrix_count(matrices: Any) -> int:
+    """The matrices a draw draws from: 1, or a stack's."""
+    return 1 if matrices.ndim == 2 else int(matrices.size // matrices.shape[-1] ** 2)
 
 
 def _check_draw_and_save(
@@ -86,8 +99,7 @@ def _check_draw_and_save(
     from spdgraph.io import save_need
     from spdgraph.layout import is_sparse
 
-    p, n_obs = int(matrices.shape[-1]), int(args.n_obs)
-    n = 1 if matrices.ndim == 2 else int(matrices.size // (p * p))
+    p, n_obs, n = int(matrices.shape[-1]), int(args.n_obs), _matrix_count(matrices)
     check_draw_memory(
         n, n_obs, p, then_save=save_need(8 * n * n_obs * p, format_name), chunks=args.chunks,
         chunks_option="--chunks ", sparse=is_sparse(matrices), marginals=marginals,
@@ -139,6 +151,7 @@ def _add_draw_parser(sub: Any) -> None:
         "bits; a .zarr output for data larger than memory)",
     )  # fmt: skip
     add_scheduler(draw, "the blocks")
+    add_resume(draw)
     _add_verify_option(draw)
     draw.set_defaults(func=_cmd_draw)
 

@@ -19,8 +19,9 @@ coordinate triplets with their digests, so only ``.nc`` and ``.zarr`` outputs
 are accepted (checked before any work). With ``--sparse``, ``--chunks N`` draws
 the data in blocks of N rows from the one factorization (the same bits), computed
 and written block by block (a ``.zarr`` output for data larger than memory), and
-``--scheduler ADDRESS|local`` computes the blocks on a dask cluster. Uses the
-public API only.
+``--scheduler ADDRESS|local`` computes the blocks on a dask cluster; ``--resume``
+finishes an interrupted ``.zarr`` save, drawing only the blocks not yet written
+(the same command: seed and chunks). Uses the public API only.
 """
 
 from __future__ import annotations
@@ -29,7 +30,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from spdgraph.cli._arguments import add_count, add_scheduler, scheduler_session
+from spdgraph.cli._arguments import (
+    add_count,
+    add_resume,
+    add_scheduler,
+    check_block_save,
+    check_resume,
+    scheduler_session,
+)
 from spdgraph.cli._options import (
     _add_format_option,
     _key_value,
@@ -53,6 +61,13 @@ def _check_sparse_output(output: Path, format: str | None) -> None:
     unnamed = format is None and output.suffix.lower() not in suffixes
     fmt = check_dataset_format(output, "csv" if unnamed else format)
     check_sparse_format(fmt, "--sparse writes the precision sparse (sample(..., sparse=True))")
+
+
+def _nodes(graph: Any, p: int | None) -> int | None:
+    """The nodes of GRAPH: ``--p`` for a family, else the graph file's (an array or a graph)."""
+    if isinstance(graph, str):
+        return p
+    return int(graph.shape[0]) if hasattr(graph, "shape") else len(graph)
 
 
 def _graph_argument(args: argparse.Namespace) -> str:
@@ -94,7 +109,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             "--chunks draws the data of a --sparse simulation in blocks; a dense simulation "
             "is made in memory: add --sparse, or drop --chunks."
         )
-    check_simulation_target(output, args.overwrite, _output_format(args))  # before any work
+    fmt = check_simulation_target(output, args.overwrite, _output_format(args))  # before work
+    check_resume(args, fmt)
     graph: Any = _graph_argument(args)
     try:
         canonical_family(graph)
@@ -111,14 +127,19 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         related = {"n_graphs": args.groups, "n_add": args.n_add, "n_remove": args.n_remove}
     if args.chunks is not None:
         options["chunks"] = args.chunks  # the data's rows per block (--sparse)
-    with scheduler_session(args):  # the data's blocks are computed on its workers
+    with scheduler_session(args) as client:  # the data's blocks are computed on its workers
+        p = _nodes(graph, args.p)
+        if args.chunks is not None and p is not None:  # a block per thread, not the whole data
+            check_block_save(args, p, args.n, fmt.name, client)
         sim = spdgraph.simulate(
             graph, args.n, p=args.p, method=args.method, kind=table["kind"], data=args.data,
             missing=args.missing, size=table["size"], related=related, seed=args.seed,
             sparse=table["sparse"], **options,
         )  # fmt: skip
         # an existing output was refused without --overwrite before any work (cli.WRITERS)
-        path = save_simulation(sim, output, overwrite=True, format=_output_format(args))
+        path = save_simulation(
+            sim, output, overwrite=True, format=_output_format(args), resume=args.resume
+        )
     print(
         f"wrote {path}: {sim.attrs['graph_family']} graph, p = {sim.attrs['p']}, "
         f"{sim.attrs['n_edges']} edges, n = {sim.attrs['n']}, seed = {sim.attrs['seed']}"
@@ -176,6 +197,7 @@ def _add_simulate_parser(sub: Any) -> None:
         "block by block (the same bits; a .zarr output for data larger than memory)",
     )  # fmt: skip
     add_scheduler(cmd, "the data's blocks")
+    add_resume(cmd)
     _add_format_option(cmd, "the simulation (a format that holds Datasets)")
     cmd.add_argument(
         "-o",

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import xarray as xr
 
 from spdgraph.errors import FileError
+
+if TYPE_CHECKING:
+    from spdgraph.io import FileFormat
 
 __all__ = ["check_simulation_target", "save_simulation", "stamp_simulation"]
 
@@ -30,6 +34,7 @@ def save_simulation(
     *,
     overwrite: bool = False,
     format: str | None = None,
+    resume: bool = False,
 ) -> Path:
     """Save what :func:`spdgraph.simulate` returned, in any registered format holding Datasets.
 
@@ -43,7 +48,11 @@ def save_simulation(
     ``adjacency.csv`` (0/1) and ``attributes.csv`` (the provenance). The
     write goes through :func:`spdgraph.io.save_dataset`, the door every
     spdgraph file goes through: nothing is left half-written, the output
-    appears complete or not at all.
+    appears complete or not at all. Data drawn with ``chunks=`` (a dask array
+    of row blocks, ``simulate(..., sparse=True, chunks=N)``) are written to a
+    Zarr store block by block, each block digested; a save interrupted there
+    (killed, Ctrl-C, a failed block) keeps its blocks, and the same save with
+    ``resume=True`` writes only the missing ones.
 
     Parameters
     ----------
@@ -56,6 +65,11 @@ def save_simulation(
     format
         The name of a registered format (``"csv"``, ``"netcdf"``, ``"zarr"``,
         a plugin's); None or ``"auto"``: from the suffix.
+    resume
+        Finish an interrupted block-wise save of the same simulation (same
+        seed and chunks) to ``path``: the blocks already written and verified
+        are kept, not recomputed (:func:`spdgraph.save`). Only for a format
+        written block by block (Zarr); refused for another, before any work.
 
     Returns
     -------
@@ -76,24 +90,26 @@ def save_simulation(
     target = as_path(path)  # a FileError for what is no path (an int, a NUL byte)
     name = _format_of(target, format)
     stamped = ds if name == "csv" else stamp_simulation(ds)
-    return save_dataset(stamped, target, overwrite=overwrite, format=name)
+    return save_dataset(stamped, target, overwrite=overwrite, format=name, resume=resume)
 
 
 def check_simulation_target(
     path: str | os.PathLike[str], overwrite: bool = False, format: str | None = None
-) -> None:
+) -> FileFormat:
     """Refuse, before any work, a destination :func:`save_simulation` cannot or must not write.
 
     What is no path (an int), a missing or read-only folder, a name too long
     for the file system, an existing output without ``overwrite``, a format
     that holds no Dataset: a :class:`FileError` naming the path and the cause.
+    Returns the format the simulation is written in.
     """
     from spdgraph.io import as_path, check_dataset_format, check_writable
 
     target = as_path(path)
     name = _format_of(target, format)
-    check_dataset_format(target, name)
+    fmt = check_dataset_format(target, name)
     check_writable(target, overwrite=overwrite, format=name)
+    return fmt
 
 
 def stamp_simulation(ds: xr.Dataset) -> xr.Dataset:
