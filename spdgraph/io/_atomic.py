@@ -122,11 +122,19 @@ def write_whole(path: Path, text: str) -> None:
 
 def take_over(interrupted: Path, tmp: Path) -> bool:
     """Rename an interrupted save's temporary onto ``tmp`` (this save's); False when
-    another process took it first."""
+    another process took it first.
+
+    The chunk files the storage left half-written when the save was killed
+    (Zarr writes ``NAME.partial``, then renames it) are removed: no recorded
+    block refers to them, so the resumed save writes those blocks again.
+    """
     try:
         os.replace(interrupted, tmp)
     except OSError:
         return False
+    for partial in tmp.rglob("*.partial") if tmp.is_dir() else ():
+        if partial.is_file() and not partial.is_symlink():
+            partial.unlink()
     return True
 
 

@@ -152,6 +152,8 @@ def test_a_killed_cli_save_resumes_with_only_the_missing_blocks(tmp_path, monkey
     child.wait()
     stored = len(kept_blocks())
     assert 3 <= stored < 10 and not out.exists()  # two threads: a fourth may slip in
+    # a chunk the kill cut while Zarr wrote it (NAME.partial, renamed when whole)
+    (next(tmp_path.glob(f".*/{RESUMABLE}/data")) / "9.0.partial").write_bytes(b"\0" * 64)
     block, drawn = _units._block, []
 
     def counted(drawer, start, count):
@@ -162,6 +164,7 @@ def test_a_killed_cli_save_resumes_with_only_the_missing_blocks(tmp_path, monkey
     with dask.config.set(scheduler="synchronous"):
         assert main([*SIMULATE, "--resume", "-o", str(out)]) == 0
     assert len(drawn) == 10 - stored  # the stored blocks are not drawn again
+    assert not list(out.rglob("*.partial"))  # no half-written chunk in the final store
     monkeypatch.undo()
     assert main([*SIMULATE, "-o", str(tmp_path / "whole.zarr")]) == 0
     resumed, whole = spdgraph.open(out), spdgraph.open(tmp_path / "whole.zarr")
