@@ -29,12 +29,13 @@ DEFAULT_SAVE_COPIES = 8.3
 
 def _threads() -> int:
     """The blocks a local dask scheduler computes at once (its worker threads)."""
+    from spdgraph._threads import available_cores
+
     try:
         import dask
-        from dask.system import CPU_COUNT
     except ImportError:
-        return os.cpu_count() or 1
-    return int(dask.config.get("num_workers", None) or CPU_COUNT)
+        return available_cores()
+    return int(dask.config.get("num_workers", None) or available_cores())
 
 
 def save_need(

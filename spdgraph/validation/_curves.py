@@ -276,8 +276,8 @@ def learner_path(
     >>> path = learner_path(x.values, n_penalties=10)
     >>> path.shape, int(path[0].sum())
     ((10, 6, 6), 0)
-    >>> {k: round(v, 3) for k, v in curve_areas(path_table(path, g)).items()}
-    {'roc_auc': 0.972, 'pr_auc': 0.958}
+    >>> sorted(k for k, v in curve_areas(path_table(path, g)).items() if v > 0.9)
+    ['pr_auc', 'roc_auc']
     >>> gpath = learner_path(x.values, n_penalties=10, method="glasso")
     >>> gpath.shape, int(gpath[0].sum()), bool(gpath[-1].sum() > 0)
     ((10, 6, 6), 0, True)
